@@ -1,0 +1,108 @@
+// Config: the settings of one dagu process, resolved the way Dagu resolves
+// them (see reference/dagu-formats.md section 1): file location from
+// --config / --dagu-home / DAGU_HOME / ~/.dagu / XDG, keys in both the
+// snake_case and the 1.30.2 camelCase dialect, DAGU_* environment variables
+// over the file, command-line flags over both.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace dagu {
+
+struct Paths {
+  std::string home;            // DAGU_HOME-like root; empty in the XDG layout
+  std::string config_file;     // the file that was read ("" when none existed)
+  std::string dags_dir;
+  std::string data_dir;        // absolute and normalised: part of every slot's run ID
+  std::string log_dir;
+  std::string admin_logs_dir;
+  std::string suspend_flags_dir;
+  std::string base_config;
+  std::string dag_runs_dir;    // <data>/dag-runs
+  std::string proc_dir;        // <data>/proc
+  std::string queue_dir;       // <data>/queue
+  std::string service_registry_dir;  // <data>/service-registry
+  std::string scheduler_dir;   // <data>/scheduler  (lock, tick ledger, role journal)
+  std::string executable;      // the binary spawned for runs (default: this one)
+};
+
+struct SchedulerConfig {
+  int port = 8090;                                             // 0 disables /health
+  std::chrono::nanoseconds lock_stale_threshold = std::chrono::seconds(30);  // T
+  std::chrono::nanoseconds lock_retry_interval = std::chrono::seconds(5);    // R
+  std::chrono::nanoseconds failover_recovery_window = std::chrono::minutes(2);
+  std::chrono::nanoseconds zombie_detection_interval = std::chrono::seconds(45);
+
+  // I = min(7s, T/4): how often the active instance renews the lock.
+  std::chrono::nanoseconds RenewInterval() const;
+};
+
+struct QueueConfig {
+  std::string name;
+  int max_active_runs = 1;
+};
+
+struct QueuesConfig {
+  bool enabled = true;
+  std::vector<QueueConfig> config;
+};
+
+struct AuthConfig {
+  bool basic_enabled = false;
+  std::string basic_username;
+  std::string basic_password;
+  bool token_enabled = false;
+  std::string token;
+};
+
+struct TlsConfig {
+  std::string cert_file;
+  std::string key_file;
+};
+
+struct Config {
+  Paths paths;
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::string base_path;
+  std::string tz;              // IANA name; "" means the local zone
+  bool debug = false;
+  std::string log_format = "text";
+  bool headless = false;
+  std::string default_shell;
+  SchedulerConfig scheduler;
+  QueuesConfig queues;
+  AuthConfig auth;
+  TlsConfig tls;
+  std::string navbar_title = "Dagu";
+};
+
+// What the command line says; empty/nullopt means "not given".
+struct ConfigOverrides {
+  std::string config_file;   // -c/--config
+  std::string dagu_home;     // --dagu-home
+  std::string dags_dir;      // -d/--dags
+  std::string host;          // -s/--host
+  std::optional<int> port;   // -p/--port
+};
+
+// Resolves and loads the configuration. `env` is the process environment
+// (injected for tests). An error names the file, key and value; callers exit
+// with kExitConfig (78).
+Status LoadConfig(const ConfigOverrides& overrides, const std::map<std::string, std::string>& env,
+                  Config* out);
+
+// The current process environment as a map.
+std::map<std::string, std::string> ProcessEnvironment();
+
+// Creates the directories of the layout (dags, data and its subdirectories,
+// logs, suspend) if missing.
+Status EnsureLayout(const Paths& paths);
+
+}  // namespace dagu

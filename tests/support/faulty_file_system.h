@@ -1,0 +1,65 @@
+// FaultyFileSystem: wraps a real FileSystem and injects faults into chosen
+// operations, for testing how the store and the elector survive storage
+// errors. A fault matches an operation name ("Stat", "ReadFile", "SetMtime",
+// ... or "*") and a path substring; it can fail with a Status, or block the
+// call until Unblock() (a hung NFS mount).
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/file_system.h"
+
+namespace dagu::testing {
+
+class FaultyFileSystem final : public FileSystem {
+ public:
+  explicit FaultyFileSystem(FileSystem* base) : base_(base) {}
+  ~FaultyFileSystem() override { Unblock(); }
+
+  // Every matching call returns `status` (e.g. Status::IOError("EIO")).
+  void FailWith(const std::string& op, const std::string& path_part, Status status);
+  // Every matching call blocks until Unblock(), then proceeds normally.
+  void Block(const std::string& op, const std::string& path_part);
+  void Unblock();
+  // Removes all faults (and unblocks).
+  void Clear();
+  // Number of calls that have been blocked so far and are still waiting.
+  int blocked_calls() const;
+
+  Status Stat(const std::string& path, FileInfo* info) override;
+  Status ReadFile(const std::string& path, std::string* contents) override;
+  Status WriteFile(const std::string& path, const std::string& contents, int mode) override;
+  Status WriteFileAtomic(const std::string& path, const std::string& contents, int mode) override;
+  Status CreateFileExclusive(const std::string& path, const std::string& contents, int mode) override;
+  Status AppendFileSync(const std::string& path, const std::string& contents, int mode) override;
+  Status MakeDir(const std::string& path, int mode) override;
+  Status MakeDirs(const std::string& path, int mode) override;
+  Status RemoveFile(const std::string& path) override;
+  Status RemoveDir(const std::string& path) override;
+  Status RemoveAll(const std::string& path) override;
+  Status Rename(const std::string& from, const std::string& to) override;
+  Status ListDir(const std::string& path, std::vector<std::string>* names) override;
+  Status SetMtime(const std::string& path, WallTime when) override;
+
+ private:
+  struct Fault {
+    std::string op;
+    std::string path_part;
+    bool block = false;
+    Status status;
+  };
+  // Applies a matching fault: returns false and sets *out when the call fails.
+  bool Intercept(const char* op, const std::string& path, Status* out);
+
+  FileSystem* base_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Fault> faults_;
+  uint64_t unblock_generation_ = 0;
+  int waiting_ = 0;
+};
+
+}  // namespace dagu::testing
