@@ -11,13 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "core/file_system.h"
 #include "core/status.h"
 
 namespace dagu {
 
 struct Paths {
   std::string home;            // DAGU_HOME-like root; empty in the XDG layout
+  std::string config_dir;      // where config.yaml / admin.yaml / base.yaml are looked up
   std::string config_file;     // the file that was read ("" when none existed)
+  std::string admin_config_file;  // the legacy admin.yaml merged over it ("" when none)
   std::string dags_dir;
   std::string data_dir;        // absolute and normalised: part of every slot's run ID
   std::string log_dir;
@@ -30,14 +33,17 @@ struct Paths {
   std::string service_registry_dir;  // <data>/service-registry
   std::string scheduler_dir;   // <data>/scheduler  (lock, tick ledger, role journal)
   std::string executable;      // the binary spawned for runs (default: this one)
+  // All paths above are absolute and lexically normalised (no ".", "..",
+  // doubled or trailing slashes; symlinks are not resolved).
 };
 
 struct SchedulerConfig {
   int port = 8090;                                             // 0 disables /health
   std::chrono::nanoseconds lock_stale_threshold = std::chrono::seconds(30);  // T
   std::chrono::nanoseconds lock_retry_interval = std::chrono::seconds(5);    // R
-  std::chrono::nanoseconds failover_recovery_window = std::chrono::minutes(2);
-  std::chrono::nanoseconds zombie_detection_interval = std::chrono::seconds(45);
+  std::chrono::nanoseconds failover_recovery_window = std::chrono::minutes(2);  // 0 disables replay
+  std::chrono::nanoseconds zombie_detection_interval = std::chrono::seconds(45);  // 0 disables
+  // Checked on load: T > 0, 0 < R < T, the other two >= 0, port 0..65535.
 
   // I = min(7s, T/4): how often the active instance renews the lock.
   std::chrono::nanoseconds RenewInterval() const;
@@ -54,16 +60,18 @@ struct QueuesConfig {
 };
 
 struct AuthConfig {
-  bool basic_enabled = false;
+  std::string mode;            // auth.mode as written ("" when not set)
+  bool basic_enabled = false;  // both username and password are set
   std::string basic_username;
   std::string basic_password;
-  bool token_enabled = false;
+  bool token_enabled = false;  // token is set
   std::string token;
 };
 
 struct TlsConfig {
-  std::string cert_file;
+  std::string cert_file;       // both or neither are set (checked)
   std::string key_file;
+  std::string ca_file;
 };
 
 struct Config {
@@ -81,6 +89,19 @@ struct Config {
   AuthConfig auth;
   TlsConfig tls;
   std::string navbar_title = "Dagu";
+  std::string navbar_color;
+  std::string api_base_path = "/api/v2";
+  bool latest_status_today = false;
+  bool skip_examples = false;
+  bool permission_write_dags = true;
+  bool permission_run_dags = true;
+  int max_dashboard_page_limit = 100;
+  std::string metrics = "private";  // access to /metrics: "private" or "public"
+
+  // Things worth telling the operator that did not stop loading (unknown
+  // keys with a hint, deprecated environment variables, the legacy ~/.dagu
+  // home). The CLI logs each as a warning.
+  std::vector<std::string> warnings;
 };
 
 // What the command line says; empty/nullopt means "not given".
@@ -92,9 +113,19 @@ struct ConfigOverrides {
   std::optional<int> port;   // -p/--port
 };
 
-// Resolves and loads the configuration. `env` is the process environment
-// (injected for tests). An error names the file, key and value; callers exit
-// with kExitConfig (78).
+// What LoadConfig reads besides the command line, injected for tests.
+struct LoadContext {
+  std::map<std::string, std::string> env;  // the process environment
+  std::string cwd;             // relative paths resolve against it; "" = the process's cwd
+  FileSystem* fs = nullptr;    // nullptr = PosixFileSystem()
+  std::string executable;      // default paths.executable; "" = readlink(/proc/self/exe)
+};
+
+// Resolves and loads the configuration: defaults, then config.yaml (or
+// --config), then admin.yaml, then DAGU_* environment variables, then flags.
+// An error names the file (or variable or flag), the key and the value;
+// callers exit with kExitConfig (78). See docs/configuration.md.
+Status LoadConfig(const ConfigOverrides& overrides, const LoadContext& context, Config* out);
 Status LoadConfig(const ConfigOverrides& overrides, const std::map<std::string, std::string>& env,
                   Config* out);
 
@@ -102,7 +133,9 @@ Status LoadConfig(const ConfigOverrides& overrides, const std::map<std::string, 
 std::map<std::string, std::string> ProcessEnvironment();
 
 // Creates the directories of the layout (dags, data and its subdirectories,
-// logs, suspend) if missing.
-Status EnsureLayout(const Paths& paths);
+// data/scheduler/locks, logs, logs/admin, suspend) if missing. The error
+// names the directory.
+Status EnsureLayout(const Paths& paths, FileSystem* fs);
+Status EnsureLayout(const Paths& paths);  // on PosixFileSystem()
 
 }  // namespace dagu

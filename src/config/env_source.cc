@@ -1,0 +1,85 @@
+#include "config/env_source.h"
+
+namespace dagu::config_internal {
+
+const std::vector<EnvBinding>& EnvBindings() {
+  static const std::vector<EnvBinding> kBindings = {
+      // Deprecated names first, so the current names win.
+      {"DAGU__DATA", "paths.data_dir", "DAGU_DATA_DIR"},
+      {"DAGU__SUSPEND_FLAGS_DIR", "paths.suspend_flags_dir", "DAGU_SUSPEND_FLAGS_DIR"},
+      {"DAGU__ADMIN_LOGS_DIR", "paths.admin_logs_dir", "DAGU_ADMIN_LOG_DIR"},
+      {"DAGU__ADMIN_PORT", "port", "DAGU_PORT"},
+      {"DAGU__ADMIN_HOST", "host", "DAGU_HOST"},
+      {"DAGU__ADMIN_NAVBAR_COLOR", "ui.navbar_color", "DAGU_NAVBAR_COLOR"},
+      {"DAGU__ADMIN_NAVBAR_TITLE", "ui.navbar_title", "DAGU_NAVBAR_TITLE"},
+      // Server and core.
+      {"DAGU_HOST", "host", ""},
+      {"DAGU_PORT", "port", ""},
+      {"DAGU_BASE_PATH", "base_path", ""},
+      {"DAGU_API_BASE_URL", "api_base_path", ""},
+      {"DAGU_TZ", "tz", ""},
+      {"DAGU_DEBUG", "debug", ""},
+      {"DAGU_LOG_FORMAT", "log_format", ""},
+      {"DAGU_HEADLESS", "headless", ""},
+      {"DAGU_LATEST_STATUS_TODAY", "latest_status_today", ""},
+      {"DAGU_SERVER_METRICS", "metrics", ""},
+      {"DAGU_DEFAULT_SHELL", "default_shell", ""},
+      {"DAGU_SKIP_EXAMPLES", "skip_examples", ""},
+      // Scheduler and queues.
+      {"DAGU_SCHEDULER_PORT", "scheduler.port", ""},
+      {"DAGU_SCHEDULER_LOCK_STALE_THRESHOLD", "scheduler.lock_stale_threshold", ""},
+      {"DAGU_SCHEDULER_LOCK_RETRY_INTERVAL", "scheduler.lock_retry_interval", ""},
+      {"DAGU_SCHEDULER_FAILOVER_RECOVERY_WINDOW", "scheduler.failover_recovery_window", ""},
+      {"DAGU_SCHEDULER_ZOMBIE_DETECTION_INTERVAL", "scheduler.zombie_detection_interval", ""},
+      {"DAGU_QUEUE_ENABLED", "queues.enabled", ""},
+      // UI (legacy names first).
+      {"DAGU_NAVBAR_COLOR", "ui.navbar_color", ""},
+      {"DAGU_NAVBAR_TITLE", "ui.navbar_title", ""},
+      {"DAGU_MAX_DASHBOARD_PAGE_LIMIT", "ui.max_dashboard_page_limit", ""},
+      {"DAGU_LOG_ENCODING_CHARSET", "ui.log_encoding_charset", ""},
+      {"DAGU_UI_NAVBAR_COLOR", "ui.navbar_color", ""},
+      {"DAGU_UI_NAVBAR_TITLE", "ui.navbar_title", ""},
+      {"DAGU_UI_MAX_DASHBOARD_PAGE_LIMIT", "ui.max_dashboard_page_limit", ""},
+      {"DAGU_UI_LOG_ENCODING_CHARSET", "ui.log_encoding_charset", ""},
+      // Authentication and TLS (legacy names first).
+      {"DAGU_BASICAUTH_USERNAME", "auth.basic.username", ""},
+      {"DAGU_BASICAUTH_PASSWORD", "auth.basic.password", ""},
+      {"DAGU_AUTHTOKEN", "auth.token.value", ""},
+      {"DAGU_AUTH_MODE", "auth.mode", ""},
+      {"DAGU_AUTH_BASIC_USERNAME", "auth.basic.username", ""},
+      {"DAGU_AUTH_BASIC_PASSWORD", "auth.basic.password", ""},
+      {"DAGU_AUTH_TOKEN", "auth.token.value", ""},
+      {"DAGU_CERT_FILE", "tls.cert_file", ""},
+      {"DAGU_KEY_FILE", "tls.key_file", ""},
+      // Paths (DAGU_DAGS_DIR wins over DAGU_DAGS).
+      {"DAGU_DAGS", "paths.dags_dir", ""},
+      {"DAGU_DAGS_DIR", "paths.dags_dir", ""},
+      {"DAGU_EXECUTABLE", "paths.executable", ""},
+      {"DAGU_LOG_DIR", "paths.log_dir", ""},
+      {"DAGU_DATA_DIR", "paths.data_dir", ""},
+      {"DAGU_SUSPEND_FLAGS_DIR", "paths.suspend_flags_dir", ""},
+      {"DAGU_ADMIN_LOG_DIR", "paths.admin_logs_dir", ""},
+      {"DAGU_BASE_CONFIG", "paths.base_config", ""},
+      {"DAGU_DAG_RUNS_DIR", "paths.dag_runs_dir", ""},
+      {"DAGU_PROC_DIR", "paths.proc_dir", ""},
+      {"DAGU_QUEUE_DIR", "paths.queue_dir", ""},
+      {"DAGU_SERVICE_REGISTRY_DIR", "paths.service_registry_dir", ""},
+  };
+  return kBindings;
+}
+
+void ApplyEnvironment(const EnvMap& env, Settings* settings, std::vector<std::string>* warnings) {
+  for (const EnvBinding& binding : EnvBindings()) {
+    auto it = env.find(std::string(binding.variable));
+    if (it == env.end() || it->second.empty()) continue;
+    if (!binding.replaces.empty()) {
+      warnings->push_back(std::string(binding.variable) + " is deprecated; use " + std::string(binding.replaces));
+    }
+    Setting setting;
+    setting.value = it->second;
+    setting.origin = "environment variable " + std::string(binding.variable);
+    (*settings)[std::string(binding.key)] = std::move(setting);
+  }
+}
+
+}  // namespace dagu::config_internal
