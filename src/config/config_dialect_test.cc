@@ -1,0 +1,314 @@
+// Both key dialects: current upstream snake_case and Dagu 1.30.2 camelCase
+// (case-insensitive), legacy top-level keys, and keys we accept but ignore.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "config/config_test_env.h"
+
+namespace dagu::testing {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+const char kSnake[] = R"(
+host: 0.0.0.0
+port: 8181
+base_path: /dagu
+api_base_path: /api/v2
+tz: Europe/Berlin
+debug: true
+log_format: json
+headless: true
+default_shell: /bin/sh
+latest_status_today: true
+skip_examples: true
+permissions:
+  write_dags: false
+  run_dags: false
+paths:
+  dags_dir: /d/dags
+  data_dir: /d/data
+  log_dir: /d/logs
+  admin_logs_dir: /d/admin
+  suspend_flags_dir: /d/suspend
+  base_config: /d/base.yaml
+  dag_runs_dir: /d/runs
+  proc_dir: /d/proc
+  queue_dir: /d/queue
+  service_registry_dir: /d/registry
+  executable: /d/bin/dagu
+ui:
+  navbar_title: Ops
+  navbar_color: "#ff0000"
+  max_dashboard_page_limit: 50
+auth:
+  basic:
+    username: u
+    password: p
+  token:
+    value: t
+tls:
+  cert_file: /tls/cert.pem
+  key_file: /tls/key.pem
+scheduler:
+  port: 8291
+  lock_stale_threshold: 1m
+  lock_retry_interval: 2s
+  failover_recovery_window: 1h30m
+  zombie_detection_interval: 0s
+queues:
+  enabled: false
+  config:
+    - name: batch
+      max_active_runs: 3
+    - name: etl
+      max_concurrency: 2
+)";
+
+const char kCamel[] = R"(
+host: 0.0.0.0
+port: 8181
+basePath: /dagu
+apiBasePath: /api/v2
+tz: Europe/Berlin
+debug: true
+logFormat: json
+headless: true
+defaultShell: /bin/sh
+latestStatusToday: true
+skipExamples: true
+permissions:
+  writeDAGs: false
+  runDAGs: false
+paths:
+  dagsDir: /d/dags
+  dataDir: /d/data
+  logDir: /d/logs
+  adminLogsDir: /d/admin
+  suspendFlagsDir: /d/suspend
+  baseConfig: /d/base.yaml
+  dagRunsDir: /d/runs
+  procDir: /d/proc
+  queueDir: /d/queue
+  serviceRegistryDir: /d/registry
+  executable: /d/bin/dagu
+ui:
+  navbarTitle: Ops
+  navbarColor: "#ff0000"
+  maxDashboardPageLimit: 50
+auth:
+  basic:
+    username: u
+    password: p
+  token:
+    value: t
+tls:
+  certFile: /tls/cert.pem
+  keyFile: /tls/key.pem
+scheduler:
+  port: 8291
+  lockStaleThreshold: 1m
+  lockRetryInterval: 2s
+  failoverRecoveryWindow: 1h30m
+  zombieDetectionInterval: 0s
+queues:
+  enabled: false
+  config:
+    - name: batch
+      maxActiveRuns: 3
+    - name: etl
+      maxConcurrency: 2
+)";
+
+void ExpectFullConfig(const Config& c) {
+  EXPECT_EQ(c.host, "0.0.0.0");
+  EXPECT_EQ(c.port, 8181);
+  EXPECT_EQ(c.base_path, "/dagu");
+  EXPECT_EQ(c.api_base_path, "/api/v2");
+  EXPECT_EQ(c.tz, "Europe/Berlin");
+  EXPECT_TRUE(c.debug);
+  EXPECT_EQ(c.log_format, "json");
+  EXPECT_TRUE(c.headless);
+  EXPECT_EQ(c.default_shell, "/bin/sh");
+  EXPECT_TRUE(c.latest_status_today);
+  EXPECT_TRUE(c.skip_examples);
+  EXPECT_FALSE(c.permission_write_dags);
+  EXPECT_FALSE(c.permission_run_dags);
+  EXPECT_EQ(c.paths.dags_dir, "/d/dags");
+  EXPECT_EQ(c.paths.data_dir, "/d/data");
+  EXPECT_EQ(c.paths.log_dir, "/d/logs");
+  EXPECT_EQ(c.paths.admin_logs_dir, "/d/admin");
+  EXPECT_EQ(c.paths.suspend_flags_dir, "/d/suspend");
+  EXPECT_EQ(c.paths.base_config, "/d/base.yaml");
+  EXPECT_EQ(c.paths.dag_runs_dir, "/d/runs");
+  EXPECT_EQ(c.paths.proc_dir, "/d/proc");
+  EXPECT_EQ(c.paths.queue_dir, "/d/queue");
+  EXPECT_EQ(c.paths.service_registry_dir, "/d/registry");
+  EXPECT_EQ(c.paths.scheduler_dir, "/d/data/scheduler");
+  EXPECT_EQ(c.paths.executable, "/d/bin/dagu");
+  EXPECT_EQ(c.navbar_title, "Ops");
+  EXPECT_EQ(c.navbar_color, "#ff0000");
+  EXPECT_EQ(c.max_dashboard_page_limit, 50);
+  EXPECT_TRUE(c.auth.basic_enabled);
+  EXPECT_EQ(c.auth.basic_username, "u");
+  EXPECT_EQ(c.auth.basic_password, "p");
+  EXPECT_TRUE(c.auth.token_enabled);
+  EXPECT_EQ(c.auth.token, "t");
+  EXPECT_EQ(c.tls.cert_file, "/tls/cert.pem");
+  EXPECT_EQ(c.tls.key_file, "/tls/key.pem");
+  EXPECT_EQ(c.scheduler.port, 8291);
+  EXPECT_EQ(c.scheduler.lock_stale_threshold, std::chrono::minutes(1));
+  EXPECT_EQ(c.scheduler.lock_retry_interval, std::chrono::seconds(2));
+  EXPECT_EQ(c.scheduler.failover_recovery_window, std::chrono::minutes(90));
+  EXPECT_EQ(c.scheduler.zombie_detection_interval, std::chrono::seconds(0));
+  EXPECT_FALSE(c.queues.enabled);
+  ASSERT_EQ(c.queues.config.size(), 2u);
+  EXPECT_EQ(c.queues.config[0].name, "batch");
+  EXPECT_EQ(c.queues.config[0].max_active_runs, 3);
+  EXPECT_EQ(c.queues.config[1].name, "etl");
+  EXPECT_EQ(c.queues.config[1].max_active_runs, 2);
+  EXPECT_THAT(c.warnings, IsEmpty());
+}
+
+TEST_F(ConfigTest, SnakeCaseDialect) {
+  HomeWithConfig(kSnake);
+  ExpectFullConfig(MustLoad());
+}
+
+TEST_F(ConfigTest, CamelCaseDialect) {
+  HomeWithConfig(kCamel);
+  ExpectFullConfig(MustLoad());
+}
+
+TEST_F(ConfigTest, KeysAreCaseInsensitiveLikeViper) {
+  HomeWithConfig("Scheduler:\n  LockStaleThreshold: 45s\n  LOCK_RETRY_INTERVAL: 3s\nPORT: 9999\n");
+  Config c = MustLoad();
+  EXPECT_EQ(c.scheduler.lock_stale_threshold, std::chrono::seconds(45));
+  EXPECT_EQ(c.scheduler.lock_retry_interval, std::chrono::seconds(3));
+  EXPECT_EQ(c.port, 9999);
+}
+
+TEST_F(ConfigTest, LegacyTopLevelPathKeysOverrideStructuredOnes) {
+  HomeWithConfig(
+      "paths:\n  dags_dir: /structured/dags\n  data_dir: /structured/data\n"
+      "dags: /legacy/dags-old\ndagsDir: /legacy/dags\ndataDir: /legacy/data\nlogDir: /legacy/logs\n"
+      "suspendFlagsDir: /legacy/suspend\nadminLogsDir: /legacy/admin\nbaseConfig: /legacy/base.yaml\n"
+      "executable: /legacy/dagu\n");
+  Config c = MustLoad();
+  EXPECT_EQ(c.paths.dags_dir, "/legacy/dags");  // dagsDir wins over dags
+  EXPECT_EQ(c.paths.data_dir, "/legacy/data");
+  EXPECT_EQ(c.paths.dag_runs_dir, "/legacy/data/dag-runs");
+  EXPECT_EQ(c.paths.log_dir, "/legacy/logs");
+  EXPECT_EQ(c.paths.suspend_flags_dir, "/legacy/suspend");
+  EXPECT_EQ(c.paths.admin_logs_dir, "/legacy/admin");
+  EXPECT_EQ(c.paths.base_config, "/legacy/base.yaml");
+  EXPECT_EQ(c.paths.executable, "/legacy/dagu");
+  env_["DAGU_DATA_DIR"] = "/env/data";  // environment still wins over legacy keys
+  EXPECT_EQ(MustLoad().paths.data_dir, "/env/data");
+}
+
+TEST_F(ConfigTest, LegacySnakeCaseTopLevelKeys) {
+  HomeWithConfig("dags_dir: /a/dags\ndata_dir: /a/data\nlog_dir: /a/logs\nnavbar_title: T\n");
+  Config c = MustLoad();
+  EXPECT_EQ(c.paths.dags_dir, "/a/dags");
+  EXPECT_EQ(c.paths.data_dir, "/a/data");
+  EXPECT_EQ(c.paths.log_dir, "/a/logs");
+  EXPECT_EQ(c.navbar_title, "T");
+}
+
+TEST_F(ConfigTest, LegacyAuthKeys) {
+  HomeWithConfig(
+      "isBasicAuth: true\nbasicAuthUsername: old\nbasicAuthPassword: pw\nisAuthToken: true\nauthToken: tk\n"
+      "navbarTitle: Legacy\napiBaseURL: /api/old\n");
+  Config c = MustLoad();
+  EXPECT_TRUE(c.auth.basic_enabled);
+  EXPECT_EQ(c.auth.basic_username, "old");
+  EXPECT_EQ(c.auth.basic_password, "pw");
+  EXPECT_TRUE(c.auth.token_enabled);
+  EXPECT_EQ(c.auth.token, "tk");
+  EXPECT_EQ(c.navbar_title, "Legacy");
+  EXPECT_EQ(c.api_base_path, "/api/old");
+}
+
+TEST_F(ConfigTest, LegacyAuthTokenNeedsIsAuthToken) {
+  HomeWithConfig("authToken: tk\n");
+  Config c = MustLoad();
+  EXPECT_FALSE(c.auth.token_enabled);
+  EXPECT_THAT(c.warnings, Contains(HasSubstr("isAuthToken")));
+}
+
+TEST_F(ConfigTest, QueueMaxActiveRunsWinsOverMaxConcurrencyAndDefaultsToOne) {
+  HomeWithConfig("queues:\n  config:\n    - {name: a, maxConcurrency: 5, maxActiveRuns: 2}\n    - name: b\n");
+  Config c = MustLoad();
+  ASSERT_EQ(c.queues.config.size(), 2u);
+  EXPECT_EQ(c.queues.config[0].max_active_runs, 2);
+  EXPECT_EQ(c.queues.config[1].max_active_runs, 1);
+  EXPECT_TRUE(c.queues.enabled);
+}
+
+TEST_F(ConfigTest, DaguKeysWeDoNotUseAreAcceptedQuietly) {
+  HomeWithConfig(
+      "coordinator:\n  host: 127.0.0.1\n  port: 50055\npeer:\n  insecure: true\nworker:\n  maxActiveRuns: 10\n"
+      "monitoring:\n  retention: 24h\nremoteNodes: []\nui:\n  dags:\n    sortField: name\n"
+      "auth:\n  oidc:\n    clientId: x\nscheduler:\n  retry_failure_window: 24h\n  heartbeatInterval: 5s\n"
+      "paths:\n  usersDir: /u\nworkDir: /w\ncache: normal\n");
+  EXPECT_THAT(MustLoad().warnings, IsEmpty());
+}
+
+TEST_F(ConfigTest, UnknownKeyIsAWarningWithAHint) {
+  HomeWithConfig("hots: 1.2.3.4\nlock_stale_threshold: 10s\nfrobnicate: 1\n");
+  Config c = MustLoad();
+  ASSERT_EQ(c.warnings.size(), 3u);
+  EXPECT_THAT(c.warnings[0], HasSubstr("line 1: unknown key \"hots\" is ignored; did you mean host?"));
+  EXPECT_THAT(c.warnings[1],
+              HasSubstr("did you mean scheduler.lock_stale_threshold (1.30.2: scheduler.lockStaleThreshold)?"));
+  EXPECT_THAT(c.warnings[2], HasSubstr("unknown key \"frobnicate\" is ignored"));
+  EXPECT_THAT(c.warnings[2], ::testing::Not(HasSubstr("did you mean")));
+  EXPECT_EQ(c.host, "127.0.0.1");
+}
+
+TEST_F(ConfigTest, UnknownKeyInQueueItemIsAWarning) {
+  HomeWithConfig("queues:\n  config:\n    - name: a\n      maxRuns: 3\n");
+  Config c = MustLoad();
+  EXPECT_THAT(c.warnings, Contains(HasSubstr("queues.config.maxRuns")));
+}
+
+TEST_F(ConfigTest, PathsInTheFileExpandTildeAndVariables) {
+  env_["SRV"] = "/srv";
+  HomeWithConfig("paths:\n  dags_dir: ~/my-dags\n  data_dir: ${SRV}/dagu/data\n  log_dir: logs\n");
+  Config c = MustLoad();
+  EXPECT_EQ(c.paths.dags_dir, dir_.Sub("user/my-dags"));
+  EXPECT_EQ(c.paths.data_dir, "/srv/dagu/data");
+  EXPECT_EQ(c.paths.log_dir, dir_.Sub("cwd/logs"));  // relative to the working directory, as in Dagu
+}
+
+TEST_F(ConfigTest, EmptyOrNullValuesKeepDefaults) {
+  HomeWithConfig("port:\npaths:\n  data_dir: \"\"\nscheduler:\n");
+  Config c = MustLoad();
+  EXPECT_EQ(c.port, 8080);
+  EXPECT_EQ(c.paths.data_dir, dir_.Sub("home/data"));
+}
+
+TEST_F(ConfigTest, BasePathIsCleaned) {
+  HomeWithConfig("base_path: /\n");
+  EXPECT_EQ(MustLoad().base_path, "");
+  HomeWithConfig("base_path: a//b/\n");
+  EXPECT_EQ(MustLoad().base_path, "/a/b");
+}
+
+TEST_F(ConfigTest, HalfConfiguredBasicAuthIsOffWithAWarning) {
+  HomeWithConfig("auth:\n  basic:\n    username: u\n");
+  Config c = MustLoad();
+  EXPECT_FALSE(c.auth.basic_enabled);
+  EXPECT_THAT(c.warnings, Contains(HasSubstr("basic authentication is off")));
+}
+
+TEST_F(ConfigTest, LocalTimeZoneNameMeansLocal) {
+  HomeWithConfig("tz: Local\n");
+  EXPECT_EQ(MustLoad().tz, "");
+}
+
+}  // namespace
+}  // namespace dagu::testing
