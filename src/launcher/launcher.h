@@ -1,0 +1,115 @@
+// Launcher: starts runs as detached processes of this binary (see
+// process_spawner.h and run_commands.h), so that a run keeps going when the
+// scheduler stops or dies, whether it was started for a slot or from a queue
+// (spec 085 "Runs in progress"). It remembers the children it started:
+//
+//  - it reaps them (waitpid, on a thread of its own every reap interval), so
+//    no zombies accumulate, and keeps the exit status of queued runs for the
+//    queue consumer (ExitStatusOf);
+//  - with the DAG's signal_handling.enable_propagation, a stopping scheduler
+//    forwards SIGINT/SIGTERM to the runs it started (PropagateSignal); other
+//    runs are left alone;
+//  - it drives restart schedules: stop, wait for the old run to go, start.
+//
+// The launcher never waits for a run to finish and never kills one on its
+// own; when the scheduler exits, the children are adopted by init.
+//
+// Thread-safe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "launcher/process_spawner.h"
+#include "launcher/run_commands.h"
+#include "launcher/run_dispatcher.h"
+
+namespace dagu {
+
+class Launcher final : public RunDispatcher {
+ public:
+  // `spawner` and `clock` must outlive the launcher.
+  Launcher(ProcessSpawner* spawner, const Clock* clock, LaunchContext context);
+  ~Launcher() override;  // stops the reaper thread (does not touch children)
+
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+
+  // Starts / stops the thread that reaps exited children and advances
+  // pending restarts every `interval`. Idempotent.
+  void StartReaping(std::chrono::milliseconds interval = std::chrono::milliseconds(200));
+  void StopReaping();
+
+  // RunDispatcher.
+  Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot) override;
+  Status StopDag(const Dag& dag) override;
+  Status RestartSlot(const Dag& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override;
+
+  // Starts a queued run (`retry --run-id=<id> -q <dag name>`, with
+  // DAGU_QUEUE_DISPATCH_RETRY=1). `propagate`: forward a stopping
+  // scheduler's signal to it.
+  Status RetryQueued(const std::string& dag_name, const std::string& run_id, bool propagate, pid_t* pid);
+
+  // The exit status of a queued run's process once it has exited and been
+  // reaped (forgotten after this returns it); nullopt while it runs or when
+  // the pid is unknown.
+  std::optional<int> ExitStatusOf(pid_t pid);
+
+  // Sends `sig` to every live child started with propagation on. Returns how
+  // many were signalled.
+  int PropagateSignal(int sig);
+
+  // One reaping pass: reaps exited children and advances pending restarts.
+  // The reaper thread calls it; public for tests.
+  void ReapOnce();
+
+  // Children started and not yet reaped.
+  size_t live_children() const;
+
+ private:
+  struct Child {
+    std::string what;       // for logs: "start etl sched-..." etc.
+    bool propagate = false;
+    bool keep_exit_status = false;
+  };
+  struct PendingRestart {
+    std::string dag_name;
+    std::string dag_location;
+    bool propagate = false;
+    std::string run_id;
+    WallTime slot;
+    RestartGuards guards;
+    pid_t stop_pid = -1;     // the stop command, until it exits
+    MonoTime wait_until;     // set once the stop command exited
+  };
+
+  Status Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra_env,
+               Child child, pid_t* pid);
+  Status SpawnSlotRun(const std::string& dag_name, const std::string& location, bool propagate,
+                         const std::string& run_id, WallTime slot);
+  void AdvanceRestarts();
+  void ReapLoop(std::chrono::milliseconds interval);
+
+  ProcessSpawner* spawner_;
+  const Clock* clock_;
+  LaunchContext context_;
+
+  mutable std::mutex mu_;
+  std::map<pid_t, Child> children_;
+  std::map<pid_t, int> exit_statuses_;
+  std::vector<PendingRestart> restarts_;
+
+  std::mutex thread_mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread reaper_;
+};
+
+}  // namespace dagu

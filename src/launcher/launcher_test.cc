@@ -1,0 +1,204 @@
+#include "launcher/launcher.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <set>
+
+#include "core/time_format.h"
+#include "support/fake_clock.h"
+
+namespace dagu {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using testing::FakeClock;
+
+class FakeSpawner final : public ProcessSpawner {
+ public:
+  struct Spawned {
+    std::vector<std::string> argv;
+    std::vector<std::string> env;
+    pid_t pid;
+  };
+  Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, pid_t* pid) override {
+    if (fail_next) {
+      fail_next = false;
+      return Status::IOError("EAGAIN");
+    }
+    *pid = next_pid++;
+    spawned.push_back({argv, env, *pid});
+    return Status::OK();
+  }
+  bool TryReap(pid_t pid, int* exit_status) override {
+    auto it = exited.find(pid);
+    if (it == exited.end()) return false;
+    *exit_status = it->second;
+    exited.erase(it);
+    return true;
+  }
+  Status Signal(pid_t pid, int sig) override {
+    signals.emplace_back(pid, sig);
+    return Status::OK();
+  }
+
+  bool fail_next = false;
+  pid_t next_pid = 1000;
+  std::vector<Spawned> spawned;
+  std::map<pid_t, int> exited;
+  std::vector<std::pair<pid_t, int>> signals;
+};
+
+WallTime T(const char* rfc3339) {
+  WallTime t;
+  bool set = false;
+  EXPECT_TRUE(ParseRFC3339(rfc3339, &t, &set).ok());
+  return t;
+}
+
+Dag MakeDag(const std::string& name, bool propagate = false) {
+  Dag d;
+  d.name = name;
+  d.location = "/home/dags/" + name + ".yaml";
+  d.signal_propagation = propagate;
+  return d;
+}
+
+LaunchContext Context() {
+  LaunchContext ctx;
+  ctx.executable = "/usr/bin/dagu";
+  ctx.config_file = "/etc/dagu/config.yaml";
+  ctx.environment = {{"PATH", "/usr/bin"}, {"DAGU_HOME", "/home"}, {"DAGU_QUEUE_DISPATCH_RETRY", "1"},
+                     {"DAGU_DAG_DEFINITION_ID", "old"}, {"DAGU_PARALLEL_ITEM", "x"}};
+  return ctx;
+}
+
+class LauncherTest : public ::testing::Test {
+ protected:
+  LauncherTest() : launcher_(&spawner_, &clock_, Context()) {}
+  FakeSpawner spawner_;
+  FakeClock clock_;
+  Launcher launcher_;
+};
+
+TEST_F(LauncherTest, StartSlotRunsStartWithTheSlotsIdAndTime) {
+  setenv("TZ", "UTC", 1);
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("etl"), "sched-0123456789ab-20260312T140000", T("2026-03-12T14:00:00Z")).ok());
+  ASSERT_EQ(spawner_.spawned.size(), 1u);
+  EXPECT_THAT(spawner_.spawned[0].argv,
+              ElementsAre("/usr/bin/dagu", "start", "-q", "--run-id=sched-0123456789ab-20260312T140000",
+                          "--trigger-type=scheduled", "--schedule-time=2026-03-12T14:00:00Z", "--config",
+                          "/etc/dagu/config.yaml", "/home/dags/etl.yaml"));
+  EXPECT_THAT(spawner_.spawned[0].env, ElementsAre("DAGU_DAG_DEFINITION_ID=etl", "DAGU_HOME=/home", "PATH=/usr/bin"));
+  EXPECT_EQ(launcher_.live_children(), 1u);
+}
+
+TEST_F(LauncherTest, RetryQueuedRunsRetryByNameWithTheDispatchFlag) {
+  pid_t pid = -1;
+  ASSERT_TRUE(launcher_.RetryQueued("etl", "catchup-x", false, &pid).ok());
+  EXPECT_EQ(pid, 1000);
+  EXPECT_THAT(spawner_.spawned[0].argv, ElementsAre("/usr/bin/dagu", "retry", "--run-id=catchup-x", "-q", "--config",
+                                                    "/etc/dagu/config.yaml", "etl"));
+  EXPECT_THAT(spawner_.spawned[0].env, Contains("DAGU_QUEUE_DISPATCH_RETRY=1"));
+}
+
+TEST_F(LauncherTest, NoConfigFlagWithoutAConfigFile) {
+  LaunchContext ctx = Context();
+  ctx.config_file.clear();
+  Launcher launcher(&spawner_, &clock_, ctx);
+  ASSERT_TRUE(launcher.StopDag(MakeDag("etl")).ok());
+  EXPECT_THAT(spawner_.spawned[0].argv, ElementsAre("/usr/bin/dagu", "stop", "-q", "/home/dags/etl.yaml"));
+}
+
+TEST_F(LauncherTest, SpawnFailureIsReportedAndNothingIsTracked) {
+  spawner_.fail_next = true;
+  Status s = launcher_.StartSlot(MakeDag("etl"), "sched-x", T("2026-03-12T14:00:00Z"));
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("etl"), std::string::npos) << s.ToString();
+  EXPECT_EQ(launcher_.live_children(), 0u);
+}
+
+TEST_F(LauncherTest, ReapsExitedChildrenAndKeepsOnlyQueuedExitStatuses) {
+  pid_t queued = -1;
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("etl"), "sched-x", T("2026-03-12T14:00:00Z")).ok());  // pid 1000
+  ASSERT_TRUE(launcher_.RetryQueued("etl", "q1", false, &queued).ok());                         // pid 1001
+  EXPECT_EQ(launcher_.ExitStatusOf(queued), std::nullopt);
+  spawner_.exited[1000] = 0;
+  spawner_.exited[1001] = 3;
+  launcher_.ReapOnce();
+  EXPECT_EQ(launcher_.live_children(), 0u);
+  EXPECT_EQ(launcher_.ExitStatusOf(1000), std::nullopt);
+  EXPECT_EQ(launcher_.ExitStatusOf(queued), 3);
+  EXPECT_EQ(launcher_.ExitStatusOf(queued), std::nullopt);  // forgotten once read
+}
+
+TEST_F(LauncherTest, PropagatesOnlyToLiveRunsOfPropagatingDags) {
+  pid_t q1 = -1, q2 = -1;
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("plain"), "sched-a", T("2026-03-12T14:00:00Z")).ok());     // 1000
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("prop", true), "sched-b", T("2026-03-12T14:00:00Z")).ok());  // 1001
+  ASSERT_TRUE(launcher_.RetryQueued("prop", "q1", true, &q1).ok());                                   // 1002
+  ASSERT_TRUE(launcher_.RetryQueued("prop", "q2", true, &q2).ok());                                   // 1003
+  spawner_.exited[q2] = 0;
+  launcher_.ReapOnce();
+  EXPECT_EQ(launcher_.PropagateSignal(SIGTERM), 2);
+  EXPECT_THAT(spawner_.signals, ElementsAre(std::make_pair(1001, SIGTERM), std::make_pair(q1, SIGTERM)));
+}
+
+TEST_F(LauncherTest, RestartStopsWaitsForTheOldRunThenStarts) {
+  bool running = true;
+  bool may = true;
+  RestartGuards guards;
+  guards.may_dispatch = [&] { return may; };
+  guards.still_running = [&] { return running; };
+  guards.wait_limit = std::chrono::seconds(30);
+  ASSERT_TRUE(launcher_.RestartSlot(MakeDag("etl"), "sched-r", T("2026-03-12T14:00:00Z"), guards).ok());
+  ASSERT_EQ(spawner_.spawned.size(), 1u);
+  EXPECT_EQ(spawner_.spawned[0].argv[1], "stop");
+
+  launcher_.ReapOnce();  // stop command still running
+  EXPECT_EQ(spawner_.spawned.size(), 1u);
+  spawner_.exited[1000] = 0;
+  launcher_.ReapOnce();  // stop done, old run still live: wait
+  clock_.Advance(std::chrono::seconds(10));
+  launcher_.ReapOnce();
+  EXPECT_EQ(spawner_.spawned.size(), 1u);
+  running = false;
+  launcher_.ReapOnce();
+  ASSERT_EQ(spawner_.spawned.size(), 2u);
+  EXPECT_EQ(spawner_.spawned[1].argv[1], "start");
+  EXPECT_EQ(spawner_.spawned[1].argv[3], "--run-id=sched-r");
+  launcher_.ReapOnce();
+  EXPECT_EQ(spawner_.spawned.size(), 2u);  // started once
+}
+
+TEST_F(LauncherTest, RestartStartsAfterTheWaitLimitEvenIfTheOldRunLingers) {
+  RestartGuards guards;
+  guards.may_dispatch = [] { return true; };
+  guards.still_running = [] { return true; };
+  guards.wait_limit = std::chrono::seconds(30);
+  ASSERT_TRUE(launcher_.RestartSlot(MakeDag("etl"), "sched-r", T("2026-03-12T14:00:00Z"), guards).ok());
+  spawner_.exited[1000] = 0;
+  launcher_.ReapOnce();
+  clock_.Advance(std::chrono::seconds(29));
+  launcher_.ReapOnce();
+  EXPECT_EQ(spawner_.spawned.size(), 1u);
+  clock_.Advance(std::chrono::seconds(2));
+  launcher_.ReapOnce();
+  EXPECT_EQ(spawner_.spawned.size(), 2u);
+}
+
+TEST_F(LauncherTest, RestartIsFencedBeforeItsStart) {
+  RestartGuards guards;
+  guards.may_dispatch = [] { return false; };
+  guards.still_running = [] { return false; };
+  ASSERT_TRUE(launcher_.RestartSlot(MakeDag("etl"), "sched-r", T("2026-03-12T14:00:00Z"), guards).ok());
+  spawner_.exited[1000] = 0;
+  launcher_.ReapOnce();
+  launcher_.ReapOnce();
+  EXPECT_EQ(spawner_.spawned.size(), 1u);  // only the stop
+}
+
+}  // namespace
+}  // namespace dagu

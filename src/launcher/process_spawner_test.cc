@@ -1,0 +1,102 @@
+// The real spawner, with real short-lived processes.
+#include "launcher/process_spawner.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "support/subprocess.h"
+#include "support/temp_dir.h"
+
+namespace dagu {
+namespace {
+
+using testing::PollUntil;
+using testing::TempDir;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int WaitExit(ProcessSpawner* sp, pid_t pid) {
+  int status = -100;
+  EXPECT_TRUE(PollUntil([&] { return sp->TryReap(pid, &status); }, std::chrono::seconds(10),
+                        std::chrono::milliseconds(10)));
+  return status;
+}
+
+TEST(PosixProcessSpawnerTest, ChildRunsInItsOwnSessionWithTheGivenEnvironment) {
+  TempDir dir;
+  std::string out = dir.Sub("out");
+  ProcessSpawner* sp = PosixProcessSpawner();
+  pid_t pid = -1;
+  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "ps -o sid= -o pgid= -p $$ > " + out + "; echo \"$FOO\" >> " + out},
+                        {"FOO=bar", "PATH=/usr/bin:/bin"}, &pid)
+                  .ok());
+  EXPECT_EQ(WaitExit(sp, pid), 0);
+  std::istringstream in(ReadAll(out));
+  long sid = 0, pgid = 0;
+  std::string foo;
+  in >> sid >> pgid >> foo;
+  EXPECT_EQ(sid, pid);   // setsid: a session of its own
+  EXPECT_EQ(pgid, pid);  // and so its own process group
+  EXPECT_NE(sid, ::getsid(0));
+  EXPECT_EQ(foo, "bar");
+}
+
+TEST(PosixProcessSpawnerTest, NoDescriptorLeaksIntoTheChild) {
+  TempDir dir;
+  int fd = ::dup(2);  // a descriptor without close-on-exec
+  ASSERT_GE(fd, 3);
+  std::string out = dir.Sub("fds");
+  ProcessSpawner* sp = PosixProcessSpawner();
+  pid_t pid = -1;
+  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "ls /proc/$$/fd > " + out}, {"PATH=/usr/bin:/bin"}, &pid).ok());
+  EXPECT_EQ(WaitExit(sp, pid), 0);
+  ::close(fd);
+  std::istringstream in(ReadAll(out));
+  std::set<int> fds;
+  for (int n; in >> n;) fds.insert(n);
+  EXPECT_EQ(fds.count(fd), 0u) << ReadAll(out);
+  EXPECT_EQ(fds.count(0), 1u);
+}
+
+TEST(PosixProcessSpawnerTest, SignalsBlockedInTheParentAreNotBlockedInTheChild) {
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGTERM);
+  ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &block, &old), 0);
+  ProcessSpawner* sp = PosixProcessSpawner();
+  pid_t pid = -1;
+  Status s = sp->Spawn({"/bin/sleep", "30"}, {}, &pid);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(sp->Signal(pid, SIGTERM).ok());
+  EXPECT_EQ(WaitExit(sp, pid), 128 + SIGTERM);
+}
+
+TEST(PosixProcessSpawnerTest, ExitCodesAndMissingPrograms) {
+  ProcessSpawner* sp = PosixProcessSpawner();
+  pid_t pid = -1;
+  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "exit 7"}, {}, &pid).ok());
+  int status = 0;
+  EXPECT_EQ(WaitExit(sp, pid), 7);
+  EXPECT_TRUE(sp->TryReap(pid, &status));  // already reaped: ECHILD counts as gone
+  Status missing = sp->Spawn({"/nonexistent/dagu", "start"}, {}, &pid);
+  if (missing.ok()) {
+    EXPECT_EQ(WaitExit(sp, pid), 127);  // some libcs report exec failure as exit 127
+  } else {
+    EXPECT_NE(missing.message().find("/nonexistent/dagu"), std::string::npos);
+  }
+  EXPECT_FALSE(sp->Spawn({}, {}, &pid).ok());
+}
+
+}  // namespace
+}  // namespace dagu

@@ -1,0 +1,54 @@
+#include "launcher/run_commands.h"
+
+#include "core/time_format.h"
+
+namespace dagu {
+namespace {
+
+void AddConfig(const LaunchContext& ctx, std::vector<std::string>* argv) {
+  if (ctx.config_file.empty()) return;
+  argv->push_back("--config");
+  argv->push_back(ctx.config_file);
+}
+
+}  // namespace
+
+std::vector<std::string> StartSlotCommand(const LaunchContext& ctx, const std::string& run_id, WallTime slot,
+                                          const std::string& dag_location) {
+  std::vector<std::string> argv = {ctx.executable,
+                                   "start",
+                                   "-q",
+                                   "--run-id=" + run_id,
+                                   std::string("--trigger-type=") + kScheduledTriggerType,
+                                   "--schedule-time=" + FormatRFC3339Local(slot)};
+  AddConfig(ctx, &argv);
+  argv.push_back(dag_location);
+  return argv;
+}
+
+std::vector<std::string> RetryQueuedCommand(const LaunchContext& ctx, const std::string& run_id,
+                                            const std::string& dag_name) {
+  std::vector<std::string> argv = {ctx.executable, "retry", "--run-id=" + run_id, "-q"};
+  AddConfig(ctx, &argv);
+  argv.push_back(dag_name);
+  return argv;
+}
+
+std::vector<std::string> StopDagCommand(const LaunchContext& ctx, const std::string& dag_location) {
+  std::vector<std::string> argv = {ctx.executable, "stop", "-q"};
+  AddConfig(ctx, &argv);
+  argv.push_back(dag_location);
+  return argv;
+}
+
+std::vector<std::string> ChildEnvironment(const LaunchContext& ctx, const std::map<std::string, std::string>& extra) {
+  std::map<std::string, std::string> env = ctx.environment;
+  for (const char* key : {"DAGU_QUEUE_DISPATCH_RETRY", "DAGU_DAG_DEFINITION_ID", "DAGU_PARALLEL_ITEM"}) env.erase(key);
+  for (const auto& [k, v] : extra) env[k] = v;
+  std::vector<std::string> out;
+  out.reserve(env.size());
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+}  // namespace dagu

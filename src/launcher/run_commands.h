@@ -1,0 +1,46 @@
+// The command lines and environments with which the scheduler starts runs as
+// processes of this same binary (or of the Go `dagu` named by
+// paths.executable), in Dagu's shapes (reference/dagu-scheduler-internals.md
+// section 7):
+//
+//   scheduled slot: <exe> start -q --run-id=<id> --trigger-type=scheduled
+//                         --schedule-time=<RFC3339> [--config F] <DAG file>
+//   queued run:     <exe> retry --run-id=<id> -q [--config F] <DAG name>
+//                   with DAGU_QUEUE_DISPATCH_RETRY=1
+//   stop schedule:  <exe> stop -q [--config F] <DAG file>
+//
+// Pure functions, thread-safe.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace dagu {
+
+// What every launched command shares.
+struct LaunchContext {
+  std::string executable;   // absolute path of the binary to run
+  std::string config_file;  // passed as --config when not empty
+  // The scheduler's environment; run commands get it minus the variables
+  // that describe one particular run (see ChildEnvironment).
+  std::map<std::string, std::string> environment;
+};
+
+// The trigger type the scheduler passes for a slot's live run.
+inline constexpr const char* kScheduledTriggerType = "scheduled";
+
+std::vector<std::string> StartSlotCommand(const LaunchContext& ctx, const std::string& run_id, WallTime slot,
+                                          const std::string& dag_location);
+std::vector<std::string> RetryQueuedCommand(const LaunchContext& ctx, const std::string& run_id,
+                                            const std::string& dag_name);
+std::vector<std::string> StopDagCommand(const LaunchContext& ctx, const std::string& dag_location);
+
+// The environment of a child, as "KEY=VALUE" entries sorted by key: the
+// context's environment without DAGU_QUEUE_DISPATCH_RETRY,
+// DAGU_DAG_DEFINITION_ID and DAGU_PARALLEL_ITEM, then `extra` on top.
+std::vector<std::string> ChildEnvironment(const LaunchContext& ctx, const std::map<std::string, std::string>& extra);
+
+}  // namespace dagu

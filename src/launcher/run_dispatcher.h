@@ -1,0 +1,45 @@
+// RunDispatcher: how the ticker acts on a due slot, without knowing how runs
+// are started. The Launcher implements it with detached processes; tests use
+// a fake. Every method is called only after the caller checked
+// Lease::MayDispatch() (fencing); RestartSlot re-checks it itself before its
+// second step, through RestartGuards.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "core/clock.h"
+#include "core/status.h"
+#include "dag/dag.h"
+
+namespace dagu {
+
+struct RestartGuards {
+  // Asked right before the new run is started; false cancels it.
+  std::function<bool()> may_dispatch;
+  // True while the DAG still has a live run; the new run waits for it.
+  std::function<bool()> still_running;
+  // How long to wait for the old run to go before starting anyway.
+  std::chrono::nanoseconds wait_limit = std::chrono::seconds(60);
+};
+
+class RunDispatcher {
+ public:
+  virtual ~RunDispatcher() = default;
+
+  // Starts the slot's run under `run_id` as a process that outlives the
+  // scheduler. OK once the process was started (not once the run began).
+  virtual Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot) = 0;
+
+  // Asks the DAG's live runs to stop (a stop schedule).
+  virtual Status StopDag(const Dag& dag) = 0;
+
+  // A restart schedule: stops the DAG's live runs, waits until they are gone
+  // (or guards.wait_limit passed), then starts the slot's run under `run_id`
+  // if guards.may_dispatch() still allows it. Returns once the stop was
+  // started; the rest happens in the background.
+  virtual Status RestartSlot(const Dag& dag, const std::string& run_id, WallTime slot, RestartGuards guards) = 0;
+};
+
+}  // namespace dagu
