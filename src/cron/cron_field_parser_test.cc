@@ -1,5 +1,6 @@
 #include "cron/cron_field_parser.h"
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,8 @@ struct ErrorCase {
   const char* text;
   const char* message;
 };
+
+void PrintTo(const ErrorCase& c, std::ostream* os) { *os << '"' << c.text << '"'; }
 
 class CronFieldParserErrorTest : public ::testing::TestWithParam<ErrorCase> {};
 

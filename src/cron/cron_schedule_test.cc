@@ -1,5 +1,6 @@
 #include "cron/cron_schedule.h"
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,8 @@ struct NextCase {
   WallTime from;
   std::vector<std::string> expected;  // UTC
 };
+
+void PrintTo(const NextCase& c, std::ostream* os) { *os << '"' << c.expr << "\" in " << c.zone; }
 
 class CronNextTableTest : public ::testing::TestWithParam<NextCase> {};
 
@@ -300,6 +303,8 @@ struct ParseErrorCase {
   const char* expr;
   const char* message;  // the whole message after "InvalidArgument: "
 };
+
+void PrintTo(const ParseErrorCase& c, std::ostream* os) { *os << '"' << c.expr << '"'; }
 
 class CronParseErrorTest : public ::testing::TestWithParam<ParseErrorCase> {};
 
