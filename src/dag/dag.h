@@ -1,10 +1,13 @@
 // Dag: one workflow definition as loaded from a YAML file, in a form that is
 // independent of the dialect it was written in (current snake_case upstream,
 // legacy camelCase / command: / script:). Loading and validation live in
-// dag_loader.h; this header is only the model.
+// dag_loader.h (docs/dag-format.md lists what is accepted); this header is
+// only the model. Durations given in seconds in the file (timeout_sec, ...)
+// are held as std::chrono::nanoseconds here.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,13 +29,16 @@ struct Schedules {
 
 struct Condition {
   std::string condition;  // a command or a string with ${VAR} references
-  std::string expected;   // "" means: the command must exit 0
+  std::string expected;   // "" means: the command must exit 0; "re:<regex>" matches a regex
+  bool negate = false;    // invert met / not met
 };
 
 struct RetryPolicy {
-  int limit = 0;
+  int limit = 0;                         // extra attempts after the first; 0: no retry
   std::chrono::nanoseconds interval{0};
   std::vector<int> exit_codes;  // empty: retry on any failure
+  double backoff = 0;                    // 0: constant interval; else > 1, wait n = interval * backoff^(n-1)
+  std::chrono::nanoseconds max_interval{0};  // cap for backoff; 0: none
 };
 
 struct RepeatPolicy {
@@ -42,6 +48,8 @@ struct RepeatPolicy {
   int limit = 0;
   std::optional<Condition> condition;
   std::vector<int> exit_codes;
+  double backoff = 0;                        // as RetryPolicy::backoff
+  std::chrono::nanoseconds max_interval{0};  // as RetryPolicy::max_interval
 };
 
 struct ContinueOn {
@@ -56,13 +64,21 @@ struct Step {
   std::string id;
   std::string name;
   std::string description;
-  std::vector<std::string> commands;  // each a shell command line (run: string or list, command:)
-  std::string script;                 // script: body, run with the shell
-  std::string shell;                  // "" means the DAG's shell or $SHELL / sh
+  std::vector<std::string> commands;  // each a shell command line (run: string or list, command:),
+                                      // run one by one, stopping at the first failure
+  std::string script;                 // script: body (or a multi-line run:/command:), run with the
+                                      // shell from a temp file. When both are set (legacy
+                                      // command: python3 + script:), commands[0] is the interpreter.
+  std::string shell;                  // shell program; "" means the DAG's shell or $SHELL / sh.
+                                      // A string form "bash -eo pipefail" is split at load:
+                                      // shell = "bash", shell_args = {"-eo", "pipefail"}.
+  std::vector<std::string> shell_args;  // arguments after the shell program (plus shell_args:)
   std::vector<std::string> depends;   // step names (ids resolved to names at load)
   std::vector<std::pair<std::string, std::string>> env;  // in order; values may hold ${VAR}
   std::string working_dir;
-  std::string output;                 // variable name to capture stdout into
+  std::string output;                 // variable name to capture stdout into (leading '$' dropped)
+  std::string stdout_file;            // stdout: extra copy of the step's stdout; "" none
+  std::string stderr_file;            // stderr: extra copy of the step's stderr; "" none
   RetryPolicy retry_policy;
   RepeatPolicy repeat_policy;
   ContinueOn continue_on;
@@ -71,6 +87,8 @@ struct Step {
   std::string signal_on_stop;         // e.g. "SIGINT"; "" means SIGTERM
 };
 
+// Handler steps are named onInit, onSuccess, onFailure, onCancel (abort) and
+// onExit, as Dagu names them.
 struct HandlerOn {
   std::optional<Step> init, success, failure, abort, exit;
 };
@@ -91,16 +109,23 @@ struct Dag {
   int max_active_steps = 0;    // 0: unlimited
   std::vector<std::pair<std::string, std::string>> params;  // defaults, in order (positional keys "1","2"...)
   std::vector<std::pair<std::string, std::string>> env;
-  std::vector<std::string> dotenv;
-  std::string working_dir;
+  std::vector<std::string> dotenv;     // extra env files after .env, in order
+  bool dotenv_disabled = false;        // dotenv: [] given: not even .env is read
+  std::string working_dir;     // as written, except: empty -> the DAG file's directory, and a
+                               // plain relative path (no leading $ or ~) -> joined to that dir
   std::chrono::nanoseconds timeout{0};
   std::chrono::nanoseconds delay{0};
   int hist_retention_days = 30;
   HandlerOn handler_on;
   bool signal_propagation = false;  // signal_handling.enable_propagation
   std::vector<Condition> preconditions;
-  std::string shell;
-  std::vector<Step> steps;
+  std::string shell;                   // as Step::shell
+  std::vector<std::string> shell_args;  // as Step::shell_args
+  std::chrono::nanoseconds max_clean_up_time = std::chrono::seconds(5);  // stop signal -> SIGKILL
+  int64_t max_output_size = 1024 * 1024;  // bytes of stdout an output: capture may hold
+  std::string log_dir;                  // "" means the config's log dir
+  std::chrono::nanoseconds restart_wait{0};
+  std::vector<Step> steps;     // depends are complete (chain order applied, ids resolved)
   std::string yaml_data;       // the original file contents
 
   // The queue and proc group: queue if set, else the name.

@@ -1,0 +1,234 @@
+#include "dag/dag_keys.h"
+
+namespace dagu::dag_internal {
+namespace {
+
+constexpr KeySupport kIgnored = KeySupport::kIgnored;
+constexpr KeySupport kUnsupported = KeySupport::kUnsupported;
+
+constexpr const char* kNoMail = "e-mail notifications are not sent by this implementation";
+constexpr const char* kShellOnly = "this implementation runs shell steps only";
+constexpr const char* kNoTz =
+    "there is no DAG-level time zone; prefix the cron expression with CRON_TZ=<zone> (or set tz in the config)";
+
+}  // namespace
+
+const KeyTable& RootKeys() {
+  static const KeyTable table{
+      "DAG",
+      {
+          {"name", {}},
+          {"description", {}},
+          {"group", {}},
+          {"tags", {"labels"}},
+          {"type", {}},
+          {"schedule", {}},
+          {"skip_if_successful", {}},
+          {"overlap_policy", {}},
+          {"catchup_window", {}},
+          {"queue", {}},
+          {"max_active_runs", {}},
+          {"max_active_steps", {}},
+          {"params", {}},
+          {"env", {}},
+          {"dotenv", {}},
+          {"working_dir", {}},
+          {"shell", {}},
+          {"shell_args", {}},
+          {"timeout_sec", {}},
+          {"delay_sec", {}},
+          {"hist_retention_days", {}},
+          {"handler_on", {}},
+          {"signal_handling", {}},
+          {"preconditions", {}},
+          {"precondition", {}},
+          {"steps", {}},
+          {"max_clean_up_time_sec", {}},
+          {"max_output_size", {}},
+          {"log_dir", {}},
+          {"restart_wait_sec", {}},
+          {"log_output", {}, kIgnored, "step output always goes to separate .out and .err logs here"},
+          {"hist_retention_runs", {}, kIgnored, "history is kept by hist_retention_days"},
+          {"mail_on", {}, kIgnored, kNoMail},
+          {"smtp", {}, kIgnored, kNoMail},
+          {"error_mail", {}, kIgnored, kNoMail},
+          {"info_mail", {}, kIgnored, kNoMail},
+          {"wait_mail", {}, kIgnored, kNoMail},
+          {"mail_accounts", {}, kIgnored, kNoMail},
+          {"otel", {}, kIgnored, "OpenTelemetry tracing is not emitted by this implementation"},
+          {"run_config", {}, kIgnored, "web UI run options are not applied by this implementation"},
+          {"worker_selector", {}, kIgnored, "runs always execute on the scheduler's host here"},
+          {"container", {}, kUnsupported, "docker containers; this implementation runs shell steps on the host"},
+          {"ssh", {}, kUnsupported, "ssh steps; this implementation runs shell steps on the host"},
+          {"registry_auths", {}, kUnsupported, "docker registries; this implementation runs shell steps on the host"},
+          {"secrets", {}, kUnsupported, "secret providers; pass secrets through env or dotenv"},
+          {"llm", {}, kUnsupported, kShellOnly},
+          {"s3", {}, kUnsupported, kShellOnly},
+          {"redis", {}, kUnsupported, kShellOnly},
+          {"kubernetes", {}, kUnsupported, kShellOnly},
+          {"harness", {}, kUnsupported, kShellOnly},
+          {"harnesses", {}, kUnsupported, kShellOnly},
+          {"tools", {}, kUnsupported, kShellOnly},
+          {"tasks", {}, kUnsupported, "agent DAGs; this implementation runs shell steps only"},
+          {"actions", {}, kUnsupported, "custom actions; use run: steps"},
+          {"step_types", {}, kUnsupported, "custom step types; use run: steps"},
+          {"consts", {}, kUnsupported, "use params or env"},
+          {"defaults", {}, kUnsupported, "set the fields on each step"},
+          {"artifacts", {}, kUnsupported, "run artifacts storage"},
+          {"resources", {}, kUnsupported, "CPU and memory limits"},
+          {"webhook", {}, kUnsupported, "webhook triggers"},
+          {"retry_policy", {}, kUnsupported, "DAG-level retries; use retry_policy on the steps"},
+      },
+      {
+          {"timezone", kNoTz},
+          {"tz", kNoTz},
+          {"timezon", kNoTz},
+          {"cron", "use schedule"},
+          {"schedules", "use schedule (a string, a list, or start/stop/restart)"},
+          {"step", "use steps"},
+      },
+  };
+  return table;
+}
+
+const KeyTable& StepKeys() {
+  static const KeyTable table{
+      "step",
+      {
+          {"name", {}},
+          {"id", {}},
+          {"description", {}},
+          {"run", {}},
+          {"command", {}},
+          {"script", {}},
+          {"shell", {}},
+          {"shell_args", {}},
+          {"depends", {}},
+          {"env", {}},
+          {"working_dir", {"dir"}},
+          {"output", {}},
+          {"stdout", {}},
+          {"stderr", {}},
+          {"retry_policy", {}},
+          {"repeat_policy", {}},
+          {"continue_on", {}},
+          {"timeout_sec", {}},
+          {"preconditions", {}},
+          {"precondition", {}},
+          {"signal_on_stop", {}},
+          {"executor", {"type"}},
+          {"mail_on_error", {}, kIgnored, kNoMail},
+          {"log_output", {}, kIgnored, "step output always goes to separate .out and .err logs here"},
+          {"shell_packages", {}, kIgnored, "only used with nix-shell"},
+          {"worker_selector", {}, kIgnored, "runs always execute on the scheduler's host here"},
+          {"call", {}, kUnsupported, "sub-DAG calls; this implementation runs shell steps only"},
+          {"params", {}, kUnsupported, "step params are for sub-DAG calls, which are not supported"},
+          {"parallel", {}, kUnsupported, "parallel sub-DAG runs; this implementation runs shell steps only"},
+          {"foreach", {}, kUnsupported, kShellOnly},
+          {"action", {}, kUnsupported, "actions; use run:"},
+          {"with", {}, kUnsupported, "action settings; use run:, shell: and shell_args:"},
+          {"config", {}, kUnsupported, "executor settings; this implementation runs shell steps only"},
+          {"container", {}, kUnsupported, "docker containers; this implementation runs shell steps on the host"},
+          {"exec", {}, kUnsupported, "direct exec; use run:"},
+          {"llm", {}, kUnsupported, kShellOnly},
+          {"messages", {}, kUnsupported, kShellOnly},
+          {"approval", {}, kUnsupported, "human approval gates"},
+          {"routes", {}, kUnsupported, "router steps"},
+          {"value", {}, kUnsupported, "router steps"},
+          {"outputs", {}, kUnsupported, "structured outputs; use output: VAR"},
+          {"output_schema", {}, kUnsupported, "structured outputs; use output: VAR"},
+          {"inputs", {}, kUnsupported, "declared inputs"},
+          {"dependencies", {}, kUnsupported, "declared file dependencies (did you mean depends?)"},
+      },
+      {
+          {"cmd", "use run (or command)"},
+          {"commands", "use run with a list"},
+          {"depend", "use depends"},
+          {"dependson", "use depends"},
+          {"workdir", "use working_dir"},
+          {"cwd", "use working_dir"},
+      },
+  };
+  return table;
+}
+
+const KeyTable& ScheduleKeys() {
+  static const KeyTable table{"schedule", {{"start", {}}, {"stop", {}}, {"restart", {}}}, {}};
+  return table;
+}
+
+const KeyTable& HandlerOnKeys() {
+  static const KeyTable table{
+      "handler_on",
+      {
+          {"init", {}},
+          {"success", {}},
+          {"failure", {}},
+          {"abort", {"cancel"}},
+          {"exit", {}},
+          {"wait", {}, kIgnored, "there are no human-approval waits in this implementation"},
+      },
+      {}};
+  return table;
+}
+
+const KeyTable& SignalHandlingKeys() {
+  static const KeyTable table{"signal_handling", {{"enable_propagation", {}}}, {}};
+  return table;
+}
+
+const KeyTable& RetryPolicyKeys() {
+  static const KeyTable table{
+      "retry_policy",
+      {{"limit", {}}, {"interval_sec", {}}, {"exit_code", {}}, {"backoff", {}}, {"max_interval_sec", {}}},
+      {{"interval", "use interval_sec (seconds)"}, {"retries", "use limit"}},
+  };
+  return table;
+}
+
+const KeyTable& RepeatPolicyKeys() {
+  static const KeyTable table{
+      "repeat_policy",
+      {{"repeat", {}},
+       {"condition", {}},
+       {"expected", {}},
+       {"exit_code", {}},
+       {"interval_sec", {}},
+       {"limit", {}},
+       {"backoff", {}},
+       {"max_interval_sec", {}}},
+      {{"interval", "use interval_sec (seconds)"}},
+  };
+  return table;
+}
+
+const KeyTable& ContinueOnKeys() {
+  static const KeyTable table{
+      "continue_on",
+      {{"failure", {"failed"}}, {"skipped", {}}, {"exit_code", {}}, {"output", {}}, {"mark_success", {}}},
+      {}};
+  return table;
+}
+
+const KeyTable& ConditionKeys() {
+  static const KeyTable table{
+      "precondition", {{"condition", {"command"}}, {"expected", {}}, {"negate", {}}}, {}};
+  return table;
+}
+
+const KeyTable& OutputKeys() {
+  static const KeyTable table{
+      "output",
+      {{"name", {}},
+       {"key", {}, kIgnored, "the output is stored under its name"},
+       {"omit", {}, kIgnored, "outputs are always kept"}},
+      {}};
+  return table;
+}
+
+const KeyTable& ExecutorKeys() {
+  static const KeyTable table{"executor", {{"type", {}}, {"config", {}}}, {}};
+  return table;
+}
+
+}  // namespace dagu::dag_internal

@@ -1,0 +1,22 @@
+// Internal to src/dag: the keys each mapping of a DAG file accepts, in
+// canonical snake_case with their legacy aliases, and the Dagu keys that are
+// known but ignored or not supported here (docs/dag-format.md lists them).
+#pragma once
+
+#include "dag/yaml_fields.h"
+
+namespace dagu::dag_internal {
+
+const KeyTable& RootKeys();
+const KeyTable& StepKeys();
+const KeyTable& ScheduleKeys();
+const KeyTable& HandlerOnKeys();
+const KeyTable& SignalHandlingKeys();
+const KeyTable& RetryPolicyKeys();
+const KeyTable& RepeatPolicyKeys();
+const KeyTable& ContinueOnKeys();
+const KeyTable& ConditionKeys();
+const KeyTable& OutputKeys();
+const KeyTable& ExecutorKeys();
+
+}  // namespace dagu::dag_internal

@@ -1,0 +1,97 @@
+// Internal to src/dag: the pieces of the DAG parser, each filling part of the
+// model from fields read through a ParseContext (which collects problems).
+// dag_loader.cc drives them; the unit tests reach them through LoadDag.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dag/dag.h"
+#include "dag/yaml_fields.h"
+
+namespace date {
+class time_zone;
+}
+
+namespace dagu::dag_internal {
+
+using EnvList = std::vector<std::pair<std::string, std::string>>;
+
+// --- values (dag_values.cc) ---
+
+// schedule: a string, a list of strings, or {start, stop, restart} with a
+// string or list each. "" means no schedule. Each expression goes through
+// CronSchedule::Parse with `zone` as the default zone.
+void ParseSchedule(ParseContext& ctx, const Field& f, const date::time_zone* zone, Schedules* out);
+
+// params: "A=1 B=2 positional" (quotes group, backticks kept), a list of
+// strings and/or maps, or a map (sorted by key, as Dagu does). Unnamed
+// values get the key of their 1-based position ("1", "2", ...).
+void ParseParams(ParseContext& ctx, const Field& f, EnvList* out);
+
+// Splits a params string; false with *error set on an unterminated quote.
+bool TokenizeParams(const std::string& text, EnvList* out, std::string* error);
+
+// env: a map, a list of single-key maps, or a list of "KEY=value"; appended.
+void ParseEnv(ParseContext& ctx, const Field& f, EnvList* out);
+
+// preconditions: a string (a command), a {condition, expected, negate} map,
+// or a list of those; appended.
+void ParseConditions(ParseContext& ctx, const Field& f, std::vector<Condition>* out);
+
+// shell: "bash -eo pipefail" (split into words) or a list; *shell empty when
+// not given.
+void ParseShell(ParseContext& ctx, const Field& f, std::string* shell, std::vector<std::string>* args);
+
+// Splits a command line into words honouring '...', "..." and backslashes;
+// false on an unterminated quote.
+bool SplitShellWords(const std::string& text, std::vector<std::string>* out);
+
+// tags: "a, b" or a list; lower-cased, trimmed, empty ones dropped; appended.
+void ParseTags(ParseContext& ctx, const Field& f, std::vector<std::string>* out);
+
+// --- steps (dag_step.cc) ---
+
+// A step as read, with what the graph pass needs besides the model.
+struct ParsedStep {
+  Step step;
+  Field at;                       // the step's node, for positions
+  bool name_given = false;
+  bool no_implicit_deps = false;  // depends: [] was written
+  std::vector<Field> depends;     // each entry as written
+  size_t element = 0;             // position in the steps list (group members share one)
+};
+
+// steps: a list (items: step maps, bare command strings, or nested lists
+// forming a parallel group) or a map of name -> step. *list_form is false for
+// the map form (no implicit chain order).
+void ParseSteps(ParseContext& ctx, const Field& f, std::vector<ParsedStep>* out, bool* list_form);
+
+// One step mapping (or bare string) into *out.
+void ParseStep(ParseContext& ctx, const Field& f, ParsedStep* out);
+
+// handler_on: {init, success, failure, abort|cancel, exit}; present handlers
+// replace those already in *out (base config values).
+void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out);
+
+// --- graph (dag_graph.cc) ---
+
+// Names unnamed steps (cmd_N / script_N), checks names and ids, resolves
+// depends (ids to names), adds chain order, detects cycles, and returns the
+// steps in file order.
+std::vector<Step> FinalizeSteps(ParseContext& ctx, std::vector<ParsedStep> steps, DagType type, bool list_form);
+
+// --- root (dag_root.cc) ---
+
+struct RootOptions {
+  const date::time_zone* zone = nullptr;
+  bool is_base = false;  // base config: name and steps are ignored
+};
+
+// Parses the root mapping over *dag (which may hold base values): scalars
+// and maps present replace, env/tags/dotenv/preconditions are appended.
+// Returns whether a name: was given (the caller applies the file-name default).
+bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& options, Dag* dag);
+
+}  // namespace dagu::dag_internal

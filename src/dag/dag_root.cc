@@ -1,0 +1,194 @@
+// The root mapping of a DAG file (or of the base config) into the model.
+#include <algorithm>
+#include <cctype>
+#include <climits>
+
+#include "core/duration.h"
+#include "dag/dag_keys.h"
+#include "dag/dag_parse.h"
+
+namespace dagu::dag_internal {
+namespace {
+
+std::string Quote(const std::string& s) { return "\"" + s + "\""; }
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+void ParseType(ParseContext& ctx, const Field& f, DagType* out) {
+  std::string text;
+  if (!ctx.String(f, &text)) return;
+  text = Lower(Trim(text));
+  if (text.empty()) return;
+  if (text == "graph") {
+    *out = DagType::kGraph;
+  } else if (text == "chain") {
+    *out = DagType::kChain;
+  } else if (text == "agent") {
+    ctx.Error(f, "not supported: type agent; use graph or chain");
+  } else {
+    ctx.Error(f, "invalid type " + Quote(text) + " (expected graph or chain)");
+  }
+}
+
+void ParseOverlapPolicy(ParseContext& ctx, const Field& f, OverlapPolicy* out) {
+  std::string text;
+  if (!ctx.String(f, &text)) return;
+  text = Lower(Trim(text));
+  if (text.empty() || text == "skip") {
+    *out = OverlapPolicy::kSkip;
+  } else if (text == "all") {
+    *out = OverlapPolicy::kAll;
+  } else if (text == "latest") {
+    *out = OverlapPolicy::kLatest;
+  } else {
+    ctx.Error(f, "invalid overlap_policy " + Quote(text) + " (expected skip, all or latest)");
+  }
+}
+
+void ParseCatchupWindow(ParseContext& ctx, const Field& f, std::chrono::nanoseconds* out) {
+  ScalarKind kind = KindOf(f.value);
+  if (kind == ScalarKind::kNull) {
+    *out = std::chrono::nanoseconds(0);
+    return;
+  }
+  if (kind != ScalarKind::kString) {
+    ctx.Error(f, "catchup_window must be a duration such as \"6h\" or \"2d12h\", got " + Quote(Describe(f.value)));
+    return;
+  }
+  std::string text = Trim(f.value.Scalar());
+  if (text.empty()) {
+    *out = std::chrono::nanoseconds(0);
+    return;
+  }
+  std::chrono::nanoseconds d{0};
+  Status s = ParseDuration(text, &d);
+  if (!s.ok()) {
+    ctx.Error(f, s.message());
+    return;
+  }
+  if (d.count() <= 0) {
+    ctx.Error(f, "catchup_window must be greater than zero, got " + Quote(text));
+    return;
+  }
+  *out = d;
+}
+
+void ParseSignalHandling(ParseContext& ctx, const Field& f, bool* propagate) {
+  Fields fields;
+  if (!ctx.Map(f, SignalHandlingKeys(), &fields)) return;
+  if (const Field* x = fields.Get("enable_propagation")) ctx.Bool(*x, propagate);
+}
+
+template <class T>
+void ReadInt(ParseContext& ctx, const Field* f, int64_t min, T* out) {
+  int64_t v = 0;
+  if (f != nullptr && ctx.Int(*f, min, INT_MAX, &v)) *out = static_cast<T>(v);
+}
+
+}  // namespace
+
+bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& options, Dag* dag) {
+  Field top;
+  top.value = root;
+  Fields fields;
+  if (!root.IsMap()) {
+    ctx.ErrorAt(root, "", "a DAG file must be a YAML mapping (name:, schedule:, steps:, ...)");
+    return false;
+  }
+  ctx.Map(top, RootKeys(), &fields, &StepKeys());
+
+  bool name_given = false;
+  if (const Field* x = fields.Get("name"); x != nullptr && !options.is_base) {
+    std::string name;
+    if (ctx.String(*x, &name) && !Trim(name).empty()) {
+      dag->name = Trim(name);
+      name_given = true;
+    }
+  }
+  if (const Field* x = fields.Get("description")) {
+    ctx.String(*x, &dag->description);
+    dag->description = Trim(dag->description);
+  }
+  if (const Field* x = fields.Get("group")) {
+    ctx.String(*x, &dag->group);
+    dag->group = Trim(dag->group);
+  }
+  if (const Field* x = fields.Get("tags")) ParseTags(ctx, *x, &dag->tags);
+  if (const Field* x = fields.Get("type")) ParseType(ctx, *x, &dag->type);
+  if (const Field* x = fields.Get("schedule")) ParseSchedule(ctx, *x, options.zone, &dag->schedules);
+  if (const Field* x = fields.Get("skip_if_successful")) ctx.Bool(*x, &dag->skip_if_successful);
+  if (const Field* x = fields.Get("overlap_policy")) ParseOverlapPolicy(ctx, *x, &dag->overlap_policy);
+  if (const Field* x = fields.Get("catchup_window")) ParseCatchupWindow(ctx, *x, &dag->catchup_window);
+  if (const Field* x = fields.Get("queue")) {
+    ctx.String(*x, &dag->queue);
+    dag->queue = Trim(dag->queue);
+  }
+  ReadInt(ctx, fields.Get("max_active_runs"), -1, &dag->max_active_runs);
+  ReadInt(ctx, fields.Get("max_active_steps"), 0, &dag->max_active_steps);
+  if (const Field* x = fields.Get("params")) ParseParams(ctx, *x, &dag->params);
+  if (const Field* x = fields.Get("env")) ParseEnv(ctx, *x, &dag->env);
+  if (const Field* x = fields.Get("dotenv")) {
+    std::vector<std::string> files;
+    bool empty_list = false;
+    if (ctx.StringList(*x, &files, &empty_list)) {
+      dag->dotenv.insert(dag->dotenv.end(), files.begin(), files.end());
+      dag->dotenv_disabled = empty_list;
+    }
+  }
+  if (const Field* x = fields.Get("working_dir")) {
+    ctx.String(*x, &dag->working_dir);
+    dag->working_dir = Trim(dag->working_dir);
+  }
+  if (const Field* x = fields.Get("shell")) ParseShell(ctx, *x, &dag->shell, &dag->shell_args);
+  if (const Field* x = fields.Get("shell_args")) {
+    std::vector<std::string> more;
+    if (ctx.StringList(*x, &more)) dag->shell_args.insert(dag->shell_args.end(), more.begin(), more.end());
+  }
+  if (const Field* x = fields.Get("timeout_sec")) ctx.Seconds(*x, &dag->timeout);
+  if (const Field* x = fields.Get("delay_sec")) ctx.Seconds(*x, &dag->delay);
+  if (const Field* x = fields.Get("hist_retention_days")) {
+    int days = 0;
+    ReadInt(ctx, x, 0, &days);
+    if (days > 0) dag->hist_retention_days = days;  // 0 means "unset", as in Dagu
+  }
+  if (const Field* x = fields.Get("handler_on")) {
+    ParseContext::StepScope scope(&ctx);
+    ParseHandlerOn(ctx, *x, &dag->handler_on);
+  }
+  if (const Field* x = fields.Get("signal_handling")) ParseSignalHandling(ctx, *x, &dag->signal_propagation);
+  if (const Field* x = fields.Get("preconditions")) ParseConditions(ctx, *x, &dag->preconditions);
+  if (const Field* x = fields.Get("precondition")) ParseConditions(ctx, *x, &dag->preconditions);
+  if (const Field* x = fields.Get("max_clean_up_time_sec")) ctx.Seconds(*x, &dag->max_clean_up_time);
+  if (const Field* x = fields.Get("max_output_size")) {
+    int64_t size = 0;
+    if (ctx.Int(*x, 0, INT64_MAX, &size) && size > 0) dag->max_output_size = size;
+  }
+  if (const Field* x = fields.Get("log_dir")) {
+    ctx.String(*x, &dag->log_dir);
+    dag->log_dir = Trim(dag->log_dir);
+  }
+  if (const Field* x = fields.Get("restart_wait_sec")) ctx.Seconds(*x, &dag->restart_wait);
+
+  if (const Field* x = fields.Get("steps")) {
+    if (options.is_base) {
+      if (KindOf(x->value) != ScalarKind::kNull) ctx.Warning(*x, "ignored: steps in the base config");
+    } else {
+      std::vector<ParsedStep> steps;
+      bool list_form = true;
+      {
+        ParseContext::StepScope scope(&ctx);
+        ParseSteps(ctx, *x, &steps, &list_form);
+      }
+      dag->steps = FinalizeSteps(ctx, std::move(steps), dag->type, list_form);
+    }
+  }
+  if (!options.is_base && dag->steps.empty()) {
+    ctx.WarningAt(root, "steps", "the DAG has no steps");
+  }
+  return name_given;
+}
+
+}  // namespace dagu::dag_internal

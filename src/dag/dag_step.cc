@@ -1,0 +1,433 @@
+// Steps and their policies: run/command/script, retry, repeat, continue_on,
+// output, signal_on_stop, executor; the steps container; handler_on.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <climits>
+
+#include "dag/dag_keys.h"
+#include "dag/dag_parse.h"
+
+namespace dagu::dag_internal {
+namespace {
+
+std::string Quote(const std::string& s) { return "\"" + s + "\""; }
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// A run:/command: string: one line is a command, several lines a script.
+void AddCommandText(const std::string& text, Step* step) {
+  std::string trimmed = Trim(text);
+  if (trimmed.find('\n') != std::string::npos) {
+    step->script = text;
+  } else {
+    step->commands.push_back(trimmed);
+  }
+}
+
+// run: or command: as a string or a list of commands.
+bool ParseCommands(ParseContext& ctx, const Field& f, Step* step) {
+  if (f.value.IsSequence()) {
+    if (f.value.size() == 0) {
+      ctx.Error(f, "the command list is empty");
+      return false;
+    }
+    std::vector<std::string> commands;
+    if (!ctx.StringList(f, &commands)) return false;
+    for (size_t i = 0; i < commands.size(); ++i) {
+      std::string c = Trim(commands[i]);
+      if (c.empty()) {
+        ctx.Error(ParseContext::Item(f, i, f.value[i]), "empty command");
+        return false;
+      }
+      step->commands.push_back(c);
+    }
+    return true;
+  }
+  std::string text;
+  if (!ctx.String(f, &text)) return false;
+  if (Trim(text).empty()) {
+    ctx.Error(f, "the command is empty");
+    return false;
+  }
+  AddCommandText(text, step);
+  return true;
+}
+
+// An int that Dagu also accepts as a quoted number ("3").
+bool LenientInt(ParseContext& ctx, const Field& f, int64_t* out) {
+  if (KindOf(f.value) == ScalarKind::kString) {
+    std::string text = Trim(f.value.Scalar());
+    if (!text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }) &&
+        text.size() < 10) {
+      *out = std::stoll(text);
+      return true;
+    }
+    ctx.Error(f, "expected a whole number, got " + Quote(text) +
+                     (text.find('$') != std::string::npos ? " (variables are not supported here)" : ""));
+    return false;
+  }
+  return ctx.Int(f, 0, INT_MAX, out);
+}
+
+// backoff: true (= 2.0), false (= none) or a number > 1.
+bool ParseBackoff(ParseContext& ctx, const Field& f, double* out) {
+  ScalarKind kind = KindOf(f.value);
+  if (kind == ScalarKind::kNull) return true;
+  if (kind == ScalarKind::kBool) {
+    bool on = false;
+    ctx.Bool(f, &on);
+    *out = on ? 2.0 : 0.0;
+    return true;
+  }
+  if (kind == ScalarKind::kInt || kind == ScalarKind::kFloat) {
+    double v = std::strtod(f.value.Scalar().c_str(), nullptr);
+    if (v > 1.0) {
+      *out = v;
+      return true;
+    }
+  }
+  ctx.Error(f, "backoff must be true, false or a number greater than 1, got " + Quote(Describe(f.value)));
+  return false;
+}
+
+void ParseRetryPolicy(ParseContext& ctx, const Field& f, RetryPolicy* out) {
+  Fields fields;
+  if (!ctx.Map(f, RetryPolicyKeys(), &fields) || KindOf(f.value) == ScalarKind::kNull) return;
+  const Field* limit = fields.Get("limit");
+  const Field* interval = fields.Get("interval_sec");
+  if (limit == nullptr) ctx.Error(f, "retry_policy needs limit:");
+  if (interval == nullptr) ctx.Error(f, "retry_policy needs interval_sec:");
+  int64_t v = 0;
+  if (limit != nullptr && LenientInt(ctx, *limit, &v)) out->limit = static_cast<int>(v);
+  if (interval != nullptr && LenientInt(ctx, *interval, &v)) out->interval = std::chrono::seconds(v);
+  if (const Field* codes = fields.Get("exit_code")) ctx.IntList(*codes, &out->exit_codes);
+  if (const Field* backoff = fields.Get("backoff")) ParseBackoff(ctx, *backoff, &out->backoff);
+  if (const Field* max = fields.Get("max_interval_sec")) ctx.Seconds(*max, &out->max_interval);
+}
+
+void ParseRepeatPolicy(ParseContext& ctx, const Field& f, RepeatPolicy* out) {
+  Fields fields;
+  if (!ctx.Map(f, RepeatPolicyKeys(), &fields) || KindOf(f.value) == ScalarKind::kNull) return;
+  Condition cond;
+  const Field* condition = fields.Get("condition");
+  const Field* expected = fields.Get("expected");
+  if (condition != nullptr) ctx.String(*condition, &cond.condition);
+  if (expected != nullptr) ctx.String(*expected, &cond.expected);
+  if (condition != nullptr) out->condition = cond;
+  if (expected != nullptr && condition == nullptr) ctx.Error(*expected, "expected: needs condition:");
+  if (const Field* codes = fields.Get("exit_code")) ctx.IntList(*codes, &out->exit_codes);
+  int64_t v = 0;
+  if (const Field* interval = fields.Get("interval_sec"); interval != nullptr && LenientInt(ctx, *interval, &v)) {
+    out->interval = std::chrono::seconds(v);
+  }
+  if (const Field* limit = fields.Get("limit"); limit != nullptr && LenientInt(ctx, *limit, &v)) {
+    out->limit = static_cast<int>(v);
+  }
+  if (const Field* backoff = fields.Get("backoff")) ParseBackoff(ctx, *backoff, &out->backoff);
+  if (const Field* max = fields.Get("max_interval_sec")) ctx.Seconds(*max, &out->max_interval);
+
+  bool has_trigger = out->condition.has_value() || !out->exit_codes.empty();
+  const Field* repeat = fields.Get("repeat");
+  if (repeat == nullptr) {
+    // Dagu infers the mode: condition + expected -> until; condition or exit codes -> while.
+    if (has_trigger) {
+      out->enabled = true;
+      out->mode = condition != nullptr && expected != nullptr ? "until" : "while";
+    }
+    return;
+  }
+  if (KindOf(repeat->value) == ScalarKind::kBool) {
+    ctx.Bool(*repeat, &out->enabled);
+    if (out->enabled && has_trigger) out->mode = "while";
+    return;
+  }
+  std::string mode;
+  if (!ctx.String(*repeat, &mode)) return;
+  mode = Lower(Trim(mode));
+  if (mode != "while" && mode != "until") {
+    ctx.Error(*repeat, "repeat must be while, until, true or false, got " + Quote(mode));
+    return;
+  }
+  if (!has_trigger) {
+    ctx.Error(*repeat, "repeat: " + mode + " needs condition: or exit_code:");
+    return;
+  }
+  out->enabled = true;
+  out->mode = mode;
+}
+
+void ParseContinueOn(ParseContext& ctx, const Field& f, ContinueOn* out) {
+  if (f.value.IsScalar() && KindOf(f.value) != ScalarKind::kNull) {
+    std::string word;
+    if (!ctx.String(f, &word)) return;
+    word = Lower(Trim(word));
+    if (word == "failed" || word == "failure") {
+      out->failure = true;
+    } else if (word == "skipped") {
+      out->skipped = true;
+    } else {
+      ctx.Error(f, "continue_on must be failed, skipped or a mapping, got " + Quote(word));
+    }
+    return;
+  }
+  Fields fields;
+  if (!ctx.Map(f, ContinueOnKeys(), &fields)) return;
+  if (const Field* x = fields.Get("failure")) ctx.Bool(*x, &out->failure);
+  if (const Field* x = fields.Get("skipped")) ctx.Bool(*x, &out->skipped);
+  if (const Field* x = fields.Get("exit_code")) ctx.IntList(*x, &out->exit_codes);
+  if (const Field* x = fields.Get("output")) ctx.StringList(*x, &out->output);
+  if (const Field* x = fields.Get("mark_success")) ctx.Bool(*x, &out->mark_success);
+}
+
+void ParseOutput(ParseContext& ctx, const Field& f, std::string* out) {
+  std::string name;
+  if (f.value.IsMap()) {
+    Fields fields;
+    ctx.Map(f, OutputKeys(), &fields);
+    const Field* n = fields.Get("name");
+    if (n == nullptr) {
+      ctx.Error(f, "an output mapping needs name:");
+      return;
+    }
+    if (!ctx.String(*n, &name)) return;
+  } else if (!ctx.String(f, &name)) {
+    return;
+  }
+  name = Trim(name);
+  if (!name.empty() && name[0] == '$') name.erase(0, 1);
+  bool valid = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+               std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+  if (!valid) {
+    ctx.Error(f, "output must be a variable name (letters, digits, '_'), got " + Quote(Describe(f.value)));
+    return;
+  }
+  *out = name;
+}
+
+constexpr std::array<const char*, 31> kSignals = {
+    "SIGHUP",  "SIGINT",  "SIGQUIT", "SIGILL",    "SIGTRAP", "SIGABRT",   "SIGBUS",  "SIGFPE",
+    "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2",   "SIGPIPE", "SIGALRM",   "SIGTERM", "SIGSTKFLT",
+    "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP",   "SIGTTIN", "SIGTTOU",   "SIGURG",  "SIGXCPU",
+    "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO",  "SIGPWR",    "SIGSYS"};
+
+void ParseSignal(ParseContext& ctx, const Field& f, std::string* out) {
+  std::string name;
+  if (!ctx.String(f, &name)) return;
+  name = Trim(name);
+  if (name.empty()) return;
+  for (const char* s : kSignals) {
+    if (name == s) {
+      *out = name;
+      return;
+    }
+  }
+  std::string msg = "unknown signal " + Quote(name) + " (use a name such as SIGTERM or SIGINT)";
+  for (const char* s : kSignals) {
+    if ("SIG" + name == s || Lower(name) == Lower(s)) msg += "; did you mean " + Quote(s) + "?";
+  }
+  ctx.Error(f, msg);
+}
+
+void ParseExecutor(ParseContext& ctx, const Field& f) {
+  std::string type;
+  if (f.value.IsMap()) {
+    Fields fields;
+    ctx.Map(f, ExecutorKeys(), &fields);
+    if (const Field* t = fields.Get("type")) ctx.String(*t, &type);
+    if (const Field* c = fields.Get("config"); c != nullptr && c->value.IsMap() && c->value.size() > 0) {
+      ctx.Error(*c, "not supported: executor config; this implementation runs shell steps only");
+    }
+  } else if (!ctx.String(f, &type)) {
+    return;
+  }
+  type = Lower(Trim(type));
+  if (type.empty() || type == "command" || type == "shell") return;
+  ctx.Error(f, "not supported: executor type " + Quote(type) + "; this implementation runs shell steps only");
+}
+
+void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
+  Step& step = out->step;
+  if (const Field* x = fields.Get("name")) {
+    ctx.String(*x, &step.name);
+    step.name = Trim(step.name);
+    out->name_given = !step.name.empty();
+  }
+  if (const Field* x = fields.Get("id")) {
+    ctx.String(*x, &step.id);
+    step.id = Trim(step.id);
+  }
+  if (const Field* x = fields.Get("description")) {
+    ctx.String(*x, &step.description);
+    step.description = Trim(step.description);
+  }
+  const Field* run = fields.Get("run");
+  const Field* command = fields.Get("command");
+  const Field* script = fields.Get("script");
+  if (run != nullptr && (command != nullptr || script != nullptr)) {
+    ctx.Error(*run, std::string("give either run: or the legacy ") + (command != nullptr ? "command:" : "script:") +
+                        ", not both");
+  } else if (run != nullptr) {
+    ParseCommands(ctx, *run, &step);
+  } else {
+    if (command != nullptr) ParseCommands(ctx, *command, &step);
+    if (script != nullptr && ctx.String(*script, &step.script) && Trim(step.script).empty()) {
+      ctx.Error(*script, "the script is empty");
+    }
+  }
+  if (run == nullptr && command == nullptr && script == nullptr) {
+    ctx.ErrorAt(out->at.value, out->at.path, "the step has nothing to run; give run:");
+  }
+  if (const Field* x = fields.Get("shell")) ParseShell(ctx, *x, &step.shell, &step.shell_args);
+  if (const Field* x = fields.Get("shell_args")) {
+    std::vector<std::string> more;
+    if (ctx.StringList(*x, &more)) step.shell_args.insert(step.shell_args.end(), more.begin(), more.end());
+  }
+  if (const Field* x = fields.Get("depends")) {
+    if (x->value.IsMap()) {
+      ctx.Error(*x, "depends must be a step name or a list of them");
+    } else if (x->value.IsSequence()) {
+      out->no_implicit_deps = x->value.size() == 0;
+      for (size_t i = 0; i < x->value.size(); ++i) out->depends.push_back(ParseContext::Item(*x, i, x->value[i]));
+    } else if (KindOf(x->value) != ScalarKind::kNull) {
+      out->depends.push_back(*x);
+    }
+  }
+  if (const Field* x = fields.Get("env")) ParseEnv(ctx, *x, &step.env);
+  if (const Field* x = fields.Get("working_dir")) {
+    ctx.String(*x, &step.working_dir);
+    step.working_dir = Trim(step.working_dir);
+  }
+  if (const Field* x = fields.Get("output")) ParseOutput(ctx, *x, &step.output);
+  if (const Field* x = fields.Get("stdout")) ctx.String(*x, &step.stdout_file);
+  if (const Field* x = fields.Get("stderr")) ctx.String(*x, &step.stderr_file);
+  if (!step.stdout_file.empty() && step.stdout_file == step.stderr_file) {
+    ctx.Error(*fields.Get("stderr"), "stdout and stderr name the same file " + Quote(step.stdout_file));
+  }
+  if (const Field* x = fields.Get("retry_policy")) ParseRetryPolicy(ctx, *x, &step.retry_policy);
+  if (const Field* x = fields.Get("repeat_policy")) ParseRepeatPolicy(ctx, *x, &step.repeat_policy);
+  if (const Field* x = fields.Get("continue_on")) ParseContinueOn(ctx, *x, &step.continue_on);
+  if (const Field* x = fields.Get("timeout_sec")) ctx.Seconds(*x, &step.timeout);
+  if (const Field* x = fields.Get("preconditions")) ParseConditions(ctx, *x, &step.preconditions);
+  if (const Field* x = fields.Get("precondition")) ParseConditions(ctx, *x, &step.preconditions);
+  if (const Field* x = fields.Get("signal_on_stop")) ParseSignal(ctx, *x, &step.signal_on_stop);
+  if (const Field* x = fields.Get("executor")) ParseExecutor(ctx, *x);
+}
+
+std::string StepPath(const std::string& base, size_t index, const YAML::Node& node) {
+  if (node.IsMap()) {
+    const YAML::Node& map = node;
+    const YAML::Node name = map["name"];
+    if (name.IsDefined() && name.IsScalar() && !name.Scalar().empty()) return base + "[" + name.Scalar() + "]";
+  }
+  return base + "[" + std::to_string(index) + "]";
+}
+
+}  // namespace
+
+void ParseStep(ParseContext& ctx, const Field& f, ParsedStep* out) {
+  ParseContext::StepScope scope(&ctx);
+  out->at = f;
+  if (f.value.IsScalar() && KindOf(f.value) == ScalarKind::kString) {
+    // A bare string is a step that runs it (legacy shorthand).
+    std::string text = f.value.Scalar();
+    if (Trim(text).empty()) {
+      ctx.Error(f, "the command is empty");
+      return;
+    }
+    AddCommandText(text, &out->step);
+    return;
+  }
+  if (!f.value.IsMap()) {
+    ctx.Error(f, "a step must be a mapping (or a command string), got " + Quote(Describe(f.value)));
+    return;
+  }
+  Fields fields;
+  ctx.Map(f, StepKeys(), &fields, &RootKeys());
+  ParseStepFields(ctx, fields, out);
+}
+
+void ParseSteps(ParseContext& ctx, const Field& f, std::vector<ParsedStep>* out, bool* list_form) {
+  *list_form = true;
+  if (KindOf(f.value) == ScalarKind::kNull) return;
+  if (f.value.IsMap()) {
+    // Map form: the key is the step name; no implicit order.
+    *list_form = false;
+    size_t index = 0;
+    for (auto it = f.value.begin(); it != f.value.end(); ++it, ++index) {
+      Field item;
+      item.spelled = it->first.IsScalar() ? it->first.Scalar() : "";
+      item.name = item.spelled;
+      item.path = f.path + "[" + item.spelled + "]";
+      item.key = it->first;
+      item.value = it->second;
+      ParsedStep step;
+      step.element = index;
+      ParseStep(ctx, item, &step);
+      if (!step.name_given) {
+        step.step.name = Trim(item.spelled);
+        step.name_given = !step.step.name.empty();
+      }
+      out->push_back(std::move(step));
+    }
+    return;
+  }
+  if (!f.value.IsSequence()) {
+    ctx.Error(f, "steps must be a list or a mapping, got " + Quote(Describe(f.value)));
+    return;
+  }
+  for (size_t i = 0; i < f.value.size(); ++i) {
+    const YAML::Node& node = f.value[i];
+    Field item = ParseContext::Item(f, i, node);
+    item.path = StepPath(f.path, i, node);
+    if (node.IsSequence()) {
+      // A nested list: a group of steps that run in parallel between their
+      // neighbours in chain order.
+      for (size_t j = 0; j < node.size(); ++j) {
+        Field member = ParseContext::Item(item, j, node[j]);
+        member.path = StepPath(item.path, j, node[j]);
+        ParsedStep step;
+        step.element = i;
+        ParseStep(ctx, member, &step);
+        out->push_back(std::move(step));
+      }
+      continue;
+    }
+    ParsedStep step;
+    step.element = i;
+    ParseStep(ctx, item, &step);
+    out->push_back(std::move(step));
+  }
+}
+
+void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out) {
+  Fields fields;
+  if (!ctx.Map(f, HandlerOnKeys(), &fields)) return;
+  struct Slot {
+    const char* key;
+    const char* step_name;
+    std::optional<Step>* target;
+  };
+  const Slot slots[] = {{"init", "onInit", &out->init},
+                        {"success", "onSuccess", &out->success},
+                        {"failure", "onFailure", &out->failure},
+                        {"abort", "onCancel", &out->abort},
+                        {"exit", "onExit", &out->exit}};
+  for (const Slot& slot : slots) {
+    const Field* x = fields.Get(slot.key);
+    if (x == nullptr || KindOf(x->value) == ScalarKind::kNull) continue;
+    ParsedStep parsed;
+    ParseStep(ctx, *x, &parsed);
+    if (!parsed.depends.empty()) {
+      ParseContext::StepScope scope(&ctx);
+      ctx.WarningAt(parsed.depends.front().value, x->path + ".depends", "ignored: handlers run after all steps");
+    }
+    parsed.step.name = slot.step_name;
+    *slot.target = std::move(parsed.step);
+  }
+}
+
+}  // namespace dagu::dag_internal

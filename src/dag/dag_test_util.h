@@ -1,0 +1,70 @@
+// Helpers for the DAG loader's unit tests: load YAML text and look at the
+// problems found.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "dag/dag_loader.h"
+
+namespace dagu::testing {
+
+struct Loaded {
+  Status status;
+  Dag dag;
+  std::vector<DagError> errors;  // errors and warnings
+
+  std::vector<DagError> Errors() const {
+    std::vector<DagError> out;
+    for (const DagError& e : errors) {
+      if (e.is_error()) out.push_back(e);
+    }
+    return out;
+  }
+  std::vector<DagError> Warnings() const {
+    std::vector<DagError> out;
+    for (const DagError& e : errors) {
+      if (!e.is_error()) out.push_back(e);
+    }
+    return out;
+  }
+  // Every problem, one per line, for assertion messages.
+  std::string Dump() const {
+    std::string out;
+    for (const DagError& e : errors) out += e.ToString() + "\n";
+    return out;
+  }
+  // The first error whose ToString() contains `text`, or null.
+  const DagError* Find(const std::string& text) const {
+    for (const DagError& e : errors) {
+      if (e.is_error() && e.ToString().find(text) != std::string::npos) return &e;
+    }
+    return nullptr;
+  }
+};
+
+inline Loaded LoadYaml(const std::string& yaml, const LoadDagOptions& options = {},
+                       const std::string& path = "/dags/sample.yaml") {
+  Loaded l;
+  l.status = LoadDagFromString(yaml, path, options, &l.dag, &l.errors);
+  return l;
+}
+
+}  // namespace dagu::testing
+
+// Asserts that loading succeeded without errors.
+#define EXPECT_LOADS(loaded) EXPECT_TRUE((loaded).status.ok()) << (loaded).Dump()
+
+// Asserts exactly one error containing `text` at `line`:`col` (col 0: any).
+#define EXPECT_ONE_ERROR(loaded, text, line_no, col_no)                                  \
+  do {                                                                                   \
+    const auto& _l = (loaded);                                                           \
+    EXPECT_FALSE(_l.status.ok());                                                        \
+    ASSERT_EQ(_l.Errors().size(), 1u) << _l.Dump();                                      \
+    const ::dagu::DagError _e = _l.Errors()[0];                                          \
+    EXPECT_NE(_e.ToString().find(text), std::string::npos) << _l.Dump();                 \
+    EXPECT_EQ(_e.line, (line_no)) << _l.Dump();                                          \
+    if ((col_no) != 0) EXPECT_EQ(_e.column, (col_no)) << _l.Dump();                      \
+  } while (0)

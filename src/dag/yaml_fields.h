@@ -1,0 +1,144 @@
+// Internal to src/dag: reading YAML nodes strictly and reporting problems as
+// DagErrors with positions. A KeyTable lists the keys one mapping accepts (by
+// canonical snake_case name plus aliases); keys match whatever their dialect
+// after folding (lower case, underscores dropped), so timeout_sec, timeoutSec
+// and TIMEOUTSEC are one key. ParseContext turns a mapping into Fields
+// (reporting unknown keys with hints, duplicates, and keys that are known but
+// ignored or unsupported) and reads typed values, each reader reporting its
+// own error and returning false.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dag/dag_error.h"
+
+namespace dagu::dag_internal {
+
+enum class KeySupport {
+  kSupported,    // parsed into the model
+  kIgnored,      // accepted with a warning: has no effect here
+  kUnsupported,  // an error: a Dagu feature this implementation does not run
+};
+
+struct KeySpec {
+  const char* name;                   // canonical snake_case spelling
+  std::vector<const char*> aliases;   // other names (camelCase needs none: folding covers it)
+  KeySupport support = KeySupport::kSupported;
+  const char* note = "";              // why ignored/unsupported, or what to use instead
+};
+
+struct KeyTable {
+  const char* what;                   // "DAG", "step", "retry_policy": used in messages
+  std::vector<KeySpec> keys;
+  // Keys that are no field here but deserve a pointer: {folded key, hint}.
+  std::vector<std::pair<const char*, const char*>> hints;
+};
+
+// "timeoutSec", "timeout_sec", "TIMEOUT_SEC" -> "timeoutsec".
+std::string FoldKey(std::string_view key);
+
+// Levenshtein distance.
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// The closest of `candidates` to `word` when close enough to be a likely
+// misspelling (distance <= max(1, min(3, |word| / 3))), else "".
+std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates);
+
+enum class ScalarKind { kNull, kBool, kInt, kFloat, kString, kCollection };
+
+// The YAML 1.2 core-schema type of a scalar: quoted and block scalars are
+// strings; plain ones are null/bool/int/float when they look like one.
+// Undefined nodes are kNull; lists and mappings are kCollection.
+ScalarKind KindOf(const YAML::Node& node);
+
+// One key of a mapping, matched against a KeyTable.
+// Copy Fields, never assign one over another: YAML::Node's assignment writes
+// into the document it refers to.
+struct Field {
+  std::string name;     // canonical name (or the item index for list items)
+  std::string spelled;  // as written in the file
+  std::string path;     // key path for messages: "steps[build].retry_policy.limit"
+  YAML::Node key;       // may be undefined for list items
+  YAML::Node value;
+};
+
+struct Fields {
+  std::vector<Field> all;  // supported keys, in file order
+  const Field* Get(std::string_view canonical) const;
+};
+
+class ParseContext {
+ public:
+  // Appends problems to *out, naming `file`.
+  ParseContext(std::string file, std::vector<DagError>* out, bool metadata_only);
+
+  const std::string& file() const { return file_; }
+
+  // Inside a StepScope, errors of a metadata-only load become warnings.
+  class StepScope {
+   public:
+    explicit StepScope(ParseContext* ctx) : ctx_(ctx) { ++ctx_->step_depth_; }
+    ~StepScope() { --ctx_->step_depth_; }
+    StepScope(const StepScope&) = delete;
+    StepScope& operator=(const StepScope&) = delete;
+
+   private:
+    ParseContext* ctx_;
+  };
+
+  void Error(const Field& at, std::string message);
+  void Warning(const Field& at, std::string message);
+  // At a node (its position; 1:1 when it has none) with an explicit key path.
+  void ErrorAt(const YAML::Node& node, const std::string& path, std::string message, std::string value = "");
+  void WarningAt(const YAML::Node& node, const std::string& path, std::string message, std::string value = "");
+  void Report(DagError error);
+
+  // The fields of mapping `node`. Reports: not a mapping, unknown keys (with
+  // hints; `other` is the table of the other level, e.g. step keys at the DAG
+  // level), duplicate keys (also two spellings of one key), ignored keys
+  // (warning) and unsupported keys (error). Supports "<<" merge keys. Returns
+  // false only when `node` is not a mapping.
+  bool Map(const Field& at, const KeyTable& table, Fields* out, const KeyTable* other = nullptr);
+
+  // A Field for item `index` of the sequence in `parent`.
+  static Field Item(const Field& parent, size_t index, const YAML::Node& item);
+
+  // Typed readers: false (after reporting) when the value has the wrong type.
+  // A null value reads as empty / false / 0 and returns true.
+  bool String(const Field& f, std::string* out);          // any scalar, as written
+  bool Bool(const Field& f, bool* out);                   // true / false only
+  bool Int(const Field& f, int64_t min, int64_t max, int64_t* out);
+  bool Seconds(const Field& f, std::chrono::nanoseconds* out);  // int >= 0, in seconds
+  // A scalar or a list of scalars. `*empty_list` (if given) says "[]" was written.
+  bool StringList(const Field& f, std::vector<std::string>* out, bool* empty_list = nullptr);
+  // An int or a list of ints (quoted digits accepted, as Dagu does for exit codes).
+  bool IntList(const Field& f, std::vector<int>* out);
+
+ private:
+  DagError Make(const YAML::Node& node, const std::string& path, std::string message, std::string value,
+                DagError::Severity severity) const;
+  void UnknownKey(const Field& key, const KeyTable& table, const KeyTable* other);
+  void CollectEntries(const YAML::Node& node, const std::string& path, bool merged, std::vector<Field>* out);
+
+  std::string file_;
+  std::vector<DagError>* out_;
+  bool metadata_only_;
+  int step_depth_ = 0;
+};
+
+// The position of `node` (1-based), or {1, 1} when it has none.
+std::pair<int, int> PositionOf(const YAML::Node& node);
+
+// Text of a node for messages: the scalar, or "<list>" / "<map>".
+std::string Describe(const YAML::Node& node);
+
+// Trims ASCII whitespace at both ends.
+std::string Trim(std::string_view s);
+
+}  // namespace dagu::dag_internal
