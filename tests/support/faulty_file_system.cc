@@ -19,9 +19,15 @@ void FaultyFileSystem::Unblock() {
   cv_.notify_all();
 }
 
+void FaultyFileSystem::BeforeOnce(const std::string& op, const std::string& path_part, std::function<void()> hook) {
+  std::lock_guard<std::mutex> l(mu_);
+  hooks_.push_back(Hook{op, path_part, std::move(hook)});
+}
+
 void FaultyFileSystem::Clear() {
   std::lock_guard<std::mutex> l(mu_);
   faults_.clear();
+  hooks_.clear();
   ++unblock_generation_;
   cv_.notify_all();
 }
@@ -33,6 +39,16 @@ int FaultyFileSystem::blocked_calls() const {
 
 bool FaultyFileSystem::Intercept(const char* op, const std::string& path, Status* out) {
   std::unique_lock<std::mutex> l(mu_);
+  for (auto it = hooks_.begin(); it != hooks_.end(); ++it) {
+    if ((it->op == "*" || it->op == op) && path.find(it->path_part) != std::string::npos) {
+      std::function<void()> fn = std::move(it->fn);
+      hooks_.erase(it);
+      l.unlock();
+      fn();
+      l.lock();
+      break;
+    }
+  }
   for (const Fault& f : faults_) {
     if ((f.op == "*" || f.op == op) && path.find(f.path_part) != std::string::npos) {
       if (f.block) {

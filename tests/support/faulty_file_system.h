@@ -6,6 +6,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ class FaultyFileSystem final : public FileSystem {
   // Every matching call blocks until Unblock(), then proceeds normally.
   void Block(const std::string& op, const std::string& path_part);
   void Unblock();
+  // Runs `hook` once, just before the first matching call proceeds (to
+  // interleave another actor's steps at an exact point of a protocol).
+  void BeforeOnce(const std::string& op, const std::string& path_part, std::function<void()> hook);
   // Removes all faults (and unblocks).
   void Clear();
   // Number of calls that have been blocked so far and are still waiting.
@@ -57,7 +61,13 @@ class FaultyFileSystem final : public FileSystem {
   FileSystem* base_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  struct Hook {
+    std::string op;
+    std::string path_part;
+    std::function<void()> fn;
+  };
   std::vector<Fault> faults_;
+  std::vector<Hook> hooks_;
   uint64_t unblock_generation_ = 0;
   int waiting_ = 0;
 };

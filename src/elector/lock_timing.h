@@ -1,0 +1,45 @@
+// LockTiming: every interval of the lock protocol, derived from the two the
+// operator sets (design/decisions.md section 3; docs/ha-protocol.md):
+//
+//   T  stale threshold   scheduler.lock_stale_threshold (30s)
+//   R  retry interval    scheduler.lock_retry_interval  (5s)
+//   I  renew interval    min(7s, T/4)
+//   L  lease length      T - I: the active instance gives up (and stops
+//                        dispatching) once L has passed since the start of
+//                        its last successful renewal
+//   O  observe interval  min(R, 250ms): how often a standby looks at the lock
+//
+// All of them are measured on the monotonic clock of the instance that uses them.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/clock.h"
+#include "core/status.h"
+
+namespace dagu {
+
+struct LockTiming {
+  Duration stale_threshold = std::chrono::seconds(30);  // T
+  Duration retry_interval = std::chrono::seconds(5);    // R
+
+  Duration RenewInterval() const {  // I
+    return std::min<Duration>(std::chrono::seconds(7), stale_threshold / 4);
+  }
+  Duration LeaseLength() const { return stale_threshold - RenewInterval(); }  // L = T - I
+  Duration ObserveInterval() const {                                           // O
+    return std::min<Duration>(retry_interval, std::chrono::milliseconds(250));
+  }
+  // A renewal that has not finished this long after it started counts as none.
+  Duration RenewalDeadline() const { return RenewInterval(); }
+  // After a failed renewal, the next attempt comes this much later.
+  Duration RenewalRetry() const {
+    return std::min<Duration>(RenewInterval(), std::chrono::seconds(1));
+  }
+
+  // InvalidArgument naming the key when T or R is not positive.
+  Status Validate() const;
+};
+
+}  // namespace dagu
