@@ -1,0 +1,108 @@
+#include "dagwatch/dag_catalog.h"
+
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+namespace dagu {
+namespace {
+
+bool IsDagFileName(const std::string& name) {
+  if (name.empty() || name[0] == '.') return false;
+  auto ends_with = [&](const char* suffix) {
+    std::string s(suffix);
+    return name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends_with(".yaml") || ends_with(".yml");
+}
+
+}  // namespace
+
+DagCatalog::DagCatalog(FileSystem* fs, std::string dags_dir, DagFileLoader loader)
+    : fs_(fs), dir_(std::move(dags_dir)), loader_(std::move(loader)) {}
+
+Status DagCatalog::Rescan() {
+  std::lock_guard<std::mutex> rescan(rescan_mu_);
+  std::vector<std::string> names;
+  Status listed = fs_->ListDir(dir_, &names);
+  if (!listed.ok()) return listed.WithContext("listing DAG directory " + dir_);
+
+  bool changed = false;
+  std::set<std::string> present;
+  for (const std::string& name : names) {
+    if (!IsDagFileName(name)) continue;
+    std::string path = JoinPath(dir_, name);
+    FileInfo info;
+    Status st = fs_->Stat(path, &info);
+    if (st.IsNotFound()) continue;  // removed since the listing
+    if (!st.ok()) {
+      spdlog::error("DAG file {}: {}; keeping what was loaded before", path, st.ToString());
+      if (files_.count(name)) present.insert(name);
+      continue;
+    }
+    if (info.is_dir) continue;
+    present.insert(name);
+    FileKey key{info.size, info.mtime, info.inode};
+    auto it = files_.find(name);
+    if (it != files_.end() && it->second.key == key) continue;
+
+    Entry entry;
+    entry.key = key;
+    auto dag = std::make_shared<Dag>();
+    Status loaded = loader_(path, dag.get());
+    if (loaded.ok()) {
+      entry.dag = std::move(dag);
+      spdlog::info("DAG {} {} from {}", entry.dag->name, it == files_.end() ? "loaded" : "reloaded", path);
+    } else {
+      spdlog::error("DAG file {} skipped: {}", path, loaded.ToString());
+    }
+    files_[name] = std::move(entry);
+    changed = true;
+  }
+  for (auto it = files_.begin(); it != files_.end();) {
+    if (present.count(it->first)) {
+      ++it;
+      continue;
+    }
+    spdlog::info("DAG file {} removed", JoinPath(dir_, it->first));
+    it = files_.erase(it);
+    changed = true;
+  }
+  if (!changed) return Status::OK();
+
+  // files_ is ordered by file name, so the first file of a name wins.
+  std::map<std::string, DagPtr> by_name;
+  for (const auto& [file, entry] : files_) {
+    if (!entry.dag) continue;
+    auto [pos, inserted] = by_name.emplace(entry.dag->name, entry.dag);
+    if (!inserted) {
+      spdlog::error("DAG file {} skipped: DAG name \"{}\" is already defined by {}", JoinPath(dir_, file),
+                    entry.dag->name, pos->second->location);
+    }
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  by_name_ = std::move(by_name);
+  ++generation_;
+  return Status::OK();
+}
+
+std::vector<DagPtr> DagCatalog::Snapshot() const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<DagPtr> out;
+  out.reserve(by_name_.size());
+  for (const auto& [name, dag] : by_name_) out.push_back(dag);
+  return out;
+}
+
+DagPtr DagCatalog::Find(const std::string& name) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+uint64_t DagCatalog::generation() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return generation_;
+}
+
+}  // namespace dagu

@@ -1,0 +1,77 @@
+// DagCatalog: the DAGs the scheduler knows, kept in step with the DAG
+// directory. Rescan() lists the directory (not recursive: *.yaml and *.yml,
+// hidden files skipped), loads files that are new or changed (by size, mtime
+// and inode), and forgets files that were removed. A file that does not load
+// is reported once per version of the file (logged with the file and the
+// error) and skipped; when two files define the same DAG name, the later
+// file (in name order) is reported and skipped, as the DAG loader does.
+//
+// Readers take immutable snapshots, so a DAG object never changes under a
+// tick that is using it.
+//
+// Thread-safe. Rescans are serialised; readers never wait for a load.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/file_system.h"
+#include "core/status.h"
+#include "dag/dag.h"
+
+namespace dagu {
+
+// Loads one DAG file. The real one wraps LoadDag (see MakeDagFileLoader).
+using DagFileLoader = std::function<Status(const std::string& path, Dag* out)>;
+
+using DagPtr = std::shared_ptr<const Dag>;
+
+class DagCatalog {
+ public:
+  // `fs` must outlive the catalog.
+  DagCatalog(FileSystem* fs, std::string dags_dir, DagFileLoader loader);
+
+  // Brings the catalog in line with the directory. An error listing the
+  // directory is returned (and the catalog kept as it was); a file that
+  // fails to load is not an error of the rescan.
+  Status Rescan();
+
+  // Every loaded DAG, sorted by name.
+  std::vector<DagPtr> Snapshot() const;
+  // The DAG of that name, or null.
+  DagPtr Find(const std::string& name) const;
+  // Bumped whenever the set of DAGs or any DAG changes.
+  uint64_t generation() const;
+
+  const std::string& dir() const { return dir_; }
+
+ private:
+  struct FileKey {
+    uint64_t size = 0;
+    WallTime mtime;
+    uint64_t inode = 0;
+    bool operator==(const FileKey& o) const { return size == o.size && mtime == o.mtime && inode == o.inode; }
+  };
+  struct Entry {
+    FileKey key;
+    DagPtr dag;  // null when the file failed to load
+  };
+
+  FileSystem* fs_;
+  std::string dir_;
+  DagFileLoader loader_;
+
+  std::mutex rescan_mu_;              // serialises Rescan
+  std::map<std::string, Entry> files_;  // by file name; guarded by rescan_mu_
+
+  mutable std::mutex mu_;             // guards the published view
+  std::map<std::string, DagPtr> by_name_;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace dagu

@@ -1,0 +1,162 @@
+#include "dagwatch/dag_catalog.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "dagwatch/dag_file_loader.h"
+#include "dagwatch/suspend_flags.h"
+#include "support/faulty_file_system.h"
+#include "support/temp_dir.h"
+
+namespace dagu {
+namespace {
+
+using testing::FaultyFileSystem;
+using testing::TempDir;
+
+// A loader that takes the DAG name from the file's first line; "broken"
+// fails the load, as a YAML error would.
+Status FakeLoad(const std::string& path, Dag* out) {
+  std::string text;
+  Status s = PosixFileSystem()->ReadFile(path, &text);
+  if (!s.ok()) return s;
+  if (text.rfind("broken", 0) == 0) return Status::InvalidArgument(path + ":1:1: bad YAML");
+  out->name = text.substr(0, text.find('\n'));
+  out->location = path;
+  out->yaml_data = text;
+  return Status::OK();
+}
+
+std::vector<std::string> Names(const DagCatalog& c) {
+  std::vector<std::string> out;
+  for (const DagPtr& d : c.Snapshot()) out.push_back(d->name);
+  return out;
+}
+
+TEST(DagCatalogTest, LoadsYamlFilesOnlyAndSkipsHiddenAndDirectories) {
+  TempDir dir;
+  dir.WriteFile("a.yaml", "alpha\n");
+  dir.WriteFile("b.yml", "beta\n");
+  dir.WriteFile("c.txt", "gamma\n");
+  dir.WriteFile(".hidden.yaml", "hidden\n");
+  std::filesystem::create_directories(dir.Sub("sub.yaml"));
+  dir.WriteFile("nested/d.yaml", "delta\n");
+  DagCatalog catalog(PosixFileSystem(), dir.path(), FakeLoad);
+  ASSERT_TRUE(catalog.Rescan().ok());
+  EXPECT_EQ(Names(catalog), (std::vector<std::string>{"alpha", "beta"}));
+  ASSERT_NE(catalog.Find("alpha"), nullptr);
+  EXPECT_EQ(catalog.Find("alpha")->location, dir.Sub("a.yaml"));
+  EXPECT_EQ(catalog.Find("gamma"), nullptr);
+}
+
+TEST(DagCatalogTest, AddChangeRemoveTakeEffectOnRescan) {
+  TempDir dir;
+  dir.WriteFile("a.yaml", "alpha\n");
+  DagCatalog catalog(PosixFileSystem(), dir.path(), FakeLoad);
+  ASSERT_TRUE(catalog.Rescan().ok());
+  uint64_t g1 = catalog.generation();
+  DagPtr before = catalog.Find("alpha");
+
+  ASSERT_TRUE(catalog.Rescan().ok());  // nothing changed: same objects, same generation
+  EXPECT_EQ(catalog.generation(), g1);
+  EXPECT_EQ(catalog.Find("alpha"), before);
+
+  dir.WriteFile("a.yaml", "alpha\nchanged: yes\n");
+  dir.WriteFile("b.yaml", "beta\n");
+  ASSERT_TRUE(catalog.Rescan().ok());
+  EXPECT_GT(catalog.generation(), g1);
+  EXPECT_EQ(Names(catalog), (std::vector<std::string>{"alpha", "beta"}));
+  EXPECT_NE(catalog.Find("alpha"), before);
+  EXPECT_EQ(before->yaml_data, "alpha\n");  // an old snapshot never changes
+  EXPECT_EQ(catalog.Find("alpha")->yaml_data, "alpha\nchanged: yes\n");
+
+  std::filesystem::remove(dir.Sub("a.yaml"));
+  ASSERT_TRUE(catalog.Rescan().ok());
+  EXPECT_EQ(Names(catalog), (std::vector<std::string>{"beta"}));
+}
+
+TEST(DagCatalogTest, BrokenFileIsSkippedAndTheOthersStay) {
+  TempDir dir;
+  dir.WriteFile("a.yaml", "alpha\n");
+  dir.WriteFile("b.yaml", "broken\n");
+  DagCatalog catalog(PosixFileSystem(), dir.path(), FakeLoad);
+  ASSERT_TRUE(catalog.Rescan().ok());
+  EXPECT_EQ(Names(catalog), (std::vector<std::string>{"alpha"}));
+
+  dir.WriteFile("a.yaml", "broken again\n");  // a good DAG goes bad: it is no longer scheduled
+  ASSERT_TRUE(catalog.Rescan().ok());
+  EXPECT_TRUE(Names(catalog).empty());
+
+  dir.WriteFile("b.yaml", "beta\n");  // fixed: loaded
+  ASSERT_TRUE(catalog.Rescan().ok());
+  EXPECT_EQ(Names(catalog), (std::vector<std::string>{"beta"}));
+}
+
+TEST(DagCatalogTest, DuplicateNameKeepsTheFirstFileByName) {
+  TempDir dir;
+  dir.WriteFile("a.yaml", "same\n");
+  dir.WriteFile("b.yaml", "same\n");
+  DagCatalog catalog(PosixFileSystem(), dir.path(), FakeLoad);
+  ASSERT_TRUE(catalog.Rescan().ok());
+  ASSERT_EQ(Names(catalog), (std::vector<std::string>{"same"}));
+  EXPECT_EQ(catalog.Find("same")->location, dir.Sub("a.yaml"));
+}
+
+TEST(DagCatalogTest, UnlistableDirectoryIsAnErrorAndKeepsTheCatalog) {
+  TempDir dir;
+  dir.WriteFile("a.yaml", "alpha\n");
+  FaultyFileSystem fs(PosixFileSystem());
+  DagCatalog catalog(&fs, dir.path(), FakeLoad);
+  ASSERT_TRUE(catalog.Rescan().ok());
+  fs.FailWith("ListDir", dir.path(), Status::IOError("EIO"));
+  Status s = catalog.Rescan();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(dir.path()), std::string::npos);
+  EXPECT_EQ(Names(catalog), (std::vector<std::string>{"alpha"}));
+}
+
+TEST(DagCatalogTest, FileThatCannotBeStattedKeepsItsLastVersion) {
+  TempDir dir;
+  dir.WriteFile("a.yaml", "alpha\n");
+  FaultyFileSystem fs(PosixFileSystem());
+  DagCatalog catalog(&fs, dir.path(), FakeLoad);
+  ASSERT_TRUE(catalog.Rescan().ok());
+  fs.FailWith("Stat", "a.yaml", Status::IOError("EIO"));
+  ASSERT_TRUE(catalog.Rescan().ok());
+  EXPECT_EQ(Names(catalog), (std::vector<std::string>{"alpha"}));
+}
+
+TEST(DagFileLoaderTest, RealLoaderLoadsAValidFileAndRejectsABrokenOne) {
+  TempDir dir;
+  dir.WriteFile("good.yaml", "schedule: \"*/5 * * * *\"\nsteps:\n  - name: one\n    run: echo hi\n");
+  dir.WriteFile("bad.yaml", "schedule: [\n");
+  DagCatalog catalog(PosixFileSystem(), dir.path(), MakeDagFileLoader(LoadDagOptions{}));
+  ASSERT_TRUE(catalog.Rescan().ok());
+  ASSERT_EQ(Names(catalog), (std::vector<std::string>{"good"}));
+  EXPECT_EQ(catalog.Find("good")->schedules.start.size(), 1u);
+}
+
+TEST(SuspendFlagsTest, FlagFileOfTheDagFileStem) {
+  TempDir dir;
+  FaultyFileSystem fs(PosixFileSystem());
+  SuspendFlags flags(&fs, dir.Sub("suspend"));
+  Dag d;
+  d.name = "named-differently";
+  d.location = "/dags/my etl.yaml";
+  EXPECT_EQ(flags.FlagPath(d), dir.Sub("suspend/my-etl.suspend"));
+  bool suspended = true;
+  ASSERT_TRUE(flags.IsSuspended(d, &suspended).ok());
+  EXPECT_FALSE(suspended);
+  dir.WriteFile("suspend/my-etl.suspend", "");
+  ASSERT_TRUE(flags.IsSuspended(d, &suspended).ok());
+  EXPECT_TRUE(suspended);
+
+  fs.FailWith("Stat", "suspend", Status::IOError("EIO"));
+  Status s = flags.IsSuspended(d, &suspended);
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(suspended);  // unknown counts as suspended
+}
+
+}  // namespace
+}  // namespace dagu

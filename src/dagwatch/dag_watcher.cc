@@ -1,0 +1,116 @@
+#include "dagwatch/dag_watcher.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+namespace dagu {
+namespace {
+
+constexpr uint32_t kWatchMask = IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM |
+                                IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
+
+using Steady = std::chrono::steady_clock;
+
+int MillisUntil(Steady::time_point t) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - Steady::now()).count();
+  return left < 0 ? 0 : static_cast<int>(left);
+}
+
+}  // namespace
+
+DagWatcher::DagWatcher(DagCatalog* catalog, std::chrono::milliseconds rescan_interval,
+                       std::chrono::milliseconds debounce)
+    : catalog_(catalog), rescan_interval_(rescan_interval), debounce_(debounce) {}
+
+DagWatcher::~DagWatcher() { Stop(); }
+
+void DagWatcher::Start() {
+  if (thread_.joinable()) return;
+  stop_ = false;
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (inotify_fd_ < 0) {
+    spdlog::warn("inotify unavailable ({}); DAG directory {} is rescanned every {} ms", std::strerror(errno),
+                 catalog_->dir(), rescan_interval_.count());
+  }
+  AddWatch();
+  Status s = catalog_->Rescan();
+  if (!s.ok()) spdlog::error("{}", s.ToString());
+  thread_ = std::thread([this] { Run(); });
+}
+
+void DagWatcher::Stop() {
+  if (!thread_.joinable()) return;
+  stop_ = true;
+  uint64_t one = 1;
+  if (::write(wake_fd_, &one, sizeof one) < 0) { /* the poll timeout still ends the loop */ }
+  thread_.join();
+  if (inotify_fd_ >= 0) ::close(inotify_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+  inotify_fd_ = wake_fd_ = watch_ = -1;
+  watching_ = false;
+}
+
+bool DagWatcher::AddWatch() {
+  if (inotify_fd_ < 0) return false;
+  if (watch_ >= 0) ::inotify_rm_watch(inotify_fd_, watch_);  // a directory moved away or deleted
+  watch_ = ::inotify_add_watch(inotify_fd_, catalog_->dir().c_str(), kWatchMask);
+  if (watch_ < 0) {
+    if (!warned_) {
+      spdlog::warn("cannot watch DAG directory {} ({}); rescanning it every {} ms", catalog_->dir(),
+                   std::strerror(errno), rescan_interval_.count());
+      warned_ = true;
+    }
+    return false;
+  }
+  if (warned_) spdlog::info("watching DAG directory {} again", catalog_->dir());
+  warned_ = false;
+  watching_ = true;
+  return true;
+}
+
+void DagWatcher::Run() {
+  auto next_rescan = Steady::now() + rescan_interval_;
+  bool dirty = false;
+  auto quiet_until = Steady::now();
+  alignas(inotify_event) char buf[8192];
+  while (!stop_) {
+    Steady::time_point wake = dirty ? std::min(quiet_until, next_rescan) : next_rescan;
+    pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {inotify_fd_, POLLIN, 0}};
+    int n = ::poll(fds, inotify_fd_ >= 0 ? 2 : 1, MillisUntil(wake));
+    if (stop_) break;
+    if (n > 0 && inotify_fd_ >= 0 && (fds[1].revents & POLLIN)) {
+      bool lost_dir = false;
+      for (;;) {
+        ssize_t len = ::read(inotify_fd_, buf, sizeof buf);
+        if (len <= 0) break;
+        for (ssize_t off = 0; off < len;) {
+          auto* ev = reinterpret_cast<inotify_event*>(buf + off);
+          if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) lost_dir = true;
+          off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
+        }
+      }
+      if (lost_dir) watching_ = false;
+      dirty = true;
+      quiet_until = Steady::now() + debounce_;
+      continue;
+    }
+    auto now = Steady::now();
+    if ((dirty && now >= quiet_until) || now >= next_rescan) {
+      if (!watching_) AddWatch();
+      Status s = catalog_->Rescan();
+      if (!s.ok()) spdlog::error("{}", s.ToString());
+      dirty = false;
+      next_rescan = Steady::now() + rescan_interval_;
+    }
+  }
+}
+
+}  // namespace dagu

@@ -1,0 +1,55 @@
+// DagWatcher: keeps a DagCatalog in step with its directory while the
+// scheduler runs, so adding, changing or removing a DAG file takes effect
+// without a restart. It watches the directory with inotify (a burst of
+// events is coalesced: one rescan after `debounce` of quiet) and also
+// rescans every `rescan_interval` as a fallback, which covers what inotify
+// cannot see (edits made by another NFS client, a directory that did not
+// exist yet or was replaced). If inotify is unavailable it logs why and
+// relies on the periodic rescan alone.
+//
+// Start/Stop are not thread-safe with each other; the catalog is.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "dagwatch/dag_catalog.h"
+
+namespace dagu {
+
+class DagWatcher {
+ public:
+  // `catalog` must outlive the watcher.
+  DagWatcher(DagCatalog* catalog, std::chrono::milliseconds rescan_interval,
+             std::chrono::milliseconds debounce = std::chrono::milliseconds(100));
+  ~DagWatcher();
+
+  DagWatcher(const DagWatcher&) = delete;
+  DagWatcher& operator=(const DagWatcher&) = delete;
+
+  // Rescans once, then watches on a thread of its own. Idempotent.
+  void Start();
+  // Stops and joins the thread promptly.
+  void Stop();
+
+  // True while an inotify watch on the directory is in place.
+  bool watching() const { return watching_.load(); }
+
+ private:
+  void Run();
+  bool AddWatch();  // (re)creates the inotify watch; false when it cannot
+
+  DagCatalog* catalog_;
+  std::chrono::milliseconds rescan_interval_;
+  std::chrono::milliseconds debounce_;
+  int inotify_fd_ = -1;
+  int watch_ = -1;
+  bool warned_ = false;  // "cannot watch" logged, until it works again
+  int wake_fd_ = -1;  // eventfd that Stop() writes to
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> watching_{false};
+  std::thread thread_;
+};
+
+}  // namespace dagu

@@ -1,0 +1,78 @@
+// The watcher with the real filesystem and inotify: polls with deadlines.
+#include "dagwatch/dag_watcher.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/subprocess.h"
+#include "support/temp_dir.h"
+
+namespace dagu {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using testing::PollUntil;
+using testing::TempDir;
+
+Status NameFromFirstLine(const std::string& path, Dag* out) {
+  std::string text;
+  DAGU_RETURN_IF_ERROR(PosixFileSystem()->ReadFile(path, &text));
+  if (text.rfind("broken", 0) == 0) return Status::InvalidArgument(path + ": bad");
+  out->name = text.substr(0, text.find('\n'));
+  out->location = path;
+  return Status::OK();
+}
+
+TEST(DagWatcherTest, InotifySeesAddChangeAndRemoveWithoutAPeriodicRescan) {
+  TempDir dir;
+  dir.WriteFile("a.yaml", "alpha\n");
+  DagCatalog catalog(PosixFileSystem(), dir.path(), NameFromFirstLine);
+  DagWatcher watcher(&catalog, std::chrono::hours(1), milliseconds(20));
+  watcher.Start();
+  ASSERT_NE(catalog.Find("alpha"), nullptr);  // Start rescans once
+  ASSERT_TRUE(watcher.watching());
+
+  dir.WriteFile("b.yaml", "beta\n");
+  EXPECT_TRUE(PollUntil([&] { return catalog.Find("beta") != nullptr; }, seconds(5)));
+  dir.WriteFile("b.yaml", "gamma\n");
+  EXPECT_TRUE(PollUntil([&] { return catalog.Find("gamma") != nullptr && !catalog.Find("beta"); }, seconds(5)));
+  std::filesystem::remove(dir.Sub("a.yaml"));
+  EXPECT_TRUE(PollUntil([&] { return catalog.Find("alpha") == nullptr; }, seconds(5)));
+  dir.WriteFile("c.yaml", "broken\n");
+  dir.WriteFile("d.yaml", "delta\n");
+  EXPECT_TRUE(PollUntil([&] { return catalog.Find("delta") != nullptr; }, seconds(5)));
+  EXPECT_EQ(catalog.Snapshot().size(), 2u);
+  watcher.Stop();
+}
+
+TEST(DagWatcherTest, PeriodicRescanCoversADirectoryThatAppearsLater) {
+  TempDir dir;
+  std::string dags = dir.Sub("dags");
+  DagCatalog catalog(PosixFileSystem(), dags, NameFromFirstLine);
+  DagWatcher watcher(&catalog, milliseconds(50));
+  watcher.Start();  // no directory yet: no watch, errors logged
+  EXPECT_FALSE(watcher.watching());
+  dir.WriteFile("dags/a.yaml", "alpha\n");
+  EXPECT_TRUE(PollUntil([&] { return catalog.Find("alpha") != nullptr; }, seconds(5)));
+  EXPECT_TRUE(PollUntil([&] { return watcher.watching(); }, seconds(5)));
+  watcher.Stop();
+}
+
+TEST(DagWatcherTest, StopIsPromptAndRestartable) {
+  TempDir dir;
+  DagCatalog catalog(PosixFileSystem(), dir.path(), NameFromFirstLine);
+  DagWatcher watcher(&catalog, std::chrono::hours(1));
+  watcher.Start();
+  auto t0 = std::chrono::steady_clock::now();
+  watcher.Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, seconds(1));
+  watcher.Stop();  // idempotent
+  watcher.Start();
+  dir.WriteFile("a.yaml", "alpha\n");
+  EXPECT_TRUE(PollUntil([&] { return catalog.Find("alpha") != nullptr; }, seconds(5)));
+}
+
+}  // namespace
+}  // namespace dagu
