@@ -52,19 +52,23 @@ inline Loaded LoadYaml(const std::string& yaml, const LoadDagOptions& options = 
   return l;
 }
 
+// Checks exactly one error, containing `text`, at `line`:`column`.
+inline void ExpectOneError(const Loaded& l, const std::string& text, int line, int column) {
+  EXPECT_FALSE(l.status.ok());
+  ASSERT_EQ(l.Errors().size(), 1u) << l.Dump();
+  const DagError e = l.Errors()[0];
+  EXPECT_NE(e.ToString().find(text), std::string::npos) << "wanted: " << text << "\n" << l.Dump();
+  EXPECT_EQ(e.line, line) << l.Dump();
+  EXPECT_EQ(e.column, column) << l.Dump();
+}
+
 }  // namespace dagu::testing
 
 // Asserts that loading succeeded without errors.
 #define EXPECT_LOADS(loaded) EXPECT_TRUE((loaded).status.ok()) << (loaded).Dump()
 
-// Asserts exactly one error containing `text` at `line`:`col` (col 0: any).
-#define EXPECT_ONE_ERROR(loaded, text, line_no, col_no)                                  \
-  do {                                                                                   \
-    const auto& _l = (loaded);                                                           \
-    EXPECT_FALSE(_l.status.ok());                                                        \
-    ASSERT_EQ(_l.Errors().size(), 1u) << _l.Dump();                                      \
-    const ::dagu::DagError _e = _l.Errors()[0];                                          \
-    EXPECT_NE(_e.ToString().find(text), std::string::npos) << _l.Dump();                 \
-    EXPECT_EQ(_e.line, (line_no)) << _l.Dump();                                          \
-    if ((col_no) != 0) EXPECT_EQ(_e.column, (col_no)) << _l.Dump();                      \
+#define EXPECT_ONE_ERROR(loaded, text, line_no, col_no)                   \
+  do {                                                                    \
+    SCOPED_TRACE("EXPECT_ONE_ERROR");                                     \
+    ::dagu::testing::ExpectOneError((loaded), (text), (line_no), (col_no)); \
   } while (0)

@@ -341,7 +341,7 @@ bool ParseContext::Int(const Field& f, int64_t min, int64_t max, int64_t* out) {
     return false;
   }
   if (v < min || v > max) {
-    std::string range = max == INT64_MAX || max == INT_MAX ? ">= " + std::to_string(min)
+    std::string range = max >= INT_MAX ? ">= " + std::to_string(min)
                                                            : "between " + std::to_string(min) + " and " +
                                                                  std::to_string(max);
     Error(f, "must be " + range + ", got " + std::to_string(v));
