@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "core/exit_codes.h"
 #include "dagu/version.h"
 
 namespace dagu::cli {
@@ -9,7 +10,7 @@ void AddVersionCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("version", "Print the version");
   cmd->callback([exit_code] {
     std::cout << kVersion << "\n";
-    *exit_code = 0;
+    *exit_code = kExitOk;
   });
 }
 

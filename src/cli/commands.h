@@ -22,13 +22,18 @@ void AddCommonFlags(CLI::App* cmd, CommonFlags* flags);
 
 // Loads the config for a command. On error prints it to stderr and returns
 // kExitConfig; returns 0 on success. `extra` carries command-specific
-// overrides (host/port of start-all).
+// overrides (host/port of start-all). On success it also sets up logging,
+// logs the config's warnings, and exports DAGU_HOME (when --dagu-home or a
+// DAGU_HOME was used; always absolute) and TZ (when `tz` is set) into this
+// process's environment, so every child inherits them.
 int LoadConfigForCommand(const CommonFlags& flags, ConfigOverrides extra, Config* config);
 
-// Sets up logging (stderr, logfmt-like lines); quiet lowers the level.
+// Sets up logging (stderr, logfmt-like lines); quiet lowers the level to
+// warnings, debug raises it.
 void SetUpLogging(bool quiet, bool debug);
 
 void AddVersionCommand(CLI::App& app, int* exit_code);
+void AddConfigCommand(CLI::App& app, int* exit_code);      // config, config show
 void AddValidateCommand(CLI::App& app, int* exit_code);
 void AddRunCommands(CLI::App& app, int* exit_code);        // start, enqueue, dequeue, retry, status, stop
 void AddSchedulerCommand(CLI::App& app, int* exit_code);   // scheduler, scheduler status

@@ -1,4 +1,7 @@
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include <iostream>
 
@@ -6,6 +9,24 @@
 #include "core/exit_codes.h"
 
 namespace dagu::cli {
+namespace {
+
+// Children (runs spawned by the scheduler, the server) must see the same
+// home and time zone as this process, as Dagu arranges: --dagu-home and a
+// relative DAGU_HOME are exported as an absolute DAGU_HOME; `tz` as TZ.
+void ExportForChildren(const CommonFlags& flags, const Config& config) {
+  const char* env_home = ::getenv("DAGU_HOME");
+  bool home_from_env = env_home != nullptr && env_home[0] != '\0';
+  if (!config.paths.home.empty() && (!flags.dagu_home.empty() || home_from_env)) {
+    ::setenv("DAGU_HOME", config.paths.home.c_str(), 1);
+  }
+  if (!config.tz.empty()) {
+    ::setenv("TZ", config.tz.c_str(), 1);
+    ::tzset();
+  }
+}
+
+}  // namespace
 
 void AddCommonFlags(CLI::App* cmd, CommonFlags* flags) {
   cmd->add_option("-c,--config", flags->config_file, "Config file (default: $DAGU_HOME/config.yaml)");
@@ -24,10 +45,18 @@ int LoadConfigForCommand(const CommonFlags& flags, ConfigOverrides extra, Config
     return kExitConfig;
   }
   SetUpLogging(flags.quiet, config->debug);
+  for (const std::string& warning : config->warnings) spdlog::warn("{}", warning);
+  ExportForChildren(flags, *config);
   return kExitOk;
 }
 
 void SetUpLogging(bool quiet, bool debug) {
+  static bool installed = false;
+  if (!installed) {
+    auto logger = std::make_shared<spdlog::logger>("dagu", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    spdlog::set_default_logger(logger);
+    installed = true;
+  }
   spdlog::set_pattern("time=%Y-%m-%dT%H:%M:%S.%eZ level=%l msg=\"%v\"", spdlog::pattern_time_type::utc);
   spdlog::set_level(debug ? spdlog::level::debug : quiet ? spdlog::level::warn : spdlog::level::info);
 }
