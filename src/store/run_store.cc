@@ -1,0 +1,411 @@
+#include "store/run_store.h"
+
+#include <algorithm>
+
+#include "core/time_format.h"
+#include "dag/dag_names.h"
+#include "store/run_layout.h"
+#include "store/status_json.h"
+
+namespace dagu {
+namespace {
+
+constexpr const char* kClaimDir = ".dagu_run_ids";
+constexpr const char* kDispatchPrefix = ".dagu_dispatch_";
+
+bool AllDigits(const std::string& s, size_t n) {
+  return s.size() == n && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Lists `dir`; a missing directory is an empty list.
+Status ListOrEmpty(FileSystem* fs, const std::string& dir, std::vector<std::string>* names) {
+  Status s = fs->ListDir(dir, names);
+  if (s.IsNotFound()) {
+    names->clear();
+    return Status::OK();
+  }
+  return s;
+}
+
+void SortDescending(std::vector<std::string>* names) { std::sort(names->rbegin(), names->rend()); }
+
+}  // namespace
+
+RunStore::RunStore(FileSystem* fs, Clock* clock, std::string dag_runs_dir)
+    : fs_(fs), clock_(clock), dag_runs_dir_(std::move(dag_runs_dir)) {}
+
+std::string RunStore::DagRoot(const std::string& dag_name) const {
+  return JoinPath(JoinPath(dag_runs_dir_, DagDataDirName(dag_name)), "dag-runs");
+}
+
+std::string RunStore::ClaimPath(const std::string& dag_name, const std::string& run_id) const {
+  return JoinPath(JoinPath(DagRoot(dag_name), kClaimDir), run_id);
+}
+
+Status RunStore::CreateRun(const std::string& dag_name, const std::string& run_id, WallTime created,
+                           RunDir* out) {
+  DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));
+  const std::string root = DagRoot(dag_name);
+  const std::string claim = ClaimPath(dag_name, run_id);
+  const std::string day_dir = JoinPath(root, FormatDatePathUTC(created));
+  const std::string path = JoinPath(day_dir, RunDirName(created, run_id));
+  DAGU_RETURN_IF_ERROR(fs_->MakeDirs(DirName(claim), 0750));
+  Status s = fs_->CreateFileExclusive(claim, path + "\n", 0600);
+  if (s.IsAlreadyExists()) {
+    return Status::AlreadyExists("run ID \"" + run_id + "\" of DAG \"" + dag_name + "\" already exists");
+  }
+  if (!s.ok()) {
+    fs_->RemoveFile(claim);  // a partly written claim must not block the ID
+    return s.WithContext("cannot claim run ID \"" + run_id + "\"");
+  }
+  // We own the ID among processes that claim; Dagu itself does not claim,
+  // so look for a run directory it may have written.
+  RunDir existing;
+  s = FindRun(dag_name, run_id, &existing);
+  if (s.ok()) {
+    return Status::AlreadyExists("run ID \"" + run_id + "\" of DAG \"" + dag_name + "\" already exists at " +
+                                 existing.path);
+  }
+  if (!s.IsNotFound()) {
+    fs_->RemoveFile(claim);
+    return s.WithContext("cannot check existing runs of DAG \"" + dag_name + "\"; run not created");
+  }
+  s = fs_->MakeDirs(day_dir, 0750);
+  if (s.ok()) s = fs_->MakeDir(path, 0750);
+  if (!s.ok()) {
+    if (!s.IsAlreadyExists()) fs_->RemoveFile(claim);
+    return s.WithContext("cannot create run directory");
+  }
+  out->dag_name = dag_name;
+  out->run_id = run_id;
+  out->created = FromUnixSeconds(UnixSeconds(created));
+  out->path = path;
+  return Status::OK();
+}
+
+Status RunStore::RunExists(const std::string& dag_name, const std::string& run_id, bool* exists) {
+  *exists = false;
+  DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));
+  FileInfo info;
+  Status s = fs_->Stat(ClaimPath(dag_name, run_id), &info);
+  if (s.ok()) {
+    *exists = true;
+    return Status::OK();
+  }
+  if (!s.IsNotFound()) return s;
+  RunDir run;
+  s = FindRun(dag_name, run_id, &run);
+  if (s.ok()) {
+    *exists = true;
+    return Status::OK();
+  }
+  return s.IsNotFound() ? Status::OK() : s;
+}
+
+Status RunStore::ListDayDirs(const std::string& root, std::optional<WallTime> from, std::optional<WallTime> to,
+                             std::vector<std::string>* out) {
+  out->clear();
+  // Compare "YYYY/MM/DD" strings: same order as the dates.
+  std::string lo = from ? FormatDatePathUTC(*from) : "";
+  std::string hi = to ? FormatDatePathUTC(*to) : "";
+  std::vector<std::string> years;
+  DAGU_RETURN_IF_ERROR(ListOrEmpty(fs_, root, &years));
+  SortDescending(&years);
+  for (const auto& y : years) {
+    if (!AllDigits(y, 4)) continue;
+    std::vector<std::string> months;
+    DAGU_RETURN_IF_ERROR(ListOrEmpty(fs_, JoinPath(root, y), &months));
+    SortDescending(&months);
+    for (const auto& m : months) {
+      if (!AllDigits(m, 2)) continue;
+      std::vector<std::string> days;
+      DAGU_RETURN_IF_ERROR(ListOrEmpty(fs_, JoinPath(JoinPath(root, y), m), &days));
+      SortDescending(&days);
+      for (const auto& d : days) {
+        if (!AllDigits(d, 2)) continue;
+        std::string key = y + "/" + m + "/" + d;
+        if ((!lo.empty() && key < lo) || (!hi.empty() && key > hi)) continue;
+        out->push_back(JoinPath(root, key));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status RunStore::ListRunDirsIn(const std::string& root, const std::string& dag_name, std::optional<WallTime> from,
+                               std::optional<WallTime> to, std::vector<RunDir>* out) {
+  out->clear();
+  std::vector<std::string> days;
+  DAGU_RETURN_IF_ERROR(ListDayDirs(root, from, to, &days));
+  for (const auto& day : days) {
+    std::vector<std::string> names;
+    DAGU_RETURN_IF_ERROR(ListOrEmpty(fs_, day, &names));
+    SortDescending(&names);
+    for (const auto& n : names) {
+      RunDir r;
+      if (!ParseRunDirName(n, &r.created, &r.run_id)) continue;
+      if ((from && r.created < *from) || (to && r.created > *to)) continue;
+      r.dag_name = dag_name;
+      r.path = JoinPath(day, n);
+      out->push_back(std::move(r));
+    }
+  }
+  return Status::OK();
+}
+
+Status RunStore::ListRunDirs(const std::string& dag_name, std::optional<WallTime> from, std::optional<WallTime> to,
+                             std::vector<RunDir>* out) {
+  return ListRunDirsIn(DagRoot(dag_name), dag_name, from, to, out);
+}
+
+Status RunStore::FindRun(const std::string& dag_name, const std::string& run_id, RunDir* out) {
+  DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));
+  // Fast path: the claim names the directory we created.
+  std::string hint;
+  if (fs_->ReadFile(ClaimPath(dag_name, run_id), &hint).ok()) {
+    while (!hint.empty() && (hint.back() == '\n' || hint.back() == ' ')) hint.pop_back();
+    FileInfo info;
+    RunDir r;
+    if (!hint.empty() && fs_->Stat(hint, &info).ok() && info.is_dir &&
+        ParseRunDirName(BaseName(hint), &r.created, &r.run_id) && r.run_id == run_id) {
+      r.dag_name = dag_name;
+      r.path = hint;
+      *out = r;
+      return Status::OK();
+    }
+  }
+  std::vector<RunDir> runs;
+  DAGU_RETURN_IF_ERROR(ListRunDirs(dag_name, std::nullopt, std::nullopt, &runs));
+  for (auto& r : runs) {
+    if (r.run_id == run_id) {
+      *out = std::move(r);
+      return Status::OK();
+    }
+  }
+  return Status::NotFound("no run \"" + run_id + "\" of DAG \"" + dag_name + "\" in " + DagRoot(dag_name));
+}
+
+Status RunStore::LatestRun(const std::string& dag_name, RunDir* out) {
+  std::vector<std::string> days;
+  const std::string root = DagRoot(dag_name);
+  DAGU_RETURN_IF_ERROR(ListDayDirs(root, std::nullopt, std::nullopt, &days));
+  for (const auto& day : days) {
+    std::vector<std::string> names;
+    DAGU_RETURN_IF_ERROR(ListOrEmpty(fs_, day, &names));
+    SortDescending(&names);
+    for (const auto& n : names) {
+      RunDir r;
+      if (!ParseRunDirName(n, &r.created, &r.run_id)) continue;
+      r.dag_name = dag_name;
+      r.path = JoinPath(day, n);
+      *out = std::move(r);
+      return Status::OK();
+    }
+  }
+  return Status::NotFound("DAG \"" + dag_name + "\" has no runs in " + root);
+}
+
+Status RunStore::ListDagRoots(std::vector<std::string>* roots) {
+  roots->clear();
+  std::vector<std::string> names;
+  DAGU_RETURN_IF_ERROR(ListOrEmpty(fs_, dag_runs_dir_, &names));
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    if (n.empty() || n[0] == '.') continue;
+    roots->push_back(JoinPath(JoinPath(dag_runs_dir_, n), "dag-runs"));
+  }
+  return Status::OK();
+}
+
+void RunStore::ReadEntry(RunEntry* e) {
+  e->error = LatestAttempt(e->run, &e->attempt);
+  if (e->error.ok()) e->error = ReadStatus(e->attempt, &e->record);
+  if (e->error.ok() && !e->record.name.empty()) e->run.dag_name = e->record.name;
+}
+
+Status RunStore::ListRuns(const RunQuery& q, std::vector<RunEntry>* out) {
+  out->clear();
+  std::vector<RunDir> dirs;
+  if (!q.dag_name.empty()) {
+    DAGU_RETURN_IF_ERROR(ListRunDirs(q.dag_name, q.from, q.to, &dirs));
+  } else {
+    std::vector<std::string> roots;
+    DAGU_RETURN_IF_ERROR(ListDagRoots(&roots));
+    for (const auto& root : roots) {
+      std::vector<RunDir> some;
+      Status s = ListRunDirsIn(root, BaseName(DirName(root)), q.from, q.to, &some);
+      if (!s.ok()) {
+        RunEntry bad;
+        bad.run.path = root;
+        bad.run.dag_name = BaseName(DirName(root));
+        bad.error = s;
+        if (q.statuses.empty()) out->push_back(std::move(bad));
+        continue;
+      }
+      dirs.insert(dirs.end(), some.begin(), some.end());
+    }
+    std::stable_sort(dirs.begin(), dirs.end(), [](const RunDir& a, const RunDir& b) { return a.created > b.created; });
+  }
+  for (auto& d : dirs) {
+    RunEntry e;
+    e.run = std::move(d);
+    ReadEntry(&e);
+    if (!q.statuses.empty()) {
+      if (!e.error.ok()) continue;
+      if (std::find(q.statuses.begin(), q.statuses.end(), e.record.status) == q.statuses.end()) continue;
+    }
+    out->push_back(std::move(e));
+    if (q.limit != 0 && out->size() >= q.limit) break;
+  }
+  return Status::OK();
+}
+
+Status RunStore::CreateAttempt(const RunDir& run, const Json* dag_json, AttemptDir* out) {
+  WallTime now = clock_->Now();
+  AttemptDir a;
+  a.attempt_id = NewAttemptId();
+  a.created = FromUnixMillis(UnixMillis(now));
+  a.path = JoinPath(run.path, AttemptDirName(now, a.attempt_id));
+  DAGU_RETURN_IF_ERROR(fs_->MakeDir(a.path, 0750).WithContext("cannot create attempt"));
+  if (dag_json != nullptr) {
+    Status s = fs_->WriteFileAtomic(a.DagJsonPath(), dag_json->dump(), 0600);
+    if (!s.ok()) {
+      fs_->RemoveAll(a.path);
+      return s.WithContext("cannot write dag.json");
+    }
+  }
+  *out = a;
+  return Status::OK();
+}
+
+Status RunStore::ListAttempts(const RunDir& run, bool include_hidden, std::vector<AttemptDir>* out) {
+  out->clear();
+  std::vector<std::string> names;
+  DAGU_RETURN_IF_ERROR(fs_->ListDir(run.path, &names));
+  for (const auto& n : names) {
+    AttemptDir a;
+    if (!ParseAttemptDirName(n, &a.created, &a.attempt_id, &a.hidden)) continue;
+    if (a.hidden && !include_hidden) continue;
+    a.path = JoinPath(run.path, n);
+    out->push_back(std::move(a));
+  }
+  // Newest first by name without the hiding dot (= by time, then ID).
+  std::sort(out->begin(), out->end(), [](const AttemptDir& a, const AttemptDir& b) {
+    std::string na = BaseName(a.path), nb = BaseName(b.path);
+    if (a.hidden) na.erase(0, 1);
+    if (b.hidden) nb.erase(0, 1);
+    return na > nb;
+  });
+  return Status::OK();
+}
+
+Status RunStore::LatestAttempt(const RunDir& run, AttemptDir* out) {
+  std::vector<AttemptDir> attempts;
+  DAGU_RETURN_IF_ERROR(ListAttempts(run, false, &attempts));
+  for (auto& a : attempts) {
+    FileInfo info;
+    Status s = fs_->Stat(a.StatusPath(), &info);
+    if (s.ok()) {
+      *out = std::move(a);
+      return Status::OK();
+    }
+    if (!s.IsNotFound()) return s;
+  }
+  return Status::NotFound("run " + run.path + " has no attempt with a status.jsonl");
+}
+
+Status RunStore::ReadStatus(const AttemptDir& attempt, RunRecord* out) {
+  std::string contents;
+  DAGU_RETURN_IF_ERROR(fs_->ReadFile(attempt.StatusPath(), &contents));
+  return ParseStatusFile(contents, attempt.StatusPath(), out);
+}
+
+Status RunStore::ReadDagJson(const AttemptDir& attempt, Json* out) {
+  std::string contents;
+  Status s = fs_->ReadFile(attempt.DagJsonPath(), &contents);
+  if (s.IsNotFound()) return Status::NotFound("missing dag.json: " + attempt.DagJsonPath());
+  DAGU_RETURN_IF_ERROR(s);
+  *out = Json::parse(contents, nullptr, /*allow_exceptions=*/false);
+  if (out->is_discarded() || !out->is_object()) {
+    return Status::Corruption("dag.json is not a JSON object: " + attempt.DagJsonPath());
+  }
+  return Status::OK();
+}
+
+Status RunStore::ReadLatest(const std::string& dag_name, const std::string& run_id, RunDir* run,
+                            AttemptDir* attempt, RunRecord* record) {
+  RunDir r;
+  AttemptDir a;
+  RunRecord rec;
+  DAGU_RETURN_IF_ERROR(FindRun(dag_name, run_id, &r));
+  DAGU_RETURN_IF_ERROR(LatestAttempt(r, &a));
+  DAGU_RETURN_IF_ERROR(ReadStatus(a, &rec));
+  if (run != nullptr) *run = std::move(r);
+  if (attempt != nullptr) *attempt = std::move(a);
+  if (record != nullptr) *record = std::move(rec);
+  return Status::OK();
+}
+
+Status RunStore::AppendStatus(const AttemptDir& attempt, const RunRecord& record) {
+  // A writer that crashed mid-line leaves a torn last line; start a fresh
+  // line so that this record is not glued to it.
+  std::string line = SerializeRunRecord(record) + "\n";
+  std::string existing;
+  Status s = fs_->ReadFile(attempt.StatusPath(), &existing);
+  if (!s.ok() && !s.IsNotFound()) return s;
+  if (!existing.empty() && existing.back() != '\n') line = "\n" + line;
+  return fs_->AppendFileSync(attempt.StatusPath(), line, 0600);
+}
+
+Status RunStore::CompactStatus(const AttemptDir& attempt) {
+  std::string contents;
+  DAGU_RETURN_IF_ERROR(fs_->ReadFile(attempt.StatusPath(), &contents));
+  RunRecord last;
+  DAGU_RETURN_IF_ERROR(ParseStatusFile(contents, attempt.StatusPath(), &last));
+  return fs_->WriteFileAtomic(attempt.StatusPath(), SerializeRunRecord(last) + "\n", 0600);
+}
+
+Status RunStore::WriteFinalStatus(const AttemptDir& attempt, const RunRecord& record) {
+  DAGU_RETURN_IF_ERROR(AppendStatus(attempt, record));
+  return CompactStatus(attempt);
+}
+
+Status RunStore::HideAttempt(AttemptDir* attempt) {
+  if (attempt->hidden) return Status::OK();
+  std::string hidden = JoinPath(DirName(attempt->path), "." + BaseName(attempt->path));
+  DAGU_RETURN_IF_ERROR(fs_->Rename(attempt->path, hidden));
+  attempt->path = hidden;
+  attempt->hidden = true;
+  return Status::OK();
+}
+
+Status RunStore::RemoveRun(const RunDir& run) {
+  DAGU_RETURN_IF_ERROR(fs_->RemoveAll(run.path));
+  Status s = fs_->RemoveFile(ClaimPath(run.dag_name, run.run_id));
+  return s.IsNotFound() ? Status::OK() : s;
+}
+
+Status RunStore::ClaimDispatch(const RunDir& run, const AttemptDir& queued_attempt) {
+  std::string marker = JoinPath(run.path, kDispatchPrefix + queued_attempt.attempt_id);
+  Status s = fs_->CreateFileExclusive(marker, std::to_string(UnixMillis(clock_->Now())) + "\n", 0600);
+  if (s.IsAlreadyExists()) {
+    return Status::AlreadyExists("queued run \"" + run.run_id + "\" (attempt " + queued_attempt.attempt_id +
+                                 ") was already dispatched");
+  }
+  return s;
+}
+
+Status RunStore::RequestCancel(const AttemptDir& attempt) {
+  return fs_->WriteFile(attempt.CancelPath(), "", 0600);
+}
+
+bool RunStore::CancelRequested(const AttemptDir& attempt) {
+  FileInfo info;
+  return fs_->Stat(attempt.CancelPath(), &info).ok();
+}
+
+Status RunStore::WriteOutputs(const AttemptDir& attempt, const Json& outputs) {
+  return fs_->WriteFileAtomic(attempt.OutputsPath(), outputs.dump(2) + "\n", 0600);
+}
+
+}  // namespace dagu

@@ -1,0 +1,170 @@
+// RunStore: the DAG-run records in Dagu 1.30.2's layout (run_layout.h,
+// reference/dagu-formats.md section 2): run directories under UTC date
+// folders, one attempt directory per execution, `status.jsonl` appended with
+// fsync (the last valid line wins) and compacted by an atomic rename,
+// `dag.json`, `outputs.json` and the `CANCEL_REQUESTED` stop flag.
+//
+// EXCLUSIVE CREATE (design/decisions.md section 2). A run directory's name
+// carries its creation second, so two creators of one run ID a second apart
+// would make two directories. CreateRun therefore first claims the ID with an
+// O_CREAT|O_EXCL file whose path depends only on (DAG, run ID):
+//
+//     <dagRunsDir>/<dagDir>/dag-runs/.dagu_run_ids/<runId>
+//
+// (Dagu's readers glob `2*/*/*/dag-run_*` and skip dot names, so they never
+// see it.) The winner then checks that no run directory with that ID exists
+// (one written by Dagu, which does not know the claim) and only then creates
+// the directory. Every other creator gets AlreadyExists, at any moment and
+// from any host sharing the storage. A claim is kept for as long as the run
+// exists; RemoveRun removes both. A claim whose run directory is gone (Dagu's
+// dequeue or retention removed it) still blocks re-use of the ID. If existing
+// runs cannot be read, no run is created and the read error is returned.
+//
+// Errors are per run: a torn or corrupt status line, a missing dag.json or an
+// unreadable directory gives an error for that run (Corruption / NotFound /
+// IOError naming the path) and never stops listing the others.
+//
+// Thread-safe (no mutable state besides the filesystem).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/file_system.h"
+#include "core/status.h"
+#include "store/run_status.h"
+
+namespace dagu {
+
+// One dag-run directory.
+struct RunDir {
+  std::string dag_name;  // the DAG name it was looked up or created with
+  std::string run_id;
+  WallTime created;      // from the directory name (UTC, whole seconds)
+  std::string path;      // absolute
+};
+
+// One attempt directory of a run.
+struct AttemptDir {
+  std::string attempt_id;
+  WallTime created;      // from the directory name (UTC, milliseconds)
+  bool hidden = false;   // ".attempt_..." (dequeued)
+  std::string path;      // absolute
+  std::string StatusPath() const { return path + "/status.jsonl"; }
+  std::string DagJsonPath() const { return path + "/dag.json"; }
+  std::string OutputsPath() const { return path + "/outputs.json"; }
+  std::string CancelPath() const { return path + "/CANCEL_REQUESTED"; }
+};
+
+struct RunQuery {
+  std::string dag_name;                // "" = every DAG under dagRunsDir
+  std::optional<WallTime> from;        // run created at or after (inclusive)
+  std::optional<WallTime> to;          // run created before or at (inclusive)
+  std::vector<RunStatus> statuses;     // empty = any status
+  size_t limit = 1000;                 // newest first; 0 = no limit
+};
+
+// One run of a listing: its latest attempt and record, or the error that
+// made them unreadable (then `record` is empty and `error` names the path).
+struct RunEntry {
+  RunDir run;
+  AttemptDir attempt;
+  RunRecord record;
+  Status error;
+};
+
+class RunStore {
+ public:
+  // `dag_runs_dir` is Config::paths.dag_runs_dir. `fs` and `clock` must
+  // outlive the store.
+  RunStore(FileSystem* fs, Clock* clock, std::string dag_runs_dir);
+
+  const std::string& dag_runs_dir() const { return dag_runs_dir_; }
+  // <dagRunsDir>/<DagDataDirName(name)>/dag-runs
+  std::string DagRoot(const std::string& dag_name) const;
+  // The claim file of a run ID (see the header comment).
+  std::string ClaimPath(const std::string& dag_name, const std::string& run_id) const;
+
+  // Creates the run directory of a new run ID, exclusively (see above).
+  // `created` dates the directory (UTC). AlreadyExists when the ID is taken;
+  // InvalidArgument for a bad ID; any error reading existing runs is returned
+  // and nothing is left behind.
+  Status CreateRun(const std::string& dag_name, const std::string& run_id, WallTime created, RunDir* out);
+
+  // True when the ID is claimed or a run directory with that ID exists.
+  // Errors reading the existing runs are returned, never taken as "absent".
+  Status RunExists(const std::string& dag_name, const std::string& run_id, bool* exists);
+
+  // The run directory with exactly this ID. NotFound when there is none.
+  Status FindRun(const std::string& dag_name, const std::string& run_id, RunDir* out);
+  // The newest run of a DAG (by directory name). NotFound when there is none.
+  Status LatestRun(const std::string& dag_name, RunDir* out);
+  // Run directories of one DAG, newest first, created within [from, to].
+  Status ListRunDirs(const std::string& dag_name, std::optional<WallTime> from, std::optional<WallTime> to,
+                     std::vector<RunDir>* out);
+  // Runs with their latest record, newest first (by created time), filtered
+  // by the query. Per-run problems are in RunEntry::error (such entries are
+  // listed only when no status filter is given). Fails only when the
+  // top-level directory cannot be read.
+  Status ListRuns(const RunQuery& query, std::vector<RunEntry>* out);
+
+  // Creates a new attempt directory in `run`, stamped with the clock's now,
+  // and writes `dag_json` into it when given (mode 0600).
+  Status CreateAttempt(const RunDir& run, const Json* dag_json, AttemptDir* out);
+  // Attempts of a run, newest first; hidden ones only when asked.
+  Status ListAttempts(const RunDir& run, bool include_hidden, std::vector<AttemptDir>* out);
+  // The newest visible attempt that has a status.jsonl. NotFound when none.
+  Status LatestAttempt(const RunDir& run, AttemptDir* out);
+
+  // The attempt's record (last valid line). Corruption when no line parses,
+  // NotFound when there is no status.jsonl.
+  Status ReadStatus(const AttemptDir& attempt, RunRecord* out);
+  // The attempt's dag.json. NotFound when missing, Corruption when not JSON.
+  Status ReadDagJson(const AttemptDir& attempt, Json* out);
+  // FindRun + LatestAttempt + ReadStatus in one call; any of the outputs may be null.
+  Status ReadLatest(const std::string& dag_name, const std::string& run_id, RunDir* run, AttemptDir* attempt,
+                    RunRecord* record);
+
+  // Appends the record as one line (O_APPEND, fdatasync, mode 0600), after a
+  // newline when the file ends in a torn line (a writer crashed mid-line).
+  Status AppendStatus(const AttemptDir& attempt, const RunRecord& record);
+  // Rewrites status.jsonl as its last valid line, atomically (temp file and
+  // rename over it; never a moment without the file).
+  Status CompactStatus(const AttemptDir& attempt);
+  // AppendStatus then CompactStatus.
+  Status WriteFinalStatus(const AttemptDir& attempt, const RunRecord& record);
+
+  // Renames the attempt to ".attempt_..." so that every reader skips it.
+  Status HideAttempt(AttemptDir* attempt);
+  // Deletes the run directory and its claim.
+  Status RemoveRun(const RunDir& run);
+  // Claims the dispatch of a queued attempt, exclusively: creates
+  // <run>/.dagu_dispatch_<attemptId> with O_EXCL. AlreadyExists when another
+  // process dispatched it already. Used by `retry` when it starts a queued run.
+  Status ClaimDispatch(const RunDir& run, const AttemptDir& queued_attempt);
+
+  // Writes the empty CANCEL_REQUESTED flag (Dagu's stop request).
+  Status RequestCancel(const AttemptDir& attempt);
+  bool CancelRequested(const AttemptDir& attempt);
+
+  // Writes outputs.json (pretty JSON), atomically.
+  Status WriteOutputs(const AttemptDir& attempt, const Json& outputs);
+
+ private:
+  // Date folders YYYY/MM/DD under a DAG root, newest first, restricted to
+  // [from, to] by day.
+  Status ListDayDirs(const std::string& root, std::optional<WallTime> from, std::optional<WallTime> to,
+                     std::vector<std::string>* out);
+  Status ListDagRoots(std::vector<std::string>* roots);
+  Status ListRunDirsIn(const std::string& root, const std::string& dag_name, std::optional<WallTime> from,
+                       std::optional<WallTime> to, std::vector<RunDir>* out);
+  void ReadEntry(RunEntry* entry);
+
+  FileSystem* fs_;
+  Clock* clock_;
+  std::string dag_runs_dir_;
+};
+
+}  // namespace dagu

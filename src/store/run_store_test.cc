@@ -1,0 +1,391 @@
+#include "store/run_store.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/time_format.h"
+#include "store/run_layout.h"
+#include "store/status_json.h"
+#include "support/fake_clock.h"
+#include "support/faulty_file_system.h"
+#include "support/temp_dir.h"
+
+namespace dagu {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::FakeClock;
+using testing::FaultyFileSystem;
+using testing::TempDir;
+
+// 2026-12-02T16:24:40Z
+WallTime T0() { return FromUnixSeconds(1796228680); }
+
+RunRecord Record(const std::string& dag, const std::string& id, RunStatus status) {
+  RunRecord r;
+  r.root = {dag, id};
+  r.name = dag;
+  r.dag_run_id = id;
+  r.status = status;
+  return r;
+}
+
+size_t CountRunDirs(const std::string& root, const std::string& run_id) {
+  size_t n = 0;
+  if (!std::filesystem::exists(root)) return 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    std::string name = e.path().filename().string();
+    if (e.is_directory() && name.rfind("dag-run_", 0) == 0 &&
+        name.size() > run_id.size() && name.compare(name.size() - run_id.size() - 2, std::string::npos, "Z_" + run_id) == 0) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+class RunStoreTest : public ::testing::Test {
+ protected:
+  RunStoreTest() : clock_(T0()), faulty_(PosixFileSystem()), store_(&faulty_, &clock_, dir_.Sub("dag-runs")) {}
+
+  TempDir dir_;
+  FakeClock clock_;
+  FaultyFileSystem faulty_;
+  RunStore store_;
+};
+
+TEST_F(RunStoreTest, CreatesDaguLayout) {
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("hello", "demo-1", T0() + 414ms, &run).ok());
+  EXPECT_EQ(run.path, dir_.Sub("dag-runs/hello/dag-runs/2026/12/02/dag-run_20261202_162440Z_demo-1"));
+  EXPECT_EQ(run.created, T0());
+  EXPECT_TRUE(std::filesystem::is_directory(run.path));
+  EXPECT_TRUE(std::filesystem::exists(store_.ClaimPath("hello", "demo-1")));
+  EXPECT_EQ(store_.ClaimPath("hello", "demo-1"), dir_.Sub("dag-runs/hello/dag-runs/.dagu_run_ids/demo-1"));
+  // Names that need SafeName get Dagu's hash suffix.
+  EXPECT_EQ(store_.DagRoot("my.dag"), dir_.Sub("dag-runs/my_dag-6663/dag-runs"));
+
+  clock_.SetWall(FromUnixMillis(1796228680414));
+  Json dag = Json{{"name", "hello"}};
+  AttemptDir attempt;
+  ASSERT_TRUE(store_.CreateAttempt(run, &dag, &attempt).ok());
+  EXPECT_EQ(BaseName(attempt.path), AttemptDirName(FromUnixMillis(1796228680414), attempt.attempt_id));
+  EXPECT_EQ(std::filesystem::status(attempt.DagJsonPath()).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  Json back;
+  ASSERT_TRUE(store_.ReadDagJson(attempt, &back).ok());
+  EXPECT_EQ(back["name"], "hello");
+}
+
+TEST_F(RunStoreTest, SecondCreatorOfAnIdFailsWhateverTheTime) {
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("d", "slot-1", T0(), &run).ok());
+  RunDir again;
+  Status s = store_.CreateRun("d", "slot-1", T0() + 1s, &again);
+  EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  s = store_.CreateRun("d", "slot-1", T0() + 48h, &again);
+  EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  EXPECT_EQ(CountRunDirs(store_.DagRoot("d"), "slot-1"), 1u);
+  // Same ID in another DAG is another run.
+  EXPECT_TRUE(store_.CreateRun("e", "slot-1", T0(), &again).ok());
+}
+
+TEST_F(RunStoreTest, RunWrittenByDaguBlocksTheId) {
+  // A directory made by Dagu has no claim.
+  std::filesystem::create_directories(store_.DagRoot("d") + "/2026/11/30/dag-run_20261130_010203Z_old-1");
+  RunDir run;
+  Status s = store_.CreateRun("d", "old-1", T0(), &run);
+  ASSERT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  EXPECT_NE(s.message().find("dag-run_20261130_010203Z_old-1"), std::string::npos);
+  EXPECT_EQ(CountRunDirs(store_.DagRoot("d"), "old-1"), 1u);
+  bool exists = false;
+  ASSERT_TRUE(store_.RunExists("d", "old-1", &exists).ok());
+  EXPECT_TRUE(exists);
+}
+
+TEST_F(RunStoreTest, SuffixOfAnotherIdIsNotAMatch) {
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("d", "x-run-1", T0(), &run).ok());
+  ASSERT_TRUE(store_.CreateRun("d", "run-1", T0(), &run).ok());
+  RunDir found;
+  ASSERT_TRUE(store_.FindRun("d", "run-1", &found).ok());
+  EXPECT_EQ(found.run_id, "run-1");
+}
+
+TEST_F(RunStoreTest, UnreadableExistingRunsMeanNoCreate) {
+  std::filesystem::create_directories(store_.DagRoot("d") + "/2026/12/01");
+  faulty_.FailWith("ListDir", "/2026/12", Status::IOError("EIO"));
+  RunDir run;
+  Status s = store_.CreateRun("d", "r1", T0(), &run);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), Status::Code::kIOError);
+  EXPECT_NE(s.message().find("run not created"), std::string::npos) << s.message();
+  // Nothing left behind: no claim, no run dir.
+  EXPECT_FALSE(std::filesystem::exists(store_.ClaimPath("d", "r1")));
+  faulty_.Clear();
+  EXPECT_EQ(CountRunDirs(store_.DagRoot("d"), "r1"), 0u);
+  bool exists = true;
+  faulty_.FailWith("ListDir", "/2026/12", Status::IOError("EIO"));
+  EXPECT_FALSE(store_.RunExists("d", "r1", &exists).ok());
+  faulty_.Clear();
+  EXPECT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
+}
+
+TEST_F(RunStoreTest, FailedClaimWriteLeavesNothing) {
+  faulty_.FailWith("CreateFileExclusive", ".dagu_run_ids", Status::NoSpace("ENOSPC"));
+  RunDir run;
+  Status s = store_.CreateRun("d", "r1", T0(), &run);
+  EXPECT_EQ(s.code(), Status::Code::kNoSpace);
+  faulty_.Clear();
+  EXPECT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
+}
+
+TEST_F(RunStoreTest, BadRunIdIsRejected) {
+  RunDir run;
+  EXPECT_EQ(store_.CreateRun("d", "../x", T0(), &run).code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(store_.CreateRun("d", "", T0(), &run).code(), Status::Code::kInvalidArgument);
+}
+
+// Many processes create the same run ID, each at a different "time": exactly
+// one wins and exactly one directory exists.
+TEST(RunStoreConcurrencyTest, ExactlyOneOfManyProcessesWins) {
+  TempDir dir;
+  const int kProcs = 24;
+  for (int round = 0; round < 3; ++round) {
+    const std::string id = "slot-" + std::to_string(round);
+    std::vector<pid_t> pids;
+    int go[2];
+    ASSERT_EQ(::pipe(go), 0);
+    for (int i = 0; i < kProcs; ++i) {
+      pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        ::close(go[1]);
+        char c;
+        (void)!::read(go[0], &c, 1);  // start together
+        FakeClock clock(T0() + std::chrono::seconds(i));
+        RunStore store(PosixFileSystem(), &clock, dir.Sub("dag-runs"));
+        RunDir run;
+        Status s = store.CreateRun("d", id, clock.Now(), &run);
+        ::_exit(s.ok() ? 0 : s.IsAlreadyExists() ? 1 : 2);
+      }
+      pids.push_back(pid);
+    }
+    ::close(go[0]);
+    ::close(go[1]);  // EOF releases every child at once
+    int winners = 0, losers = 0, errors = 0;
+    for (pid_t p : pids) {
+      int st = 0;
+      ::waitpid(p, &st, 0);
+      ASSERT_TRUE(WIFEXITED(st));
+      int code = WEXITSTATUS(st);
+      (code == 0 ? winners : code == 1 ? losers : errors)++;
+    }
+    EXPECT_EQ(winners, 1) << "round " << round;
+    EXPECT_EQ(losers, kProcs - 1);
+    EXPECT_EQ(errors, 0);
+    FakeClock clock(T0());
+    RunStore store(PosixFileSystem(), &clock, dir.Sub("dag-runs"));
+    EXPECT_EQ(CountRunDirs(store.DagRoot("d"), id), 1u);
+  }
+}
+
+TEST_F(RunStoreTest, StatusAppendCompactAndTornLines) {
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
+  AttemptDir a;
+  ASSERT_TRUE(store_.CreateAttempt(run, nullptr, &a).ok());
+  ASSERT_TRUE(store_.AppendStatus(a, Record("d", "r1", RunStatus::kRunning)).ok());
+  ASSERT_TRUE(store_.AppendStatus(a, Record("d", "r1", RunStatus::kRunning)).ok());
+  // A crash mid-write leaves a torn last line.
+  std::ofstream(a.StatusPath(), std::ios::app) << "{\"name\":\"d\",\"sta";
+  RunRecord r;
+  ASSERT_TRUE(store_.ReadStatus(a, &r).ok());
+  EXPECT_EQ(r.status, RunStatus::kRunning);
+  ASSERT_TRUE(store_.WriteFinalStatus(a, Record("d", "r1", RunStatus::kSucceeded)).ok());
+  std::string contents;
+  ASSERT_TRUE(PosixFileSystem()->ReadFile(a.StatusPath(), &contents).ok());
+  EXPECT_EQ(std::count(contents.begin(), contents.end(), '\n'), 1);
+  ASSERT_TRUE(store_.ReadStatus(a, &r).ok());
+  EXPECT_EQ(r.status, RunStatus::kSucceeded);
+  RunDir found;
+  AttemptDir latest;
+  ASSERT_TRUE(store_.ReadLatest("d", "r1", &found, &latest, &r).ok());
+  EXPECT_EQ(latest.path, a.path);
+}
+
+TEST_F(RunStoreTest, LatestAttemptSkipsHiddenAndStatuslessAttempts) {
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
+  AttemptDir a1, a2, a3;
+  ASSERT_TRUE(store_.CreateAttempt(run, nullptr, &a1).ok());
+  ASSERT_TRUE(store_.AppendStatus(a1, Record("d", "r1", RunStatus::kQueued)).ok());
+  clock_.Advance(5ms);
+  ASSERT_TRUE(store_.CreateAttempt(run, nullptr, &a2).ok());
+  ASSERT_TRUE(store_.AppendStatus(a2, Record("d", "r1", RunStatus::kFailed)).ok());
+  clock_.Advance(5ms);
+  ASSERT_TRUE(store_.CreateAttempt(run, nullptr, &a3).ok());  // no status yet
+  AttemptDir latest;
+  ASSERT_TRUE(store_.LatestAttempt(run, &latest).ok());
+  EXPECT_EQ(latest.attempt_id, a2.attempt_id);
+  ASSERT_TRUE(store_.HideAttempt(&a2).ok());
+  EXPECT_EQ(BaseName(a2.path)[0], '.');
+  ASSERT_TRUE(store_.LatestAttempt(run, &latest).ok());
+  EXPECT_EQ(latest.attempt_id, a1.attempt_id);
+  std::vector<AttemptDir> all;
+  ASSERT_TRUE(store_.ListAttempts(run, true, &all).ok());
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].attempt_id, a3.attempt_id);
+  EXPECT_TRUE(all[1].hidden);
+}
+
+TEST_F(RunStoreTest, MissingStatusAndDagJsonAreClearErrors) {
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
+  Status s = store_.ReadLatest("d", "r1", nullptr, nullptr, nullptr);
+  EXPECT_TRUE(s.IsNotFound());
+  EXPECT_NE(s.message().find(run.path), std::string::npos);
+  AttemptDir a;
+  ASSERT_TRUE(store_.CreateAttempt(run, nullptr, &a).ok());
+  Json j;
+  s = store_.ReadDagJson(a, &j);
+  EXPECT_TRUE(s.IsNotFound());
+  EXPECT_NE(s.message().find("dag.json"), std::string::npos);
+  std::ofstream(a.DagJsonPath()) << "{not json";
+  s = store_.ReadDagJson(a, &j);
+  EXPECT_TRUE(s.IsCorruption());
+}
+
+TEST_F(RunStoreTest, ListingSurvivesBrokenRuns) {
+  auto make = [&](const std::string& id, WallTime t, const std::string& status_text) {
+    RunDir run;
+    EXPECT_TRUE(store_.CreateRun("d", id, t, &run).ok());
+    AttemptDir a;
+    EXPECT_TRUE(store_.CreateAttempt(run, nullptr, &a).ok());
+    if (!status_text.empty()) std::ofstream(a.StatusPath()) << status_text;
+    return run;
+  };
+  make("good", T0(), SerializeRunRecord(Record("d", "good", RunStatus::kRunning)) + "\n");
+  make("torn", T0() + 1s, "{\"name\":\"d\"");
+  make("nostatus", T0() + 2s, "");
+  RunDir unreadable = make("unreadable", T0() + 3s, SerializeRunRecord(Record("d", "unreadable", RunStatus::kRunning)));
+  faulty_.FailWith("ListDir", "unreadable", Status::PermissionDenied("EACCES"));
+
+  std::vector<RunEntry> entries;
+  RunQuery q;
+  q.dag_name = "d";
+  ASSERT_TRUE(store_.ListRuns(q, &entries).ok());
+  ASSERT_EQ(entries.size(), 4u);
+  EXPECT_EQ(entries[0].run.run_id, "unreadable");
+  EXPECT_EQ(entries[0].error.code(), Status::Code::kPermissionDenied);
+  EXPECT_EQ(entries[1].run.run_id, "nostatus");
+  EXPECT_TRUE(entries[1].error.IsNotFound());
+  EXPECT_EQ(entries[2].run.run_id, "torn");
+  EXPECT_TRUE(entries[2].error.IsCorruption());
+  EXPECT_NE(entries[2].error.message().find("status.jsonl"), std::string::npos);
+  EXPECT_TRUE(entries[3].error.ok());
+  EXPECT_EQ(entries[3].record.status, RunStatus::kRunning);
+
+  q.statuses = {RunStatus::kRunning};
+  ASSERT_TRUE(store_.ListRuns(q, &entries).ok());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].run.run_id, "good");
+}
+
+TEST_F(RunStoreTest, ListRunsAcrossDagsWithDateRange) {
+  auto make = [&](const std::string& dag, const std::string& id, WallTime t, RunStatus st) {
+    RunDir run;
+    ASSERT_TRUE(store_.CreateRun(dag, id, t, &run).ok());
+    AttemptDir a;
+    ASSERT_TRUE(store_.CreateAttempt(run, nullptr, &a).ok());
+    ASSERT_TRUE(store_.AppendStatus(a, Record(dag, id, st)).ok());
+  };
+  make("a", "old", T0() - 48h, RunStatus::kRunning);
+  make("a", "new", T0(), RunStatus::kRunning);
+  make("my.dag", "mid", T0() - 1h, RunStatus::kSucceeded);
+  make("b", "later", T0() + 1h, RunStatus::kFailed);
+  std::vector<RunEntry> entries;
+  RunQuery q;
+  q.from = T0() - 2h;
+  ASSERT_TRUE(store_.ListRuns(q, &entries).ok());
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].run.run_id, "later");
+  EXPECT_EQ(entries[1].run.run_id, "new");
+  EXPECT_EQ(entries[2].run.run_id, "mid");
+  EXPECT_EQ(entries[2].run.dag_name, "my.dag");  // from the record, not the dir name
+  q.statuses = {RunStatus::kRunning};
+  q.from.reset();
+  ASSERT_TRUE(store_.ListRuns(q, &entries).ok());
+  ASSERT_EQ(entries.size(), 2u);
+  q.statuses.clear();
+  q.limit = 2;
+  ASSERT_TRUE(store_.ListRuns(q, &entries).ok());
+  EXPECT_EQ(entries.size(), 2u);
+  q.limit = 0;
+  q.to = T0() - 24h;
+  ASSERT_TRUE(store_.ListRuns(q, &entries).ok());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].run.run_id, "old");
+  RunDir latest;
+  ASSERT_TRUE(store_.LatestRun("a", &latest).ok());
+  EXPECT_EQ(latest.run_id, "new");
+  EXPECT_TRUE(store_.LatestRun("nope", &latest).IsNotFound());
+}
+
+TEST_F(RunStoreTest, RemoveRunFreesTheId) {
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
+  ASSERT_TRUE(store_.RemoveRun(run).ok());
+  EXPECT_FALSE(std::filesystem::exists(run.path));
+  EXPECT_FALSE(std::filesystem::exists(store_.ClaimPath("d", "r1")));
+  bool exists = true;
+  ASSERT_TRUE(store_.RunExists("d", "r1", &exists).ok());
+  EXPECT_FALSE(exists);
+  EXPECT_TRUE(store_.CreateRun("d", "r1", T0() + 5s, &run).ok());
+}
+
+TEST_F(RunStoreTest, ClaimWithoutDirectoryStillBlocks) {
+  // Dagu's dequeue deleted the directory but not our claim.
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
+  std::filesystem::remove_all(run.path);
+  bool exists = false;
+  ASSERT_TRUE(store_.RunExists("d", "r1", &exists).ok());
+  EXPECT_TRUE(exists);
+  EXPECT_TRUE(store_.CreateRun("d", "r1", T0(), &run).IsAlreadyExists());
+  EXPECT_TRUE(store_.FindRun("d", "r1", &run).IsNotFound());
+}
+
+TEST_F(RunStoreTest, DispatchClaimIsExclusive) {
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
+  AttemptDir a;
+  ASSERT_TRUE(store_.CreateAttempt(run, nullptr, &a).ok());
+  EXPECT_TRUE(store_.ClaimDispatch(run, a).ok());
+  EXPECT_TRUE(store_.ClaimDispatch(run, a).IsAlreadyExists());
+  // Invisible to attempt listing.
+  std::vector<AttemptDir> attempts;
+  ASSERT_TRUE(store_.ListAttempts(run, true, &attempts).ok());
+  EXPECT_EQ(attempts.size(), 1u);
+}
+
+TEST_F(RunStoreTest, CancelFlagAndOutputs) {
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
+  AttemptDir a;
+  ASSERT_TRUE(store_.CreateAttempt(run, nullptr, &a).ok());
+  EXPECT_FALSE(store_.CancelRequested(a));
+  ASSERT_TRUE(store_.RequestCancel(a).ok());
+  EXPECT_TRUE(store_.CancelRequested(a));
+  EXPECT_EQ(std::filesystem::file_size(a.CancelPath()), 0u);
+  ASSERT_TRUE(store_.WriteOutputs(a, Json{{"outputs", {{"answer", "42"}}}}).ok());
+  std::string text;
+  ASSERT_TRUE(PosixFileSystem()->ReadFile(a.OutputsPath(), &text).ok());
+  EXPECT_EQ(Json::parse(text)["outputs"]["answer"], "42");
+}
+
+}  // namespace
+}  // namespace dagu
