@@ -39,6 +39,11 @@ bool CronFields::DayMatches(date::year_month_day ymd) const {
   return dom || dow;
 }
 
+bool CronFields::CanMatch() const {
+  bool some_day = (dom_star || dow_star) ? (dom_bits.any() && dow_bits.any()) : (dom_bits.any() || dow_bits.any());
+  return minute_bits.any() && hour_bits.any() && month_bits.any() && some_day;
+}
+
 bool CronFields::Matches(LocalMinute t) const {
   date::local_days day = std::chrono::floor<date::days>(t);
   date::year_month_day ymd{day};
@@ -66,6 +71,7 @@ int CronFields::LastTimeOfDay(int minute_of_day) const {
 }
 
 std::optional<LocalMinute> CronFields::FirstBetween(LocalMinute from, LocalMinute before) const {
+  if (!CanMatch()) return std::nullopt;
   date::local_days day = std::chrono::floor<date::days>(from);
   int minute_of_day = static_cast<int>((from - day).count());
   while (day + std::chrono::minutes{minute_of_day} < before) {
@@ -89,6 +95,7 @@ std::optional<LocalMinute> CronFields::FirstBetween(LocalMinute from, LocalMinut
 }
 
 std::optional<LocalMinute> CronFields::LastBetween(LocalMinute not_before, LocalMinute to) const {
+  if (!CanMatch()) return std::nullopt;
   date::local_days day = std::chrono::floor<date::days>(to);
   int minute_of_day = static_cast<int>((to - day).count());
   while (day + std::chrono::minutes{minute_of_day} >= not_before) {

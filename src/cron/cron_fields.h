@@ -29,6 +29,8 @@ struct CronFields {
   bool dom_star = false;        // day-of-month had an item '*' or '?' (step <= 1)
   bool dow_star = false;        // day-of-week had an item '*' or '?' (step <= 1)
 
+  // False when a field matches nothing (e.g. ", * * * *"), so no search is needed.
+  bool CanMatch() const;
   bool Matches(LocalMinute t) const;
   bool DayMatches(date::year_month_day ymd) const;
 

@@ -13,7 +13,10 @@
 //   - a local time repeated by a fall-back fires once per real occurrence
 //     (New York "30 1 * * *" fires at 01:30 EDT and again at 01:30 EST);
 //   - "0 * * * *" fires 23 times on the spring day and 25 on the fall day.
-// This is what robfig/cron v3 (and so Dagu) does for whole-hour shifts.
+// This is what robfig/cron v3 (and so Dagu) does, except in a few zones whose
+// clock changes are not whole hours at whole hours (Lord Howe, Chatham) or
+// fall at midnight (historic Sao Paulo, Tehran), where robfig's search
+// misfires (docs/cron.md).
 //
 // Like robfig, Next gives up at the end of the fifth calendar year after t's
 // year; Prev symmetrically at the start of the fifth year before.

@@ -199,7 +199,18 @@ INSTANTIATE_TEST_SUITE_P(
         NextCase{"America/Santiago",
                  "0 0 * * *",
                  Utc(2025, 9, 6),
-                 {"2025-09-06 04:00", "2025-09-08 03:00"}}));
+                 {"2025-09-06 04:00", "2025-09-08 03:00"}},
+        // Cases where robfig v3.0.1 misfires (docs/cron.md) and we follow the definition.
+        // São Paulo sprang forward at midnight on Sunday 2016-10-16; robfig fires on that Sunday.
+        NextCase{"America/Sao_Paulo",
+                 "0 12 1,15 * FRI",
+                 Utc(2016, 10, 14, 16, 0),
+                 {"2016-10-15 15:00", "2016-10-21 14:00"}},
+        // Chatham sprang forward at 02:45 on 2016-09-25; robfig skips 02:30 the day after.
+        NextCase{"Pacific/Chatham",
+                 "30 2 * * *",
+                 Utc(2016, 9, 23),
+                 {"2016-09-23 13:45", "2016-09-24 13:45", "2016-09-25 12:45"}}));
 
 TEST(CronScheduleTest, HourlyFires23And25TimesOnTheChangeDays) {
   CronSchedule hourly = MustParse("0 * * * *", Zone("America/New_York"));
@@ -242,8 +253,14 @@ TEST(CronScheduleTest, ImpossibleDatesNeverFire) {
   EXPECT_FALSE(feb30.Next(Utc(2025, 1, 1)).has_value());
   EXPECT_FALSE(feb30.Prev(Utc(2025, 1, 1)).has_value());
   EXPECT_TRUE(feb30.FireTimesBetween(Utc(2000, 1, 1), Utc(2100, 1, 1), 10).empty());
-  CronSchedule nothing = MustParse(", * * * *", Zone("UTC"));
-  EXPECT_FALSE(nothing.Next(Utc(2025, 1, 1)).has_value());
+  for (const char* empty_field : {", * * * *", "0 , * * *", "0 0 , * *", "0 0 * , *", "0 0 * * ,"}) {
+    CronSchedule nothing = MustParse(empty_field, Zone("UTC"));
+    EXPECT_FALSE(nothing.fields().CanMatch()) << empty_field;
+    EXPECT_FALSE(nothing.Next(Utc(2025, 1, 1)).has_value()) << empty_field;
+    EXPECT_FALSE(nothing.Prev(Utc(2025, 1, 1)).has_value()) << empty_field;
+  }
+  CronSchedule mondays = MustParse("0 0 , * MON", Zone("UTC"));  // OR rule: an empty day-of-month, Mondays
+  EXPECT_EQ(FormatUtc(*mondays.Next(Utc(2025, 8, 1))), "2025-08-04 00:00");
 }
 
 TEST(CronScheduleTest, SearchGivesUpAfterFiveCalendarYearsLikeRobfig) {
