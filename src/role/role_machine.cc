@@ -1,0 +1,248 @@
+#include "role/role_machine.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "core/duration.h"
+#include "core/exit_codes.h"
+
+namespace dagu {
+namespace {
+
+constexpr std::chrono::seconds kRepeatErrorLogEvery{30};
+
+Activation::Kind ActivationKind(AcquisitionKind kind) {
+  switch (kind) {
+    case AcquisitionKind::kFresh: return Activation::Kind::kFreshLock;
+    case AcquisitionKind::kReleased: return Activation::Kind::kReleasedLock;
+    case AcquisitionKind::kStale: return Activation::Kind::kStaleTakeover;
+  }
+  return Activation::Kind::kFreshLock;
+}
+
+std::string Seconds(Duration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3fs", std::chrono::duration<double>(d).count());
+  return buf;
+}
+
+}  // namespace
+
+RoleMachine::RoleMachine(Elector* elector, LeaseState* lease, RenewalDriver* renewal, const Clock* clock,
+                         LockTiming timing, std::vector<ActiveComponent*> parts, RoleListener* listener)
+    : elector_(elector),
+      lease_(lease),
+      renewal_(renewal),
+      clock_(clock),
+      timing_(timing),
+      parts_(std::move(parts)),
+      listener_(listener),
+      role_since_(clock->Now()) {}
+
+Status RoleMachine::Begin() {
+  ElectionStep step;
+  Status s = elector_->FirstAttempt(&step);
+  if (!s.ok()) {
+    Transition(RoleState::kFailed, s.message());
+    return s;
+  }
+  if (step.acquired) {
+    Activate(step.acquisition);
+  } else {
+    spdlog::info("Waiting to acquire scheduler lock {} (held by {})", elector_->lock_path(), elector_->holder());
+    Transition(RoleState::kStandby, "the lock is held by " + elector_->holder());
+  }
+  return Status::OK();
+}
+
+MonoTime RoleMachine::Step() {
+  RoleState state;
+  bool stop;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    state = state_;
+    stop = stop_requested_;
+  }
+  MonoTime now = clock_->Monotonic();
+  if (state == RoleState::kStandby) {
+    if (stop) {
+      Transition(RoleState::kStopped, "stop requested");
+      return MonoTime::max();
+    }
+    ElectionStep step = elector_->Step();
+    NoteStandbyError(step.error, now);
+    if (!step.acquired) return now + timing_.ObserveInterval();
+    Activate(step.acquisition);
+    state = RoleState::kActive;
+    now = clock_->Monotonic();
+  }
+  if (state != RoleState::kActive) return MonoTime::max();
+  if (stop) {
+    StopCleanly();
+    return MonoTime::max();
+  }
+  if (std::optional<std::string> reason = lease_->not_ours()) {
+    Lose(*reason);
+    return MonoTime::max();
+  }
+  if (lease_->Expired(now)) {
+    Status err = lease_->last_error();
+    Lose("no successful renewal within the lease of " + FormatDuration(timing_.LeaseLength()) + " (T - I)" +
+         (err.ok() ? std::string() : "; last renewal error: " + err.ToString()));
+    return MonoTime::max();
+  }
+  return std::min(now + timing_.ObserveInterval(), lease_->deadline());
+}
+
+void RoleMachine::Activate(const Acquisition& acquisition) {
+  lease_->Grant(acquisition.lease_start);
+  renewal_->Start(acquisition.lease_start);
+  Activation activation;
+  activation.kind = ActivationKind(acquisition.kind);
+  activation.at = acquisition.at;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    last_acquisition_ = acquisition;
+  }
+  std::string how = acquisition.kind == AcquisitionKind::kFresh      ? "no lock existed"
+                    : acquisition.kind == AcquisitionKind::kReleased ? "released by " + acquisition.previous_holder
+                                                                     : "took over from " + acquisition.previous_holder;
+  if (acquisition.since_last_renewal_seen) {
+    how += ", " + Seconds(*acquisition.since_last_renewal_seen) + " after its last renewal seen";
+  }
+  spdlog::info("Acquired scheduler lock {} ({})", elector_->lock_path(), how);
+  Transition(RoleState::kActive, how, acquisition);
+  for (ActiveComponent* part : parts_) part->Start(activation, lease_);
+}
+
+void RoleMachine::StopActiveParts() {
+  lease_->Revoke();
+  for (auto it = parts_.rbegin(); it != parts_.rend(); ++it) (*it)->Stop();
+  if (!renewal_->Stop()) renewal_left_behind_ = true;
+}
+
+void RoleMachine::Lose(const std::string& reason) {
+  Duration since = clock_->Monotonic() - lease_->last_renewal();
+  StopActiveParts();
+  spdlog::error("Lost the scheduler lock: {}; last successful renewal {} ago; exiting with status {}", reason,
+                Seconds(since), kExitTempFail);
+  Transition(RoleState::kLost, reason, std::nullopt, since);
+}
+
+void RoleMachine::StopCleanly() {
+  Transition(RoleState::kStopping, "stop requested");
+  StopActiveParts();
+  if (Status s = elector_->Release(); !s.ok()) {
+    spdlog::warn("Failed to release the scheduler lock {}: {}", elector_->lock_path(), s.ToString());
+  } else {
+    spdlog::info("Released scheduler lock {}", elector_->lock_path());
+  }
+  Transition(RoleState::kStopped, "stop requested");
+}
+
+void RoleMachine::NoteStandbyError(const Status& error, MonoTime now) {
+  if (error.ok()) {
+    if (in_error_) spdlog::info("Scheduler lock {} is readable again", elector_->lock_path());
+    in_error_ = false;
+    std::lock_guard<std::mutex> l(mu_);
+    last_error_.clear();
+    return;
+  }
+  if (!in_error_ || now - error_logged_at_ >= kRepeatErrorLogEvery) {
+    spdlog::warn("Standing by through a storage error at the scheduler lock: {}", error.ToString());
+    error_logged_at_ = now;
+  }
+  in_error_ = true;
+  std::lock_guard<std::mutex> l(mu_);
+  last_error_ = error.ToString();
+}
+
+void RoleMachine::Transition(RoleState to, const std::string& reason, std::optional<Acquisition> acquisition,
+                             std::optional<Duration> since_last_renewal) {
+  RoleEvent event;
+  event.at = clock_->Now();
+  event.to = to;
+  event.reason = reason;
+  event.acquisition = std::move(acquisition);
+  event.since_last_renewal = since_last_renewal;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    event.from = state_;
+    bool was_active = state_ == RoleState::kActive;
+    bool is_active = to == RoleState::kActive;
+    if (was_active != is_active || state_ == RoleState::kStarting) role_since_ = event.at;
+    state_ = to;
+  }
+  if (listener_ != nullptr) listener_->OnRoleChange(event);
+}
+
+void RoleMachine::RequestStop() {
+  std::function<void()> wakeup;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_requested_ = true;
+    wakeup = wakeup_;
+  }
+  if (wakeup) wakeup();
+}
+
+void RoleMachine::SetWakeup(std::function<void()> wakeup) {
+  std::lock_guard<std::mutex> l(mu_);
+  wakeup_ = std::move(wakeup);
+}
+
+RoleState RoleMachine::state() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return state_;
+}
+
+bool RoleMachine::finished() const {
+  RoleState s = state();
+  return s == RoleState::kStopped || s == RoleState::kLost || s == RoleState::kFailed;
+}
+
+int RoleMachine::exit_status() const {
+  switch (state()) {
+    case RoleState::kLost: return kExitTempFail;
+    case RoleState::kFailed: return kExitConfig;
+    default: return kExitOk;
+  }
+}
+
+RoleSnapshot RoleMachine::Snapshot() const {
+  RoleSnapshot s;
+  const InstanceIdentity& id = elector_->identity();
+  s.instance_id = id.instance_id;
+  s.host = id.host;
+  s.pid = id.pid;
+  s.started_at = id.started_at;
+  s.stale_threshold = timing_.stale_threshold;
+  s.retry_interval = timing_.retry_interval;
+  s.renew_interval = timing_.RenewInterval();
+  MonoTime now = clock_->Monotonic();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    s.state = state_;
+    s.role_since = role_since_;
+    s.last_error = last_error_;
+    if (last_acquisition_) {
+      s.activation = AcquisitionKindName(last_acquisition_->kind);
+      s.takeover = last_acquisition_->since_last_renewal_seen;
+    }
+  }
+  s.lock_holder = elector_->holder();
+  if (s.state == RoleState::kActive) {
+    s.active = lease_->MayDispatch();
+    s.last_renewal_seen_age = now - lease_->last_renewal();
+    s.lease_remaining = std::max<Duration>(Duration::zero(), lease_->deadline() - now);
+    if (Status err = lease_->last_error(); !err.ok()) s.last_error = err.ToString();
+  } else if (std::optional<MonoTime> seen = elector_->last_renewal_seen()) {
+    s.last_renewal_seen_age = now - *seen;
+  }
+  return s;
+}
+
+}  // namespace dagu
