@@ -1,0 +1,47 @@
+// RunCatalog: what the ticker and the replayer need to know about a DAG's
+// runs before they create one, as a narrow interface (the adapter onto the
+// run, proc and queue stores is store_run_catalog.h; tests use fakes).
+//
+// Every method returns an error when the answer cannot be known (I/O error,
+// corrupt record); callers then create nothing for that DAG and slot.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/status.h"
+#include "dag/dag.h"
+#include "store/run_status.h"
+
+namespace dagu {
+
+// The fields of a DAG's latest run that the start guards read.
+struct RunSummary {
+  std::string run_id;
+  RunStatus status = RunStatus::kNotStarted;
+  std::optional<WallTime> schedule_time;  // the slot it was started for (HEAD's scheduleTime)
+  std::optional<WallTime> started_at;
+  std::optional<WallTime> queued_at;
+};
+
+class RunCatalog {
+ public:
+  virtual ~RunCatalog() = default;
+
+  // *exists: a run record exists for the DAG under any of `run_ids`.
+  virtual Status AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids, bool* exists) = 0;
+
+  // The DAG's latest run; NotFound when it has none.
+  virtual Status LatestRun(const Dag& dag, RunSummary* out) = 0;
+
+  // The DAG's live runs, counted from fresh heartbeat (proc) files in its
+  // proc group.
+  virtual Status CountAlive(const Dag& dag, int* count) = 0;
+
+  // *queued: the DAG's queue holds an item of this DAG.
+  virtual Status IsQueued(const Dag& dag, bool* queued) = 0;
+};
+
+}  // namespace dagu

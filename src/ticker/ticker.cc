@@ -1,0 +1,241 @@
+#include "ticker/ticker.h"
+
+#include <spdlog/spdlog.h>
+
+#include "core/time_format.h"
+#include "ticker/slot_id.h"
+#include "ticker/slots.h"
+#include "ticker/start_rules.h"
+
+namespace dagu {
+
+using std::chrono::minutes;
+
+namespace {
+
+constexpr int kMaxBackToBackTicks = 60;
+
+}  // namespace
+
+struct Ticker::Plan {
+  DagPtr dag;
+  PlannedSlot slot;
+};
+
+Ticker::Ticker(const Clock* clock, DagCatalog* dags, const SuspendFlags* suspend, RunCatalog* runs,
+               RunDispatcher* dispatcher, const TickLedger* ledger, TickListener* listener, TickerOptions options)
+    : clock_(clock),
+      dags_(dags),
+      suspend_(suspend),
+      runs_(runs),
+      dispatcher_(dispatcher),
+      ledger_(ledger),
+      listener_(listener),
+      options_(std::move(options)) {}
+
+Ticker::~Ticker() { Stop(); }
+
+void Ticker::Start(const Activation& /*activation*/, const Lease* lease) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this, lease] { Loop(lease); });
+}
+
+void Ticker::Stop() {
+  std::thread t;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stopping_ = true;
+    t = std::move(thread_);
+  }
+  cv_.notify_all();
+  if (t.joinable()) t.join();
+}
+
+void Ticker::Loop(const Lease* lease) {
+  WallTime next = FloorToMinute(clock_->Now());
+  std::unique_lock<std::mutex> l(mu_);
+  while (!stopping_) {
+    WallTime now = clock_->Now();
+    if (next > now + minutes(1)) {
+      spdlog::warn("wall clock went back to {}; ticking from the current minute", FormatRFC3339UTC(now));
+      next = FloorToMinute(now);
+    }
+    if (now < next) {
+      auto wait = std::min<Duration>(next - now, options_.max_wait);
+      cv_.wait_for(l, wait, [this] { return stopping_; });
+      continue;
+    }
+    if (now - next > minutes(kMaxBackToBackTicks)) {
+      WallTime current = FloorToMinute(now);
+      spdlog::warn("ticks from {} to {} were not handled in time (paused process or clock step); skipping to {}",
+                   FormatRFC3339UTC(next), FormatRFC3339UTC(current - minutes(1)), FormatRFC3339UTC(current));
+      next = current;
+    }
+    l.unlock();
+    RunTick(next, lease);
+    l.lock();
+    next += minutes(1);
+  }
+}
+
+void Ticker::RunTick(WallTime tick, const Lease* lease) {
+  if (!lease->MayDispatch()) {
+    if (!fenced_logged_) {
+      spdlog::warn("tick {}: this instance may not dispatch (lease deadline passed); nothing is scheduled",
+                   FormatRFC3339UTC(tick));
+      fenced_logged_ = true;
+    }
+    return;
+  }
+  fenced_logged_ = false;
+
+  Status rescanned = dags_->Rescan();
+  if (!rescanned.ok()) spdlog::error("tick {}: {}", FormatRFC3339UTC(tick), rescanned.ToString());
+
+  std::vector<Plan> plans;
+  for (const DagPtr& dag : dags_->Snapshot()) PlanDag(dag, tick, &plans);
+
+  TickRecord record;
+  record.instance = options_.instance_id;
+  record.last_tick = tick;
+  for (const Plan& p : plans) record.planned.push_back(p.slot);
+  Status written = ledger_->Write(record);
+  if (!written.ok()) spdlog::error("tick {}: {}", FormatRFC3339UTC(tick), written.ToString());
+
+  if (!plans.empty()) {
+    for (size_t i = 0; i < plans.size(); ++i) {
+      if (!lease->MayDispatch()) {
+        spdlog::warn("tick {}: lease deadline passed; {} planned slot(s) not dispatched", FormatRFC3339UTC(tick),
+                     plans.size() - i);
+        break;
+      }
+      Status s = Dispatch(plans[i], lease);
+      if (s.ok()) {
+        record.planned[i].started = true;
+      } else {
+        spdlog::error("tick {}: {} of DAG {} failed: {}", FormatRFC3339UTC(tick), plans[i].slot.kind,
+                      plans[i].dag->name, s.ToString());
+      }
+    }
+    written = ledger_->Write(record);
+    if (!written.ok()) spdlog::error("tick {}: {}", FormatRFC3339UTC(tick), written.ToString());
+  }
+
+  if (listener_ != nullptr) listener_->AfterTick(tick);
+}
+
+void Ticker::PlanDag(const DagPtr& dag_ptr, WallTime tick, std::vector<Plan>* plans) {
+  const Dag& dag = *dag_ptr;
+  bool start_due = AnyDueAt(dag.schedules.start, tick);
+  bool stop_due = AnyDueAt(dag.schedules.stop, tick);
+  bool restart_due = AnyDueAt(dag.schedules.restart, tick);
+  if (!start_due && !stop_due && !restart_due) return;
+
+  std::string slot_text = FormatRFC3339UTC(tick);
+  bool suspended = true;
+  Status s = suspend_->IsSuspended(dag, &suspended);
+  if (!s.ok()) {
+    spdlog::error("DAG {} slot {}: {}; treated as suspended", dag.name, slot_text, s.ToString());
+    return;
+  }
+  if (suspended) {
+    spdlog::info("DAG {} slot {}: suspended, not scheduled", dag.name, slot_text);
+    return;
+  }
+  std::string run_id = ScheduledRunId(options_.data_dir, dag.name, tick);
+
+  if (stop_due && HasLiveRun(dag, tick, "stop")) {
+    plans->push_back({dag_ptr, {dag.name, "stop", tick, "", false}});
+  }
+  if (restart_due && HasLiveRun(dag, tick, "restart")) {
+    bool exists = false;
+    Status e = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, tick), &exists);
+    if (!e.ok()) {
+      spdlog::error("DAG {} slot {}: existing runs cannot be read ({}); no restart is created", dag.name, slot_text,
+                    e.ToString());
+    } else if (exists) {
+      spdlog::info("DAG {} slot {}: a run for this slot exists already; restart skipped", dag.name, slot_text);
+    } else {
+      plans->push_back({dag_ptr, {dag.name, "restart", tick, run_id, false}});
+    }
+  }
+  if (start_due && StartAllowed(dag, tick)) {
+    plans->push_back({dag_ptr, {dag.name, "start", tick, run_id, false}});
+  }
+}
+
+bool Ticker::HasLiveRun(const Dag& dag, WallTime slot, const char* what) {
+  int alive = 0;
+  Status s = runs_->CountAlive(dag, &alive);
+  if (!s.ok()) {
+    spdlog::error("DAG {} slot {}: cannot tell whether it is running ({}); {} skipped", dag.name,
+                  FormatRFC3339UTC(slot), s.ToString(), what);
+    return false;
+  }
+  if (alive > 0) return true;
+  spdlog::info("DAG {} slot {}: not running; {} skipped", dag.name, FormatRFC3339UTC(slot), what);
+  return false;
+}
+
+bool Ticker::StartAllowed(const Dag& dag, WallTime slot) {
+  std::string slot_text = FormatRFC3339UTC(slot);
+  auto skip = [&](const std::string& why) {
+    spdlog::info("DAG {} slot {}: {}; not started", dag.name, slot_text, why);
+    return false;
+  };
+  auto unreadable = [&](const char* what, const Status& s) {
+    spdlog::error("DAG {} slot {}: {} cannot be read ({}); no run is created", dag.name, slot_text, what,
+                  s.ToString());
+    return false;
+  };
+
+  int alive = 0;
+  Status s = runs_->CountAlive(dag, &alive);
+  if (!s.ok()) return unreadable("heartbeat files", s);
+  if (alive > 0) return skip("already running");
+  if (options_.queues_enabled) {
+    bool queued = false;
+    s = runs_->IsQueued(dag, &queued);
+    if (!s.ok()) return unreadable("the queue", s);
+    if (queued) return skip("a run is queued");
+  }
+  RunSummary latest;
+  std::optional<RunSummary> have;
+  s = runs_->LatestRun(dag, &latest);
+  if (s.ok()) {
+    have = latest;
+  } else if (!s.IsNotFound()) {
+    return unreadable("existing runs", s);
+  }
+  if (have && have->status == RunStatus::kRunning) return skip("latest run " + have->run_id + " is running");
+  StartRule rule = CheckStartRules(dag, slot, have);
+  if (rule != StartRule::kStart) return skip(std::string(StartRuleName(rule)) + " (run " + have->run_id + ")");
+
+  bool exists = false;
+  s = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, slot), &exists);
+  if (!s.ok()) return unreadable("existing runs", s);
+  if (exists) return skip("a run for this slot exists already");
+  return true;
+}
+
+Status Ticker::Dispatch(const Plan& plan, const Lease* lease) {
+  const Dag& dag = *plan.dag;
+  const PlannedSlot& slot = plan.slot;
+  if (slot.kind == "stop") return dispatcher_->StopDag(dag);
+  if (slot.kind == "restart") {
+    RestartGuards guards;
+    guards.may_dispatch = [lease] { return lease->MayDispatch(); };
+    RunCatalog* runs = runs_;
+    DagPtr keep = plan.dag;
+    guards.still_running = [runs, keep] {
+      int alive = 0;
+      return !runs->CountAlive(*keep, &alive).ok() || alive > 0;
+    };
+    return dispatcher_->RestartSlot(dag, slot.run_id, slot.slot, std::move(guards));
+  }
+  return dispatcher_->StartSlot(dag, slot.run_id, slot.slot);
+}
+
+}  // namespace dagu

@@ -1,0 +1,97 @@
+// Ticker: at each minute boundary, while this instance is active, the slots
+// due in that minute for every loaded, non-suspended DAG's start, stop and
+// restart schedules (spec 085 "Missed slots", design/decisions.md section 5).
+//
+// Per tick:
+//  1. Fencing: if Lease::MayDispatch() is false the tick does nothing at all
+//     (not even the ledger), and each dispatch re-checks it.
+//  2. The DAG catalog is rescanned (cheap when nothing changed), so a DAG
+//     file added a moment ago on another host is seen.
+//  3. Per DAG with a due schedule and no suspend flag:
+//     - start: at most one run per DAG per tick, ID sched-<h>-<slot>
+//       (slot_id.h). Skipped when the DAG has a live run, has a queued item
+//       (queues enabled), its latest run is Running, the time rules of
+//       start_rules.h say so, or a run already exists under one of the slot's
+//       IDs. When any of these cannot be read, nothing is created and the
+//       error is logged with the DAG and slot.
+//     - stop: when the DAG has a live run, its runs are asked to stop.
+//     - restart: when the DAG has a live run, it is stopped and the slot's
+//       run is started once it is gone (Launcher::RestartSlot).
+//  4. The tick and the slots that passed the guards are written to the tick
+//     ledger before any of them is dispatched, and again afterwards with the
+//     ones that were started, so a successor can tell what was missed.
+//  5. The TickListener (the replayer) is told.
+//
+// The first tick after Start handles the current minute; later ticks follow
+// every minute. Ticks missed while the process was paused fire back to back
+// (at most 60; a longer gap jumps to the current minute with a warning); a
+// wall clock stepped back restarts the schedule from the current minute.
+//
+// Thread-safe: Start/Stop from the role machine, RunTick from tests.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/clock.h"
+#include "dagwatch/dag_catalog.h"
+#include "dagwatch/suspend_flags.h"
+#include "launcher/run_dispatcher.h"
+#include "role/lease.h"
+#include "store/tick_ledger.h"
+#include "ticker/run_catalog.h"
+#include "ticker/tick_listener.h"
+
+namespace dagu {
+
+struct TickerOptions {
+  std::string data_dir;          // part of every slot's run ID
+  std::string instance_id;       // written into the tick ledger
+  bool queues_enabled = true;    // a queued item of the DAG blocks a live start
+  // Longest single wait of the loop before it re-reads the clock.
+  std::chrono::milliseconds max_wait = std::chrono::seconds(1);
+};
+
+class Ticker final : public ActiveComponent {
+ public:
+  // Every pointer must outlive the ticker; `listener` may be null.
+  Ticker(const Clock* clock, DagCatalog* dags, const SuspendFlags* suspend, RunCatalog* runs,
+         RunDispatcher* dispatcher, const TickLedger* ledger, TickListener* listener, TickerOptions options);
+  ~Ticker() override;
+
+  // ActiveComponent: starts the tick thread (first tick: the current minute).
+  void Start(const Activation& activation, const Lease* lease) override;
+  void Stop() override;
+
+  // Handles the minute `tick` once, with `lease` for fencing. Used by the
+  // tick thread; public for tests.
+  void RunTick(WallTime tick, const Lease* lease);
+
+ private:
+  struct Plan;
+  void Loop(const Lease* lease);
+  void PlanDag(const DagPtr& dag, WallTime tick, std::vector<Plan>* plans);
+  bool StartAllowed(const Dag& dag, WallTime slot);
+  bool HasLiveRun(const Dag& dag, WallTime slot, const char* what);
+  Status Dispatch(const Plan& plan, const Lease* lease);
+
+  const Clock* clock_;
+  DagCatalog* dags_;
+  const SuspendFlags* suspend_;
+  RunCatalog* runs_;
+  RunDispatcher* dispatcher_;
+  const TickLedger* ledger_;
+  TickListener* listener_;
+  TickerOptions options_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+  bool fenced_logged_ = false;  // "not dispatching" logged for the current stretch
+};
+
+}  // namespace dagu

@@ -1,0 +1,381 @@
+#include "ticker/ticker.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/time_format.h"
+#include "cron/time_zone.h"
+#include "support/fake_clock.h"
+#include "support/faulty_file_system.h"
+#include "support/scheduling_fakes.h"
+#include "support/subprocess.h"
+#include "support/temp_dir.h"
+#include "ticker/slot_id.h"
+
+namespace dagu {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+using testing::FakeClock;
+using testing::FakeDispatcher;
+using testing::FakeLease;
+using testing::FakeRunCatalog;
+using testing::FaultyFileSystem;
+using testing::RecordingTickListener;
+using testing::TempDir;
+
+constexpr const char* kDataDir = "/srv/dagu/data";
+
+WallTime T(const char* rfc3339) {
+  WallTime t;
+  bool set = false;
+  EXPECT_TRUE(ParseRFC3339(rfc3339, &t, &set).ok()) << rfc3339;
+  return t;
+}
+
+std::vector<CronSchedule> Crons(std::initializer_list<const char*> exprs) {
+  const date::time_zone* utc = nullptr;
+  EXPECT_TRUE(LocateZone("UTC", &utc).ok());
+  std::vector<CronSchedule> out;
+  for (const char* e : exprs) {
+    CronSchedule s;
+    EXPECT_TRUE(CronSchedule::Parse(e, utc, &s).ok()) << e;
+    out.push_back(s);
+  }
+  return out;
+}
+
+class TickerTest : public ::testing::Test {
+ protected:
+  TickerTest()
+      : fs_(PosixFileSystem()),
+        dags_(&fs_, dir_.Sub("dags"), [this](const std::string& path, Dag* out) { return Load(path, out); }),
+        suspend_(&fs_, dir_.Sub("suspend")),
+        ledger_(&fs_, dir_.Sub("data/scheduler")) {
+    std::filesystem::create_directories(dir_.Sub("dags"));
+    std::filesystem::create_directories(dir_.Sub("suspend"));
+  }
+
+  // Adds a DAG file whose loaded form is `dag` (name and location filled in).
+  Dag& AddDag(const std::string& name, std::initializer_list<const char*> start,
+              std::initializer_list<const char*> stop = {}, std::initializer_list<const char*> restart = {}) {
+    std::string path = dir_.WriteFile("dags/" + name + ".yaml", name + "\n");
+    Dag& d = defs_[path];
+    d.name = name;
+    d.location = path;
+    d.schedules.start = Crons(start);
+    d.schedules.stop = Crons(stop);
+    d.schedules.restart = Crons(restart);
+    return d;
+  }
+
+  Status Load(const std::string& path, Dag* out) {
+    auto it = defs_.find(path);
+    if (it == defs_.end()) return Status::InvalidArgument(path + ": unknown test DAG");
+    *out = it->second;
+    return Status::OK();
+  }
+
+  std::unique_ptr<Ticker> MakeTicker(bool queues_enabled = true, RecordingTickListener* listener = nullptr) {
+    TickerOptions opts;
+    opts.data_dir = kDataDir;
+    opts.instance_id = "host-a-1-1";
+    opts.queues_enabled = queues_enabled;
+    opts.max_wait = milliseconds(5);
+    return std::make_unique<Ticker>(&clock_, &dags_, &suspend_, &runs_, &dispatcher_, &ledger_, listener, opts);
+  }
+
+  TickRecord Ledger() {
+    TickRecord r;
+    bool found = false;
+    EXPECT_TRUE(ledger_.Read(&r, &found).ok());
+    EXPECT_TRUE(found);
+    return r;
+  }
+
+  TempDir dir_;
+  FaultyFileSystem fs_;
+  std::map<std::string, Dag> defs_;
+  DagCatalog dags_;
+  SuspendFlags suspend_;
+  TickLedger ledger_;
+  FakeClock clock_{T("2026-03-12T14:00:00Z")};
+  FakeLease lease_;
+  FakeRunCatalog runs_;
+  FakeDispatcher dispatcher_;
+};
+
+TEST_F(TickerTest, DueSlotStartsUnderItsScheduledIdAndIsRecorded) {
+  AddDag("etl", {"0 * * * *"});
+  AddDag("other", {"30 * * * *"});
+  RecordingTickListener listener;
+  auto ticker = MakeTicker(true, &listener);
+  WallTime tick = T("2026-03-12T14:00:00Z");
+  ticker->RunTick(tick, &lease_);
+
+  auto calls = dispatcher_.Calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].kind, "start");
+  EXPECT_EQ(calls[0].dag, "etl");
+  EXPECT_EQ(calls[0].run_id, ScheduledRunId(kDataDir, "etl", tick));
+  EXPECT_EQ(calls[0].slot, tick);
+  // The slot's IDs (sched + both upstream catch-up IDs) were checked first.
+  ASSERT_EQ(runs_.exists_checks.size(), 1u);
+  EXPECT_EQ(runs_.exists_checks[0], SlotRunIds(kDataDir, "etl", tick));
+
+  TickRecord r = Ledger();
+  EXPECT_EQ(r.last_tick, tick);
+  EXPECT_EQ(r.instance, "host-a-1-1");
+  ASSERT_EQ(r.planned.size(), 1u);
+  EXPECT_EQ(r.planned[0], (PlannedSlot{"etl", "start", tick, calls[0].run_id, true}));
+  EXPECT_EQ(listener.Ticks(), std::vector<WallTime>{tick});
+}
+
+TEST_F(TickerTest, EveryTickIsRecordedEvenWithoutSlots) {
+  AddDag("etl", {"0 * * * *"});
+  auto ticker = MakeTicker();
+  ticker->RunTick(T("2026-03-12T14:01:00Z"), &lease_);
+  EXPECT_TRUE(dispatcher_.Calls().empty());
+  TickRecord r = Ledger();
+  EXPECT_EQ(r.last_tick, T("2026-03-12T14:01:00Z"));
+  EXPECT_TRUE(r.planned.empty());
+}
+
+TEST_F(TickerTest, FencedTickDispatchesAndRecordsNothing) {
+  AddDag("etl", {"* * * * *"});
+  auto ticker = MakeTicker();
+  lease_.may = false;
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  EXPECT_TRUE(dispatcher_.Calls().empty());
+  TickRecord r;
+  bool found = true;
+  ASSERT_TRUE(ledger_.Read(&r, &found).ok());
+  EXPECT_FALSE(found);
+}
+
+TEST_F(TickerTest, LeaseLostMidTickStopsDispatchAndLeavesPlannedSlotsUnstarted) {
+  AddDag("a", {"* * * * *"});
+  AddDag("b", {"* * * * *"});
+  auto ticker = MakeTicker();
+  dispatcher_.on_call = [this] { lease_.may = false; };
+  WallTime tick = T("2026-03-12T14:00:00Z");
+  ticker->RunTick(tick, &lease_);
+  ASSERT_EQ(dispatcher_.Calls().size(), 1u);
+  EXPECT_EQ(dispatcher_.Calls()[0].dag, "a");
+  TickRecord r = Ledger();
+  ASSERT_EQ(r.planned.size(), 2u);
+  EXPECT_TRUE(r.planned[0].started);
+  EXPECT_FALSE(r.planned[1].started);
+  EXPECT_EQ(r.planned[1].run_id, ScheduledRunId(kDataDir, "b", tick));
+}
+
+TEST_F(TickerTest, PlannedSlotsAreRecordedBeforeDispatch) {
+  AddDag("etl", {"* * * * *"});
+  auto ticker = MakeTicker();
+  std::vector<PlannedSlot> seen_at_dispatch;
+  dispatcher_.on_call = [&] { seen_at_dispatch = Ledger().planned; };
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  ASSERT_EQ(seen_at_dispatch.size(), 1u);
+  EXPECT_FALSE(seen_at_dispatch[0].started);
+  EXPECT_TRUE(Ledger().planned[0].started);
+}
+
+TEST_F(TickerTest, FailedDispatchIsNotMarkedStarted) {
+  AddDag("etl", {"* * * * *"});
+  auto ticker = MakeTicker();
+  dispatcher_.fail = Status::IOError("fork failed");
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  EXPECT_EQ(dispatcher_.Calls().size(), 1u);
+  EXPECT_FALSE(Ledger().planned[0].started);
+}
+
+TEST_F(TickerTest, SuspendedDagIsNotScheduled) {
+  AddDag("etl", {"* * * * *"}, {"* * * * *"}, {"* * * * *"});
+  runs_.dags["etl"].alive = 1;
+  dir_.WriteFile("suspend/etl.suspend", "");
+  auto ticker = MakeTicker();
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  EXPECT_TRUE(dispatcher_.Calls().empty());
+  EXPECT_TRUE(Ledger().planned.empty());
+}
+
+TEST_F(TickerTest, UnreadableSuspendFlagCountsAsSuspended) {
+  AddDag("etl", {"* * * * *"});
+  fs_.FailWith("Stat", "suspend", Status::IOError("EIO"));
+  auto ticker = MakeTicker();
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  EXPECT_TRUE(dispatcher_.Calls().empty());
+}
+
+TEST_F(TickerTest, ExistingRunUnderAnyOfTheSlotsIdsPreventsTheStart) {
+  WallTime tick = T("2026-03-12T14:00:00Z");
+  AddDag("etl", {"* * * * *"});
+  for (const std::string& id : SlotRunIds(kDataDir, "etl", tick)) {
+    SCOPED_TRACE(id);
+    FakeRunCatalog runs;
+    runs.dags["etl"].runs.insert(id);
+    TickerOptions opts;
+    opts.data_dir = kDataDir;
+    Ticker ticker(&clock_, &dags_, &suspend_, &runs, &dispatcher_, &ledger_, nullptr, opts);
+    ticker.RunTick(tick, &lease_);
+    EXPECT_TRUE(dispatcher_.Calls().empty());
+  }
+}
+
+TEST_F(TickerTest, UnreadableExistingRunsCreateNothing) {
+  AddDag("etl", {"* * * * *"}, {}, {"* * * * *"});
+  auto ticker = MakeTicker();
+  for (Status* err : {&runs_.exists_error, &runs_.latest_error, &runs_.alive_error, &runs_.queued_error}) {
+    runs_.exists_error = runs_.latest_error = runs_.alive_error = runs_.queued_error = Status::OK();
+    *err = Status::Corruption("status.jsonl: no valid line");
+    runs_.dags["etl"].alive = (err == &runs_.exists_error) ? 1 : 0;  // make the restart reach its ID check
+    ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+    EXPECT_TRUE(dispatcher_.Calls().empty());
+    EXPECT_TRUE(Ledger().planned.empty());
+  }
+}
+
+TEST_F(TickerTest, AlreadyRunningQueuedOrLatestRunningSkipTheStart) {
+  AddDag("etl", {"* * * * *"});
+  auto ticker = MakeTicker();
+  WallTime tick = T("2026-03-12T14:00:00Z");
+
+  runs_.dags["etl"].alive = 1;
+  ticker->RunTick(tick, &lease_);
+  runs_.dags["etl"].alive = 0;
+  runs_.dags["etl"].queued = true;
+  ticker->RunTick(tick, &lease_);
+  runs_.dags["etl"].queued = false;
+  RunSummary running;
+  running.run_id = "manual-1";
+  running.status = RunStatus::kRunning;
+  running.started_at = T("2026-03-12T13:10:00Z");
+  runs_.dags["etl"].latest = running;
+  ticker->RunTick(tick, &lease_);
+  EXPECT_TRUE(dispatcher_.Calls().empty());
+
+  runs_.dags["etl"].latest->status = RunStatus::kFailed;
+  ticker->RunTick(tick, &lease_);
+  EXPECT_EQ(dispatcher_.Calls().size(), 1u);
+}
+
+TEST_F(TickerTest, QueuedItemDoesNotBlockWhenQueuesAreDisabled) {
+  AddDag("etl", {"* * * * *"});
+  runs_.dags["etl"].queued = true;
+  auto ticker = MakeTicker(/*queues_enabled=*/false);
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  EXPECT_EQ(dispatcher_.Calls().size(), 1u);
+}
+
+TEST_F(TickerTest, SkipIfSuccessfulAfterAManualSuccess) {
+  Dag& d = AddDag("etl", {"0 * * * *"});
+  d.skip_if_successful = true;
+  RunSummary manual;
+  manual.run_id = "manual-1";
+  manual.status = RunStatus::kSucceeded;
+  manual.started_at = T("2026-03-12T13:20:00Z");
+  runs_.dags["etl"].latest = manual;
+  auto ticker = MakeTicker();
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  EXPECT_TRUE(dispatcher_.Calls().empty());
+  ticker->RunTick(T("2026-03-12T15:00:00Z"), &lease_);  // the success is before 14:00 now
+  EXPECT_EQ(dispatcher_.Calls().size(), 1u);
+}
+
+TEST_F(TickerTest, StopScheduleStopsOnlyARunningDag) {
+  AddDag("etl", {}, {"0 18 * * *"});
+  auto ticker = MakeTicker();
+  WallTime tick = T("2026-03-12T18:00:00Z");
+  ticker->RunTick(tick, &lease_);
+  EXPECT_TRUE(dispatcher_.Calls().empty());
+  runs_.dags["etl"].alive = 1;
+  ticker->RunTick(tick, &lease_);
+  ASSERT_EQ(dispatcher_.Calls().size(), 1u);
+  EXPECT_EQ(dispatcher_.Calls()[0].kind, "stop");
+  EXPECT_EQ(Ledger().planned[0].kind, "stop");
+}
+
+TEST_F(TickerTest, RestartScheduleRestartsARunningDagUnderTheSlotsId) {
+  AddDag("etl", {}, {}, {"0 6 * * *"});
+  auto ticker = MakeTicker();
+  WallTime tick = T("2026-03-12T06:00:00Z");
+  ticker->RunTick(tick, &lease_);
+  EXPECT_TRUE(dispatcher_.Calls().empty());  // not running: nothing to restart
+  runs_.dags["etl"].alive = 1;
+  ticker->RunTick(tick, &lease_);
+  ASSERT_EQ(dispatcher_.Calls().size(), 1u);
+  EXPECT_EQ(dispatcher_.Calls()[0].kind, "restart");
+  EXPECT_EQ(dispatcher_.Calls()[0].run_id, ScheduledRunId(kDataDir, "etl", tick));
+  // The guards see the lease and the live runs.
+  RestartGuards& g = dispatcher_.last_guards;
+  EXPECT_TRUE(g.may_dispatch());
+  EXPECT_TRUE(g.still_running());
+  lease_.may = false;
+  runs_.dags["etl"].alive = 0;
+  EXPECT_FALSE(g.may_dispatch());
+  EXPECT_FALSE(g.still_running());
+}
+
+TEST_F(TickerTest, LedgerWriteFailureDoesNotStopScheduling) {
+  AddDag("etl", {"* * * * *"});
+  fs_.FailWith("WriteFileAtomic", "tick_ledger", Status::NoSpace("ENOSPC"));
+  auto ticker = MakeTicker();
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  EXPECT_EQ(dispatcher_.Calls().size(), 1u);
+}
+
+TEST_F(TickerTest, DagFilesAddedOrRemovedTakeEffectAtTheNextTick) {
+  auto ticker = MakeTicker();
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  EXPECT_TRUE(dispatcher_.Calls().empty());
+  AddDag("etl", {"* * * * *"});
+  ticker->RunTick(T("2026-03-12T14:01:00Z"), &lease_);
+  EXPECT_EQ(dispatcher_.Calls().size(), 1u);
+  std::filesystem::remove(dir_.Sub("dags/etl.yaml"));
+  ticker->RunTick(T("2026-03-12T14:02:00Z"), &lease_);
+  EXPECT_EQ(dispatcher_.Calls().size(), 1u);
+}
+
+TEST_F(TickerTest, LoopHandlesTheCurrentMinuteFirstThenEachMinute) {
+  AddDag("etl", {"* * * * *"});
+  clock_.SetWall(T("2026-03-12T14:00:40Z"));
+  RecordingTickListener listener;
+  auto ticker = MakeTicker(true, &listener);
+  ticker->Start(Activation{Activation::Kind::kFreshLock, clock_.Now()}, &lease_);
+  ASSERT_TRUE(testing::PollUntil([&] { return listener.Ticks().size() == 1; }, seconds(5)));
+  EXPECT_EQ(listener.Ticks()[0], T("2026-03-12T14:00:00Z"));
+  EXPECT_EQ(dispatcher_.Calls()[0].slot, T("2026-03-12T14:00:00Z"));
+
+  clock_.Advance(seconds(19));  // 14:00:59: nothing yet
+  std::this_thread::sleep_for(milliseconds(30));
+  EXPECT_EQ(listener.Ticks().size(), 1u);
+  clock_.Advance(seconds(1));  // 14:01:00
+  ASSERT_TRUE(testing::PollUntil([&] { return listener.Ticks().size() == 2; }, seconds(5)));
+  EXPECT_EQ(listener.Ticks()[1], T("2026-03-12T14:01:00Z"));
+
+  clock_.Advance(minutes(3));  // a pause: missed ticks fire back to back
+  ASSERT_TRUE(testing::PollUntil([&] { return listener.Ticks().size() == 5; }, seconds(5)));
+  EXPECT_EQ(listener.Ticks()[4], T("2026-03-12T14:04:00Z"));
+  ticker->Stop();
+  EXPECT_EQ(dispatcher_.Calls().size(), 5u);
+}
+
+TEST_F(TickerTest, LoopSkipsALongGapAndRecoversFromAClockStepBack) {
+  RecordingTickListener listener;
+  auto ticker = MakeTicker(true, &listener);
+  ticker->Start(Activation{}, &lease_);
+  ASSERT_TRUE(testing::PollUntil([&] { return listener.Ticks().size() == 1; }, seconds(5)));
+  clock_.Advance(std::chrono::hours(3));
+  ASSERT_TRUE(testing::PollUntil([&] { return listener.Ticks().size() == 2; }, seconds(5)));
+  EXPECT_EQ(listener.Ticks()[1], T("2026-03-12T17:00:00Z"));
+  clock_.StepWall(-std::chrono::hours(1));  // 16:00:00
+  ASSERT_TRUE(testing::PollUntil([&] { return listener.Ticks().size() == 3; }, seconds(5)));
+  EXPECT_EQ(listener.Ticks()[2], T("2026-03-12T16:00:00Z"));
+  ticker->Stop();
+}
+
+}  // namespace
+}  // namespace dagu

@@ -1,0 +1,133 @@
+// In-memory fakes of the scheduling parts' narrow interfaces (Lease,
+// RunCatalog, RunDispatcher, TickListener), shared by the ticker's and the
+// replayer's unit tests. Header-only; each fake records what it was asked.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "launcher/run_dispatcher.h"
+#include "role/lease.h"
+#include "ticker/run_catalog.h"
+#include "ticker/tick_listener.h"
+
+namespace dagu::testing {
+
+class FakeLease final : public Lease {
+ public:
+  bool MayDispatch() const override {
+    ++checks;
+    return may.load();
+  }
+  std::atomic<bool> may{true};
+  mutable std::atomic<int> checks{0};
+};
+
+// Per DAG name: which run IDs exist, the latest run, live and queued state,
+// and errors to return.
+class FakeRunCatalog final : public RunCatalog {
+ public:
+  struct DagState {
+    std::set<std::string> runs;
+    std::optional<RunSummary> latest;
+    int alive = 0;
+    bool queued = false;
+  };
+
+  Status AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids, bool* exists) override {
+    std::lock_guard<std::mutex> l(mu);
+    exists_checks.push_back(run_ids);
+    if (!exists_error.ok()) return exists_error;
+    *exists = false;
+    for (const std::string& id : run_ids) *exists = *exists || dags[dag.name].runs.count(id) > 0;
+    return Status::OK();
+  }
+  Status LatestRun(const Dag& dag, RunSummary* out) override {
+    std::lock_guard<std::mutex> l(mu);
+    if (!latest_error.ok()) return latest_error;
+    const auto& st = dags[dag.name];
+    if (!st.latest) return Status::NotFound("no runs of " + dag.name);
+    *out = *st.latest;
+    return Status::OK();
+  }
+  Status CountAlive(const Dag& dag, int* count) override {
+    std::lock_guard<std::mutex> l(mu);
+    if (!alive_error.ok()) return alive_error;
+    *count = dags[dag.name].alive;
+    return Status::OK();
+  }
+  Status IsQueued(const Dag& dag, bool* queued) override {
+    std::lock_guard<std::mutex> l(mu);
+    if (!queued_error.ok()) return queued_error;
+    *queued = dags[dag.name].queued;
+    return Status::OK();
+  }
+
+  std::mutex mu;
+  std::map<std::string, DagState> dags;
+  Status exists_error, latest_error, alive_error, queued_error;
+  std::vector<std::vector<std::string>> exists_checks;
+};
+
+class FakeDispatcher final : public RunDispatcher {
+ public:
+  struct Call {
+    std::string kind;  // "start", "stop", "restart"
+    std::string dag;
+    std::string run_id;
+    WallTime slot;
+  };
+  Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot) override {
+    return Record({"start", dag.name, run_id, slot});
+  }
+  Status StopDag(const Dag& dag) override { return Record({"stop", dag.name, "", WallTime()}); }
+  Status RestartSlot(const Dag& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override {
+    std::lock_guard<std::mutex> l(mu);
+    last_guards = std::move(guards);
+    calls.push_back({"restart", dag.name, run_id, slot});
+    return fail;
+  }
+  std::vector<Call> Calls() {
+    std::lock_guard<std::mutex> l(mu);
+    return calls;
+  }
+
+  std::mutex mu;
+  std::vector<Call> calls;
+  Status fail;  // returned by every call when not OK
+  RestartGuards last_guards;
+  std::function<void()> on_call;  // run after each call is recorded (outside the lock)
+
+ private:
+  Status Record(Call c) {
+    Status result;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      calls.push_back(std::move(c));
+      result = fail;
+    }
+    if (on_call) on_call();
+    return result;
+  }
+};
+
+class RecordingTickListener final : public TickListener {
+ public:
+  void AfterTick(WallTime tick) override {
+    std::lock_guard<std::mutex> l(mu);
+    ticks.push_back(tick);
+  }
+  std::vector<WallTime> Ticks() {
+    std::lock_guard<std::mutex> l(mu);
+    return ticks;
+  }
+  std::mutex mu;
+  std::vector<WallTime> ticks;
+};
+
+}  // namespace dagu::testing
