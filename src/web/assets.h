@@ -1,0 +1,24 @@
+// The web UI's static files, embedded in the binary so that `dagu server` and
+// `dagu start-all` need nothing on disk and no build step at run time. The
+// sources are the real files under src/web/assets/; embedded_assets.cc is
+// generated from them by src/web/embed_assets.py (run it after editing an
+// asset; web_test fails while the generated file is out of date).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace dagu::web {
+
+struct Asset {
+  std::string_view path;          // relative to src/web/assets, e.g. "app.js"
+  std::string_view content_type;  // e.g. "text/javascript; charset=utf-8"
+  std::string_view body;
+};
+
+// Every embedded file, sorted by path.
+const std::vector<Asset>& EmbeddedAssets();
+// The file at `path`, or null.
+const Asset* FindAsset(std::string_view path);
+
+}  // namespace dagu::web

@@ -1,0 +1,306 @@
+#include "web/web_server.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/clock.h"
+#include "metrics/registry.h"
+#include "support/temp_dir.h"
+#include "web/http_json.h"
+#include "web/system_routes.h"
+#include "web/ui_routes.h"
+
+namespace dagu::web {
+namespace {
+
+using nlohmann::json;
+
+// A server on a free loopback port with the system and UI routes and a few
+// test routes.
+struct TestServer {
+  explicit TestServer(WebServerOptions o) : server(WithFreePort(std::move(o))) {
+    registry.AddGauge("dagu_test_gauge", "A test gauge.")->Set(7);
+    server.Get("/api/v2/echo", [](const httplib::Request& req, httplib::Response& res) {
+      SendJson(res, 200, {{"q", req.get_param_value("q")}});
+    });
+    server.Get("/api/v2/throw", [](const httplib::Request&, httplib::Response&) {
+      throw std::runtime_error("boom");
+    });
+    server.Post("/api/v2/body", [](const httplib::Request& req, httplib::Response& res) {
+      auto body = ParseJsonBody(req, res);
+      if (!body) return;
+      auto n = QueryInt(req, res, "n", 1, 1, 10);
+      if (!n) return;
+      SendJson(res, 200, {{"n", *n}, {"keys", body->size()}});
+    });
+    AddSystemRoutes(&server, &registry, Clock::Real(), Clock::Real()->Now(), "9.9.9");
+    AddUiRoutes(&server, UiSettings{});
+    Status s = server.Start();
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+  static WebServerOptions WithFreePort(WebServerOptions o) {
+    o.port = 0;
+    return o;
+  }
+  httplib::Client Client() {
+    httplib::Client c("127.0.0.1", server.port());
+    c.set_connection_timeout(2);
+    c.set_read_timeout(5);
+    return c;
+  }
+
+  metrics::Registry registry;
+  WebServer server;
+};
+
+json Body(const httplib::Result& r) { return json::parse(r->body, nullptr, false); }
+
+WebServerOptions BasicAuthOptions() {
+  WebServerOptions o;
+  o.auth.basic_enabled = true;
+  o.auth.basic_username = "admin";
+  o.auth.basic_password = "pw";
+  return o;
+}
+
+TEST(WebServerTest, HealthAndMetricsWithoutAuth) {
+  TestServer t{WebServerOptions{}};
+  auto c = t.Client();
+  auto r = c.Get("/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  json j = Body(r);
+  EXPECT_EQ(j["status"], "healthy");
+  EXPECT_EQ(j["version"], "9.9.9");
+  EXPECT_TRUE(j["uptime"].is_number_integer());
+  EXPECT_TRUE(j["timestamp"].is_string());
+  r = c.Get("/api/v2/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  r = c.Get("/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), metrics::kTextContentType);
+  EXPECT_NE(r->body.find("dagu_test_gauge 7\n"), std::string::npos);
+  r = c.Get("/api/v2/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST(WebServerTest, BasicAuthGuardsEverythingButHealth) {
+  TestServer t{BasicAuthOptions()};
+  auto c = t.Client();
+  for (const char* path : {"/api/v2/echo", "/", "/assets/app.js", "/metrics", "/api/v2/metrics", "/anything"}) {
+    auto r = c.Get(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 401) << path;
+    EXPECT_EQ(Body(r)["code"], "unauthorized") << path;
+    EXPECT_EQ(r->get_header_value("WWW-Authenticate"), "Basic realm=\"dagu\"") << path;
+  }
+  auto r = c.Get("/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  r = c.Get("/api/v2/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  r = c.Post("/health", "", "application/json");  // only GET is public
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+
+  c.set_basic_auth("admin", "wrong");
+  r = c.Get("/api/v2/echo");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  c.set_basic_auth("admin", "pw");
+  r = c.Get("/api/v2/echo?q=hi");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(Body(r)["q"], "hi");
+  r = c.Get("/");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_NE(r->body.find("window.DAGU_CONFIG"), std::string::npos);
+}
+
+TEST(WebServerTest, TokenAuthAndPublicMetrics) {
+  WebServerOptions o;
+  o.auth.token_enabled = true;
+  o.auth.token = "tok";
+  o.metrics_public = true;
+  TestServer t{o};
+  auto c = t.Client();
+  auto r = c.Get("/api/v2/echo");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  r = c.Get("/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  c.set_bearer_token_auth("tok");
+  r = c.Get("/api/v2/echo");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST(WebServerTest, JsonErrorsAndBadInputNeverCrash) {
+  TestServer t{WebServerOptions{}};
+  auto c = t.Client();
+  auto r = c.Get("/api/v2/no/such/thing");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(Body(r)["code"], "not_found");
+
+  r = c.Get("/api/v2/throw");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 500);
+  EXPECT_EQ(Body(r)["code"], "internal_error");
+
+  r = c.Post("/api/v2/body", "{not json", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(Body(r)["code"], "bad_request");
+  r = c.Post("/api/v2/body", "[1,2]", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  r = c.Post("/api/v2/body?n=99", "{}", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(Body(r)["message"].get<std::string>().find("query parameter n"), std::string::npos);
+  r = c.Post("/api/v2/body?n=x1", "{}", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  r = c.Post("/api/v2/body?n=3", "{\"a\":1}", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(Body(r)["n"], 3);
+  r = c.Post("/api/v2/body", "", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+
+  r = c.Post("/api/v2/body", std::string(2 << 20, 'x'), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+
+  // Still serving after all that.
+  r = c.Get("/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST(WebServerTest, BasePathPrefixesEveryRoute) {
+  WebServerOptions o;
+  o.base_path = "dagu/";
+  TestServer t{o};
+  EXPECT_EQ(t.server.base_path(), "/dagu");
+  auto c = t.Client();
+  auto r = c.Get("/dagu/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  r = c.Get("/dagu/api/v2/echo?q=1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  r = c.Get("/dagu/");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_NE(r->body.find("/dagu/assets/app.js"), std::string::npos);
+  EXPECT_NE(r->body.find("\"apiURL\":\"/dagu/api/v2\""), std::string::npos);
+  r = c.Get("/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+}
+
+TEST(WebServerTest, ServesAssetsAndIndexForUiPaths) {
+  TestServer t{WebServerOptions{}};
+  auto c = t.Client();
+  auto r = c.Get("/assets/app.js");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  r = c.Get("/assets/missing.js");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  r = c.Get("/instances");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/html; charset=utf-8");
+}
+
+TEST(WebServerTest, BindFailureIsAnError) {
+  TestServer t{WebServerOptions{}};
+  WebServerOptions o;
+  o.port = t.server.port();
+  WebServer second(o);
+  Status s = second.Start();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("127.0.0.1:" + std::to_string(t.server.port())), std::string::npos);
+}
+
+TEST(WebServerTest, StopsPromptlyAndTwice) {
+  TestServer t{WebServerOptions{}};
+  int port = t.server.port();
+  t.server.Stop();
+  t.server.Stop();
+  httplib::Client c("127.0.0.1", port);
+  c.set_connection_timeout(1);
+  EXPECT_FALSE(c.Get("/health"));
+}
+
+TEST(WebServerTest, ServesHttpsWithCertificate) {
+  dagu::testing::TempDir dir;
+  std::string cert = dir.Sub("cert.pem"), key = dir.Sub("key.pem");
+  std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -keyout '" + key +
+                    "' -out '" + cert + "' > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "openssl CLI needed to make a test certificate";
+  WebServerOptions o = BasicAuthOptions();
+  o.cert_file = cert;
+  o.key_file = key;
+  TestServer t{o};
+  EXPECT_TRUE(t.server.tls());
+  EXPECT_EQ(t.server.Url().rfind("https://127.0.0.1:", 0), 0u);
+  httplib::SSLClient c("127.0.0.1", t.server.port());
+  c.enable_server_certificate_verification(false);
+  c.set_connection_timeout(2);
+  auto r = c.Get("/health");
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200);
+  r = c.Get("/api/v2/echo");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  c.set_basic_auth("admin", "pw");
+  r = c.Get("/api/v2/echo");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  // Plain HTTP on the TLS port gets nothing useful.
+  auto plain = t.Client();
+  auto pr = plain.Get("/health");
+  EXPECT_TRUE(!pr || pr->status != 200);
+}
+
+TEST(WebServerTest, BadTlsFilesFailToStart) {
+  WebServerOptions o;
+  o.port = 0;
+  o.cert_file = "/nonexistent/cert.pem";
+  o.key_file = "/nonexistent/key.pem";
+  WebServer s(o);
+  Status st = s.Start();
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("/nonexistent/cert.pem"), std::string::npos);
+}
+
+TEST(UiRoutesTest, IndexInjectsEscapedSettings) {
+  UiSettings s;
+  s.title = "</script><b>x";
+  s.version = "1.2.3";
+  std::string html = RenderIndexHtml(s, "/base");
+  EXPECT_EQ(html.find("</script><b>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;/script&gt;&lt;b&gt;x"), std::string::npos);
+  EXPECT_NE(html.find("\\u003c/script\\u003e"), std::string::npos);
+  EXPECT_NE(html.find("\"version\":\"1.2.3\""), std::string::npos);
+  EXPECT_NE(html.find("/base/assets/style.css"), std::string::npos);
+  EXPECT_EQ(html.find("__DAGU_"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dagu::web
