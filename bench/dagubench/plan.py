@@ -1,0 +1,87 @@
+"""What to measure in full and quick mode, and the checks each result must pass.
+
+A case is one (scenario, implementation, settings) cell of the report,
+repeated `reps` times. Checks turn measured figures into pass/fail lines:
+for ours they are spec 085's bounds; for Dagu 1.30.2 they are its behaviour
+as measured in peer-dagu-1.30.2.md, so a failing one means the harness or
+the host misbehaved, not that Dagu changed.
+"""
+
+import dataclasses
+
+# Allowance for process start-up and a loaded 2-core host in the bounds below.
+SLACK = 1.0
+
+
+@dataclasses.dataclass
+class Case:
+    scenario: str          # "crash" | "handover" | "startup" | "slots"
+    impl: str              # "ours" | "dagu"
+    stale: float = 30.0
+    retry: float = 5.0
+    reps: int = 1
+    cap: float = 60.0      # longest wait for a takeover, s
+
+    @property
+    def title(self):
+        if self.scenario in ("startup", "slots"):
+            return self.impl
+        return f"{self.impl} T={self.stale:g}s R={self.retry:g}s"
+
+
+def build(quick):
+    """The cases of one run, in the order they are measured."""
+    if quick:
+        return [
+            Case("startup", "dagu", reps=3), Case("startup", "ours", reps=3),
+            Case("crash", "dagu", 12, 1, reps=1, cap=30),
+            Case("crash", "ours", 12, 1, reps=1, cap=30),
+            Case("crash", "ours", 3, 0.5, reps=1, cap=15),
+            Case("handover", "dagu", 12, 1, reps=1, cap=14),
+            Case("handover", "ours", 3, 0.5, reps=1, cap=14),
+        ]
+    return [
+        Case("startup", "dagu", reps=7), Case("startup", "ours", reps=7),
+        Case("crash", "dagu", 12, 1, reps=5, cap=40),
+        Case("crash", "ours", 12, 1, reps=5, cap=40),
+        Case("crash", "ours", 3, 0.5, reps=5, cap=20),
+        Case("handover", "dagu", 12, 1, reps=3, cap=60),
+        Case("handover", "ours", 12, 1, reps=3, cap=60),
+        Case("handover", "ours", 3, 0.5, reps=3, cap=60),
+    ]
+
+
+def checks(case, reps):
+    """[(description, ok)] for the measured repetitions of one case."""
+    out = []
+    errors = [r for r in reps if "error" in r]
+    out.append((f"{case.title} {case.scenario}: all {len(reps)} repetitions measured",
+                not errors))
+    good = [r for r in reps if "error" not in r]
+    if not good:
+        return out
+    T, R = case.stale, case.retry
+    if case.scenario == "crash":
+        out.append((f"{case.title} crash: no takeover before T={T:g}s after the last renewal",
+                    all(r["after_renewal"] >= T - 0.05 for r in good)))
+        bound = T + 2 * R + SLACK if case.impl == "ours" else T + R + SLACK
+        what = "spec bound T+2R" if case.impl == "ours" else "Dagu: T+R (poll)"
+        out.append((f"{case.title} crash: takeover within {what} + {SLACK:g}s start-up"
+                    f" = {bound:g}s of the last renewal",
+                    all(r["after_renewal"] <= bound for r in good)))
+    elif case.scenario == "handover":
+        if case.impl == "ours":
+            out.append((f"{case.title} SIGTERM: handover within R + {SLACK:g}s",
+                        all(r["handover"] is not None and r["handover"] <= R + SLACK
+                            for r in good)))
+            out.append((f"{case.title} SIGTERM: stopped instance exits 0",
+                        all(r["exit_status"] == 0 for r in good)))
+        else:
+            out.append((f"{case.title} SIGTERM: no handover within {case.cap:g}s"
+                        " and the lock is still renewed (peer-dagu-1.30.2.md 5.3)",
+                        all(r["handover"] is None and r["lock_renewed_after_term"]
+                            for r in good)))
+    elif case.scenario == "startup":
+        out.append((f"{case.title} start-up: /health 200 within 2 s",
+                    all(r["health"] <= 2.0 for r in good)))
+    return out

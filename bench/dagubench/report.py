@@ -1,0 +1,133 @@
+"""Markdown report of one benchmark run: summary tables, checks, raw values."""
+
+from .stats import fmt_summary
+
+
+def _col(reps, key):
+    return [r.get(key) for r in reps if "error" not in r]
+
+
+def _crash_rows(results):
+    rows = ["| implementation | settings | n | after kill -9 (min / median / max) "
+            "| after last renewal (min / median / max) | self-reported |",
+            "|---|---|---|---|---|---|"]
+    for case, reps in results:
+        if case.scenario != "crash":
+            continue
+        good = [r for r in reps if "error" not in r]
+        self_rep = fmt_summary(_col(reps, "logged_after_signal")
+                               or _col(reps, "self_reported_takeover"))
+        rows.append(f"| {case.impl} | T={case.stale:g}s R={case.retry:g}s "
+                    f"| {len(good)}/{len(reps)} | {fmt_summary(_col(reps, 'after_kill'))} "
+                    f"| {fmt_summary(_col(reps, 'after_renewal'))} | {self_rep} |")
+    return rows
+
+
+def _handover_rows(results):
+    rows = ["| implementation | settings | n | standby active after SIGTERM "
+            "(min / median / max) | stopped instance |",
+            "|---|---|---|---|---|"]
+    for case, reps in results:
+        if case.scenario != "handover":
+            continue
+        good = [r for r in reps if "error" not in r]
+        times = _col(reps, "handover")
+        missing = sum(1 for t in times if t is None)
+        if missing == len(times) and times:
+            cell = f"**no handover within {case.cap:g} s** ({missing}/{len(times)})"
+        else:
+            cell = fmt_summary(times)
+            if missing:
+                cell += f"; no handover within {case.cap:g} s in {missing}"
+        rows.append(f"| {case.impl} | T={case.stale:g}s R={case.retry:g}s "
+                    f"| {len(good)}/{len(reps)} | {cell} | {_stopped(good)} |")
+    return rows
+
+
+def _stopped(good):
+    if not good:
+        return "–"
+    exited = [r for r in good if r["exit_after"] is not None]
+    if len(exited) == len(good):
+        codes = sorted({r["exit_status"] for r in good})
+        return (f"exit {', '.join(str(c) for c in codes)} after "
+                f"{fmt_summary([r['exit_after'] for r in good])}")
+    renewed = sum(1 for r in good if r["lock_renewed_after_term"])
+    watched = min(r["watched"] for r in good if r["exit_after"] is None)
+    return (f"still running {watched:.0f} s after SIGTERM in {len(good) - len(exited)}/{len(good)}, "
+            f"kept renewing the lock in {renewed}/{len(good)} (then ended with SIGKILL)")
+
+
+def _startup_rows(results):
+    rows = ["| implementation | n | exec → /health 200 | exec → active "
+            "| RSS at /health 200 | RSS 2 s after exec | threads 2 s after exec |",
+            "|---|---|---|---|---|---|---|"]
+    for case, reps in results:
+        if case.scenario != "startup":
+            continue
+        good = [r for r in reps if "error" not in r]
+        ms = [[v * 1000 for v in _col(reps, k) if v is not None] for k in ("health", "active")]
+        rows.append(f"| {case.impl} | {len(good)}/{len(reps)} "
+                    f"| {fmt_summary(ms[0], 'ms', 1)} | {fmt_summary(ms[1], 'ms', 1)} "
+                    f"| {fmt_summary(_col(reps, 'rss_at_health'), 'MiB', 1)} "
+                    f"| {fmt_summary(_col(reps, 'rss_2s'), 'MiB', 1)} "
+                    f"| {fmt_summary(_col(reps, 'threads_2s'), '', 0)} |")
+    return rows
+
+
+def _slot_rows(results):
+    rows = []
+    for case, reps in results:
+        if case.scenario != "slots":
+            continue
+        for r in reps:
+            if "error" in r:
+                continue
+            rows.append(f"| {case.impl} | {r['kills']} | {r['slots']} | {r['ran_once']} "
+                        f"| {r['lost']} | {r['duplicated']} | {r['detail']} |")
+    if not rows:
+        return []
+    return ["| implementation | kills | slots watched | ran once | lost | duplicated | per slot |",
+            "|---|---|---|---|---|---|---|"] + rows
+
+
+def _raw(results):
+    lines = []
+    for case, reps in results:
+        lines.append(f"* {case.scenario} {case.title}:")
+        for i, r in enumerate(reps, 1):
+            if "error" in r:
+                lines.append(f"  {i}. ERROR {r['error']}")
+                for name, tail in r.get("logs", {}).items():
+                    lines.append(f"     log of {name} (last lines):")
+                    lines += [f"         {ln}" for ln in tail.splitlines()]
+                continue
+            vals = ", ".join(f"{k}={_raw_value(v)}" for k, v in r.items())
+            lines.append(f"  {i}. {vals}")
+    return lines
+
+
+def _raw_value(v):
+    return f"{v:.3f}" if isinstance(v, float) else str(v)
+
+
+SECTIONS = [
+    ("Crash failover (kill -9 of the active)", _crash_rows),
+    ("Clean stop (SIGTERM of the active)", _handover_rows),
+    ("Start-up of `dagu scheduler` (fresh home, one DAG, T=30s R=5s)", _startup_rows),
+    ("Slot correctness around failovers (`* * * * *` DAG, T=12s R=1s)", _slot_rows),
+]
+
+
+def render(meta, results, check_lines):
+    out = [f"# Scheduler HA benchmark, {meta['date']} ({meta['mode']} mode)", ""]
+    out += [f"* {k}: {v}" for k, v in meta["facts"]]
+    for title, rows_of in SECTIONS:
+        rows = rows_of(results)
+        if len(rows) > 2:
+            out += ["", f"## {title}", ""] + rows
+    out += ["", "## Checks", ""]
+    out += [f"* {'PASS' if ok else 'FAIL'} {text}" for text, ok in check_lines]
+    out += ["", "## Raw values (seconds; RSS in MiB)", ""] + _raw(results)
+    return "\n".join(out) + "\n"
+
