@@ -5,12 +5,12 @@
 #include <filesystem>
 
 #include "core/time_format.h"
-#include "cron/time_zone.h"
 #include "support/fake_clock.h"
 #include "support/faulty_file_system.h"
 #include "support/scheduling_fakes.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
+#include "support/test_dags.h"
 #include "ticker/slot_id.h"
 
 namespace dagu {
@@ -25,58 +25,25 @@ using testing::FakeLease;
 using testing::FakeRunCatalog;
 using testing::FaultyFileSystem;
 using testing::RecordingTickListener;
+using testing::T;
 using testing::TempDir;
+using testing::TestDags;
 
 constexpr const char* kDataDir = "/srv/dagu/data";
-
-WallTime T(const char* rfc3339) {
-  WallTime t;
-  bool set = false;
-  EXPECT_TRUE(ParseRFC3339(rfc3339, &t, &set).ok()) << rfc3339;
-  return t;
-}
-
-std::vector<CronSchedule> Crons(std::initializer_list<const char*> exprs) {
-  const date::time_zone* utc = nullptr;
-  EXPECT_TRUE(LocateZone("UTC", &utc).ok());
-  std::vector<CronSchedule> out;
-  for (const char* e : exprs) {
-    CronSchedule s;
-    EXPECT_TRUE(CronSchedule::Parse(e, utc, &s).ok()) << e;
-    out.push_back(s);
-  }
-  return out;
-}
 
 class TickerTest : public ::testing::Test {
  protected:
   TickerTest()
       : fs_(PosixFileSystem()),
-        dags_(&fs_, dir_.Sub("dags"), [this](const std::string& path, Dag* out) { return Load(path, out); }),
+        dags_(dir_, &fs_),
         suspend_(&fs_, dir_.Sub("suspend")),
         ledger_(&fs_, dir_.Sub("data/scheduler")) {
-    std::filesystem::create_directories(dir_.Sub("dags"));
     std::filesystem::create_directories(dir_.Sub("suspend"));
   }
 
-  // Adds a DAG file whose loaded form is `dag` (name and location filled in).
   Dag& AddDag(const std::string& name, std::initializer_list<const char*> start,
               std::initializer_list<const char*> stop = {}, std::initializer_list<const char*> restart = {}) {
-    std::string path = dir_.WriteFile("dags/" + name + ".yaml", name + "\n");
-    Dag& d = defs_[path];
-    d.name = name;
-    d.location = path;
-    d.schedules.start = Crons(start);
-    d.schedules.stop = Crons(stop);
-    d.schedules.restart = Crons(restart);
-    return d;
-  }
-
-  Status Load(const std::string& path, Dag* out) {
-    auto it = defs_.find(path);
-    if (it == defs_.end()) return Status::InvalidArgument(path + ": unknown test DAG");
-    *out = it->second;
-    return Status::OK();
+    return dags_.Add(name, start, stop, restart);
   }
 
   std::unique_ptr<Ticker> MakeTicker(bool queues_enabled = true, RecordingTickListener* listener = nullptr) {
@@ -85,7 +52,7 @@ class TickerTest : public ::testing::Test {
     opts.instance_id = "host-a-1-1";
     opts.queues_enabled = queues_enabled;
     opts.max_wait = milliseconds(5);
-    return std::make_unique<Ticker>(&clock_, &dags_, &suspend_, &runs_, &dispatcher_, &ledger_, listener, opts);
+    return std::make_unique<Ticker>(&clock_, &dags_.catalog(), &suspend_, &runs_, &dispatcher_, &ledger_, listener, opts);
   }
 
   TickRecord Ledger() {
@@ -98,8 +65,7 @@ class TickerTest : public ::testing::Test {
 
   TempDir dir_;
   FaultyFileSystem fs_;
-  std::map<std::string, Dag> defs_;
-  DagCatalog dags_;
+  TestDags dags_;
   SuspendFlags suspend_;
   TickLedger ledger_;
   FakeClock clock_{T("2026-03-12T14:00:00Z")};
@@ -219,7 +185,7 @@ TEST_F(TickerTest, ExistingRunUnderAnyOfTheSlotsIdsPreventsTheStart) {
     runs.dags["etl"].runs.insert(id);
     TickerOptions opts;
     opts.data_dir = kDataDir;
-    Ticker ticker(&clock_, &dags_, &suspend_, &runs, &dispatcher_, &ledger_, nullptr, opts);
+    Ticker ticker(&clock_, &dags_.catalog(), &suspend_, &runs, &dispatcher_, &ledger_, nullptr, opts);
     ticker.RunTick(tick, &lease_);
     EXPECT_TRUE(dispatcher_.Calls().empty());
   }
@@ -334,7 +300,7 @@ TEST_F(TickerTest, DagFilesAddedOrRemovedTakeEffectAtTheNextTick) {
   AddDag("etl", {"* * * * *"});
   ticker->RunTick(T("2026-03-12T14:01:00Z"), &lease_);
   EXPECT_EQ(dispatcher_.Calls().size(), 1u);
-  std::filesystem::remove(dir_.Sub("dags/etl.yaml"));
+  dags_.Remove("etl");
   ticker->RunTick(T("2026-03-12T14:02:00Z"), &lease_);
   EXPECT_EQ(dispatcher_.Calls().size(), 1u);
 }

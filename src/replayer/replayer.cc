@@ -1,0 +1,192 @@
+#include "replayer/replayer.h"
+
+#include <spdlog/spdlog.h>
+
+#include "core/time_format.h"
+#include "replayer/replay_window.h"
+#include "ticker/slot_id.h"
+#include "ticker/start_rules.h"
+
+namespace dagu {
+namespace {
+
+const char* KindName(Activation::Kind kind) {
+  switch (kind) {
+    case Activation::Kind::kFreshLock:
+      return "fresh lock";
+    case Activation::Kind::kReleasedLock:
+      return "released lock";
+    case Activation::Kind::kStaleTakeover:
+      return "stale takeover";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Replayer::Replayer(const Clock* clock, DagCatalog* dags, const SuspendFlags* suspend, RunCatalog* runs,
+                   CatchupEnqueuer* enqueuer, const TickLedger* ledger, ReplayerOptions options)
+    : clock_(clock),
+      dags_(dags),
+      suspend_(suspend),
+      runs_(runs),
+      enqueuer_(enqueuer),
+      ledger_(ledger),
+      options_(std::move(options)) {}
+
+void Replayer::Start(const Activation& activation, const Lease* lease) {
+  ReplayContext ctx;
+  ctx.kind = activation.kind;
+  ctx.at = activation.at == WallTime() ? clock_->Now() : activation.at;
+  ctx.failover_recovery_window = options_.failover_recovery_window;
+  TickRecord previous;
+  bool found = false;
+  Status s = ledger_->Read(&previous, &found);
+  if (!s.ok()) {
+    spdlog::warn("replay: {}; replaying by the windows alone", s.ToString());
+  } else if (found) {
+    ctx.previous = previous;
+  }
+  Status rescanned = dags_->Rescan();
+  if (!rescanned.ok()) spdlog::error("replay: {}", rescanned.ToString());
+
+  std::map<std::string, CatchupBuffer> buffers;
+  size_t total = 0;
+  for (const DagPtr& dag : dags_->Snapshot()) {
+    std::vector<WallTime> slots = SlotsToReplay(ctx, *dag);
+    if (slots.empty()) continue;
+    if (!options_.queues_enabled) {
+      spdlog::warn("DAG {}: {} missed slot(s) from {} not replayed: queues are disabled", dag->name, slots.size(),
+                   FormatRFC3339UTC(slots.front()));
+      continue;
+    }
+    spdlog::info("DAG {}: {} missed slot(s) to replay, {} to {} (overlap_policy {})", dag->name, slots.size(),
+                 FormatRFC3339UTC(slots.front()), FormatRFC3339UTC(slots.back()),
+                 OverlapPolicyName(dag->overlap_policy));
+    total += slots.size();
+    buffers.emplace(dag->name, CatchupBuffer(dag->overlap_policy, std::move(slots)));
+  }
+  spdlog::info("active by {} at {}; last recorded tick {}; {} slot(s) to replay", KindName(ctx.kind),
+               FormatRFC3339UTC(ctx.at), ctx.previous ? FormatRFC3339UTC(ctx.previous->last_tick) : "none", total);
+
+  std::lock_guard<std::mutex> l(mu_);
+  lease_ = lease;
+  buffers_ = std::move(buffers);
+}
+
+void Replayer::Stop() {
+  std::lock_guard<std::mutex> l(mu_);
+  lease_ = nullptr;
+  buffers_.clear();
+}
+
+std::map<std::string, std::deque<WallTime>> Replayer::Pending() const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::map<std::string, std::deque<WallTime>> out;
+  for (const auto& [name, buffer] : buffers_) out[name] = buffer.slots();
+  return out;
+}
+
+void Replayer::AfterTick(WallTime /*tick*/) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (lease_ == nullptr || buffers_.empty()) return;
+  for (auto it = buffers_.begin(); it != buffers_.end();) {
+    if (!lease_->MayDispatch()) return;
+    ReleaseOne(it->first, &it->second);
+    it = it->second.empty() ? buffers_.erase(it) : std::next(it);
+  }
+}
+
+void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer) {
+  DagPtr dag = dags_->Find(name);
+  if (!dag) {
+    spdlog::info("DAG {} is gone; {} missed slot(s) dropped", name, buffer->slots().size());
+    *buffer = CatchupBuffer(OverlapPolicy::kSkip, {});
+    return;
+  }
+  bool suspended = true;
+  Status s = suspend_->IsSuspended(*dag, &suspended);
+  if (!s.ok()) {
+    spdlog::error("DAG {}: {}; replay held back", name, s.ToString());
+    return;
+  }
+  if (suspended) {
+    spdlog::info("DAG {} is suspended; {} missed slot(s) dropped", name, buffer->slots().size());
+    *buffer = CatchupBuffer(OverlapPolicy::kSkip, {});
+    return;
+  }
+  bool busy = false;
+  if (!ReadBusy(*dag, &busy)) return;
+  std::vector<WallTime> dropped;
+  std::optional<WallTime> slot = buffer->Release(busy, &dropped);
+  for (WallTime d : dropped) {
+    spdlog::info("DAG {} slot {}: not replayed (overlap_policy {}, DAG busy or a newer slot pending)", name,
+                 FormatRFC3339UTC(d), OverlapPolicyName(buffer->policy()));
+  }
+  if (!slot) return;
+
+  std::string slot_text = FormatRFC3339UTC(*slot);
+  bool unreadable = false;
+  if (AlreadyHandled(*dag, *slot, &unreadable)) return;
+  if (unreadable) {
+    buffer->PutBack(*slot);
+    return;
+  }
+  std::string run_id = ScheduledRunId(options_.data_dir, name, *slot);
+  s = enqueuer_->EnqueueCatchup(*dag, run_id, *slot);
+  if (s.ok()) {
+    spdlog::info("DAG {} slot {}: replayed as queued catch-up run {}", name, slot_text, run_id);
+  } else if (s.IsAlreadyExists()) {
+    spdlog::info("DAG {} slot {}: run {} exists already; not replayed", name, slot_text, run_id);
+  } else {
+    spdlog::error("DAG {} slot {}: enqueueing catch-up run {} failed ({}); retrying at the next tick", name,
+                  slot_text, run_id, s.ToString());
+    buffer->PutBack(*slot);
+  }
+}
+
+bool Replayer::ReadBusy(const Dag& dag, bool* busy) {
+  int alive = 0;
+  bool queued = false;
+  Status s = runs_->CountAlive(dag, &alive);
+  if (s.ok()) s = runs_->IsQueued(dag, &queued);
+  RunSummary latest;
+  Status ls = s.ok() ? runs_->LatestRun(dag, &latest) : Status::OK();
+  if (s.ok() && !ls.ok() && !ls.IsNotFound()) s = ls;
+  if (!s.ok()) {
+    spdlog::error("DAG {}: cannot tell whether it is busy ({}); replay held back", dag.name, s.ToString());
+    return false;
+  }
+  *busy = alive > 0 || queued || (ls.ok() && latest.status == RunStatus::kRunning);
+  return true;
+}
+
+bool Replayer::AlreadyHandled(const Dag& dag, WallTime slot, bool* unreadable) {
+  std::string slot_text = FormatRFC3339UTC(slot);
+  bool exists = false;
+  Status s = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, slot), &exists);
+  if (!s.ok()) {
+    spdlog::error("DAG {} slot {}: existing runs cannot be read ({}); no run is created", dag.name, slot_text,
+                  s.ToString());
+    *unreadable = true;
+    return false;
+  }
+  if (exists) {
+    spdlog::info("DAG {} slot {}: a run for this slot exists already; not replayed", dag.name, slot_text);
+    return true;
+  }
+  RunSummary latest;
+  s = runs_->LatestRun(dag, &latest);
+  if (s.ok() && ReferenceTime(latest) == slot) {
+    spdlog::info("DAG {} slot {}: latest run {} is this slot's; not replayed", dag.name, slot_text, latest.run_id);
+    return true;
+  }
+  if (!s.ok() && !s.IsNotFound()) {
+    spdlog::error("DAG {} slot {}: existing runs cannot be read ({}); no run is created", dag.name, slot_text,
+                  s.ToString());
+    *unreadable = true;
+  }
+  return false;
+}
+
+}  // namespace dagu

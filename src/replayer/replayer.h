@@ -1,0 +1,82 @@
+// Replayer: on becoming active, the slots missed since the last recorded
+// tick (replay_window.h), enqueued as catch-up runs under each DAG's
+// overlap_policy (catchup_buffer.h).
+//
+// Start() reads the tick ledger as the previous holder left it and fills a
+// buffer per DAG. It must run before the ticker's first tick overwrites the
+// ledger (ActiveParts starts the replayer first). Nothing is replayed when
+// queues are disabled (logged once per DAG that would have replayed).
+//
+// AfterTick() (called by the ticker after each tick, on its thread) releases
+// at most one slot per DAG: when the DAG is idle (no live run, nothing
+// queued, latest run not Running) the oldest buffered slot is enqueued under
+// its sched- ID with trigger type catch-up, unless a run exists under one of
+// the slot's IDs or the DAG's latest run is this slot's (its scheduleTime, or
+// for a Dagu 1.30.2 run its start, falls in the slot's minute).
+// Suspended or removed DAGs lose their buffer. When existing runs cannot be
+// read, nothing is created, the error is logged with the DAG and slot, and
+// the slot is retried at the next tick. Every enqueue checks
+// Lease::MayDispatch() first.
+//
+// Thread-safe.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "core/clock.h"
+#include "dagwatch/dag_catalog.h"
+#include "dagwatch/suspend_flags.h"
+#include "replayer/catchup_buffer.h"
+#include "replayer/catchup_enqueuer.h"
+#include "role/lease.h"
+#include "store/tick_ledger.h"
+#include "ticker/run_catalog.h"
+#include "ticker/tick_listener.h"
+
+namespace dagu {
+
+struct ReplayerOptions {
+  std::string data_dir;  // part of every slot's run ID
+  bool queues_enabled = true;
+  std::chrono::nanoseconds failover_recovery_window = std::chrono::minutes(2);
+};
+
+class Replayer final : public ActiveComponent, public TickListener {
+ public:
+  // Every pointer must outlive the replayer.
+  Replayer(const Clock* clock, DagCatalog* dags, const SuspendFlags* suspend, RunCatalog* runs,
+           CatchupEnqueuer* enqueuer, const TickLedger* ledger, ReplayerOptions options);
+
+  // ActiveComponent.
+  void Start(const Activation& activation, const Lease* lease) override;
+  void Stop() override;
+
+  // TickListener.
+  void AfterTick(WallTime tick) override;
+
+  // The buffered slots per DAG name (for tests and status).
+  std::map<std::string, std::deque<WallTime>> Pending() const;
+
+ private:
+  void ReleaseOne(const std::string& name, CatchupBuffer* buffer);
+  // *busy: running or queued. False on error (logged).
+  bool ReadBusy(const Dag& dag, bool* busy);
+  // True when the slot must not be enqueued any more (it has a run).
+  bool AlreadyHandled(const Dag& dag, WallTime slot, bool* unreadable);
+
+  const Clock* clock_;
+  DagCatalog* dags_;
+  const SuspendFlags* suspend_;
+  RunCatalog* runs_;
+  CatchupEnqueuer* enqueuer_;
+  const TickLedger* ledger_;
+  ReplayerOptions options_;
+
+  mutable std::mutex mu_;
+  const Lease* lease_ = nullptr;
+  std::map<std::string, CatchupBuffer> buffers_;
+};
+
+}  // namespace dagu
