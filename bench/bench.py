@@ -3,7 +3,7 @@
 `dagu` and Dagu 1.30.2 and writes a markdown report.
 
 Usage: bench.py --ours BIN --peer BIN [--quick] [--out FILE] [--seed N]
-                [--only crash,handover,startup,slots]
+                [--only crash,handover,startup,slots] [--nice N]
 Either binary may be omitted (--ours none / --peer none); its cases are then
 listed as not measured. Exit status: 0 when every check passed, 1 otherwise,
 2 on bad usage.
@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from dagubench import impls, plan, proc, report, scenarios  # noqa: E402
+from dagubench import impls, plan, proc, report, scenarios, slots  # noqa: E402
 
 
 def parse_args():
@@ -35,8 +35,8 @@ def parse_args():
     p.add_argument("--nice", type=int, default=None,
                    help="run the harness and every scheduler at this niceness (e.g. -10 on a"
                         " shared host; both implementations get the same)")
-    p.add_argument("--slot-minutes", type=int, default=6,
-                   help="minutes watched per implementation in the slot scenario")
+    p.add_argument("--slot-kills", type=int, default=4,
+                   help="kills (one per minute) per implementation in the slot scenario")
     return p.parse_args()
 
 
@@ -60,8 +60,7 @@ def run_case(case, impl, rng, root, args):
         elif case.scenario == "startup":
             r = scenarios.startup(impl, root)
         else:
-            from dagubench import slots
-            r = slots.slot_run(impl, case.stale, case.retry, root, args.slot_minutes)
+            r = slots.slot_run(impl, case.stale, case.retry, root, args.slot_kills)
         print(f"  {case.scenario} {case.title} #{i + 1}: "
               + ("ERROR " + r["error"] if "error" in r else
                  ", ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"

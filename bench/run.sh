@@ -5,7 +5,7 @@
 #   bench/run.sh --quick    short set for CI (< 2 min, one failover each), report in
 #                           bench/results/<date>-quick.md
 # Other options are passed to bench/bench.py (--out FILE, --seed N, --nice N,
-# --only crash,handover,startup,slots, --slot-minutes N).
+# --only crash,handover,startup,slots, --slot-kills N).
 #
 # Our binary: $DAGU_BINARY, else build/default/bin/dagu (scripts/build.sh), else
 # build/bench/bin/dagu; with --build, build/bench is (re)built first

@@ -81,6 +81,9 @@ def checks(case, reps):
                         " and the lock is still renewed (peer-dagu-1.30.2.md 5.3)",
                         all(r["handover"] is None and r["lock_renewed_after_term"]
                             for r in good)))
+    elif case.scenario == "slots" and case.impl == "ours":
+        out.append((f"{case.title} slots: every slot ran exactly once around the failovers",
+                    all(r["lost"] == 0 and r["duplicated"] == 0 for r in good)))
     elif case.scenario == "startup":
         out.append((f"{case.title} start-up: /health 200 within 2 s",
                     all(r["health"] <= 2.0 for r in good)))

@@ -141,6 +141,35 @@ class Instance:
         return "\n".join(self.log().splitlines()[-lines:])
 
 
+def processes_with_home(home_path):
+    """Pids of live processes whose environment has DAGU_HOME=<home_path>:
+    the schedulers started for that home and every run they spawned (runs
+    inherit the environment even when they start a session of their own)."""
+    needle = f"DAGU_HOME={home_path}".encode()
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if needle in f.read().split(b"\0"):
+                    pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
+def kill_home_processes(home_path):
+    """SIGKILLs, by pid, what processes_with_home() finds; returns how many."""
+    pids = processes_with_home(home_path)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return len(pids)
+
+
 def poll_until(pred, timeout, interval):
     """Call pred() every `interval` s until it returns a truthy value or
     `timeout` s pass. Returns (value, monotonic time when that call returned:

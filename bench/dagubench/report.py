@@ -83,11 +83,11 @@ def _slot_rows(results):
         for r in reps:
             if "error" in r:
                 continue
-            rows.append(f"| {case.impl} | {r['kills']} | {r['slots']} | {r['ran_once']} "
-                        f"| {r['lost']} | {r['duplicated']} | {r['detail']} |")
+            rows.append(f"| {case.impl} | {r['kills']} ({r['takeovers']} s) | {r['slots']} "
+                        f"| {r['ran_once']} | {r['lost']} | {r['duplicated']} | {r['detail']} |")
     if not rows:
         return []
-    return ["| implementation | kills | slots watched | ran once | lost | duplicated | per slot |",
+    return ["| implementation | kills (takeover after each) | slots watched | ran once | lost | duplicated | per slot |",
             "|---|---|---|---|---|---|---|"] + rows
 
 

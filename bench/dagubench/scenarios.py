@@ -23,7 +23,7 @@ class Failed(Exception):
     pass
 
 
-def _wait_role(impl, inst, want, timeout):
+def wait_role(impl, inst, want, timeout):
     got, t = proc.poll_until(lambda: impl.role(inst) == want, timeout, POLL)
     if not got:
         raise Failed(f"{inst.name} did not report {want} within {timeout:.0f} s"
@@ -35,10 +35,10 @@ def _pair(impl, home, stale, retry, started):
     """Starts A, waits until it is active, then B as standby."""
     a = impl.start(home, "a", stale, retry)
     started.append(a)
-    _wait_role(impl, a, "active", START_TIMEOUT)
+    wait_role(impl, a, "active", START_TIMEOUT)
     b = impl.start(home, "b", stale, retry)
     started.append(b)
-    _wait_role(impl, b, "standby", START_TIMEOUT)
+    wait_role(impl, b, "standby", START_TIMEOUT)
     return a, b
 
 
@@ -52,7 +52,7 @@ def _settle(impl, a, b, stale, rng):
         raise Failed(f"before the signal: a={roles[0]} b={roles[1]}")
 
 
-def _guarded(impl, label, dags, root, body):
+def run_guarded(impl, label, dags, root, body):
     home = homes.Home(root, f"{impl.key}-{label}", dags)
     started = []
     try:
@@ -63,6 +63,7 @@ def _guarded(impl, label, dags, root, body):
     finally:
         for inst in started:
             inst.kill_hard()
+        proc.kill_home_processes(home.path)
         home.remove()
 
 
@@ -89,7 +90,7 @@ def crash_failover(impl, stale, retry, rng, root, cap):
         _add_self_report(impl, b, t_kill_wall, out)
         return out
 
-    return _guarded(impl, "crash", {"hi": homes.NEVER_DAG}, root, body)
+    return run_guarded(impl, "crash", {"hi": homes.NEVER_DAG}, root, body)
 
 
 def _add_self_report(impl, inst, t_signal_wall, out):
@@ -137,7 +138,7 @@ def clean_handover(impl, stale, retry, rng, root, cap):
         out["a_alive_at_end"] = a.alive()
         return out
 
-    return _guarded(impl, "handover", {"hi": homes.NEVER_DAG}, root, body)
+    return run_guarded(impl, "handover", {"hi": homes.NEVER_DAG}, root, body)
 
 
 def startup(impl, root, stale=30.0, retry=5.0):
@@ -167,7 +168,7 @@ def startup(impl, root, stale=30.0, retry=5.0):
         out["rss_2s"], out["threads_2s"] = inst.proc_status()
         return out
 
-    return _guarded(impl, "startup", {"hi": homes.NEVER_DAG}, root, body)
+    return run_guarded(impl, "startup", {"hi": homes.NEVER_DAG}, root, body)
 
 
 def load_average():
