@@ -1,3 +1,4 @@
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <stdlib.h>
@@ -25,6 +26,26 @@ void ExportForChildren(const CommonFlags& flags, const Config& config) {
     ::tzset();
   }
 }
+
+// %Q: the message with '"', '\\' and newlines escaped, so msg="..." stays
+// one well-formed logfmt value whatever the message holds.
+class EscapedMessage final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    for (char c : msg.payload) {
+      if (c == '"' || c == '\\') {
+        dest.push_back('\\');
+        dest.push_back(c);
+      } else if (c == '\n') {
+        dest.push_back('\\');
+        dest.push_back('n');
+      } else {
+        dest.push_back(c);
+      }
+    }
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<EscapedMessage>(); }
+};
 
 }  // namespace
 
@@ -57,7 +78,9 @@ void SetUpLogging(bool quiet, bool debug) {
     spdlog::set_default_logger(logger);
     installed = true;
   }
-  spdlog::set_pattern("time=%Y-%m-%dT%H:%M:%S.%eZ level=%l msg=\"%v\"", spdlog::pattern_time_type::utc);
+  auto formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
+  formatter->add_flag<EscapedMessage>('Q').set_pattern("time=%Y-%m-%dT%H:%M:%S.%eZ level=%l msg=\"%Q\"");
+  spdlog::set_formatter(std::move(formatter));
   spdlog::set_level(debug ? spdlog::level::debug : quiet ? spdlog::level::warn : spdlog::level::info);
 }
 
