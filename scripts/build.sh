@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Configures (CMake preset `default`: RelWithDebInfo, warnings as errors) and
+# builds everything into build/default. DAGU_BUILD_JOBS overrides the number
+# of parallel compile jobs (default: the number of cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake --preset default
+cmake --build --preset default --parallel "${DAGU_BUILD_JOBS:-$(nproc)}"

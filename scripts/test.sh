@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds, and runs every test (labels unit,
+# process and conformance) with ctest's `default` preset. Prints ctest's
+# summary and exits non-zero when any test fails or none ran.
+# Extra arguments go to ctest (e.g. -L unit, -R Config).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+exec ctest --preset default --no-tests=error "$@"
