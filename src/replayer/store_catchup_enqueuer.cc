@@ -1,0 +1,22 @@
+#include "replayer/store_catchup_enqueuer.h"
+
+#include "core/time_format.h"
+
+namespace dagu {
+
+StoreCatchupEnqueuer::StoreCatchupEnqueuer(RunOperations* ops, std::string log_root)
+    : ops_(ops), log_root_(std::move(log_root)) {}
+
+Status StoreCatchupEnqueuer::EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot) {
+  EnqueueRequest req;
+  req.dag = &dag;
+  req.params = dag.params;
+  req.run_id = run_id;
+  req.log_root = log_root_;
+  req.trigger = TriggerType::kCatchUp;
+  req.schedule_time = FormatRFC3339Local(slot);
+  EnqueuedRun done;
+  return ops_->Enqueue(req, &done);
+}
+
+}  // namespace dagu
