@@ -1,0 +1,35 @@
+// MakeActiveParts: the parts that run only while this instance is active
+// (ticker, replayer, queue consumer, zombie reaper), built once at startup
+// and handed to the role machine, which starts them on activation with the
+// Activation and the Lease (src/role/lease.h) and stops them on
+// deactivation and shutdown. Every dispatch they make must first check
+// Lease::MayDispatch().
+//
+// Owned by the scheduling part of the program; the scheduler service only
+// calls MakeActiveParts(). ActivePartsDeps is a struct so it can grow
+// without changing the signature.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/clock.h"
+#include "core/file_system.h"
+#include "role/lease.h"
+
+namespace dagu {
+
+struct ActivePartsDeps {
+  Clock* clock = nullptr;       // never null
+  FileSystem* fs = nullptr;     // never null
+  std::string instance_id;      // <hostname>-<pid>-<unix>, as in the lock and the registry
+  std::string host;
+  int64_t pid = 0;
+};
+
+// In start order; the role machine stops them in reverse order.
+std::vector<std::unique_ptr<ActiveComponent>> MakeActiveParts(const Config& config, const ActivePartsDeps& deps);
+
+}  // namespace dagu
