@@ -395,6 +395,11 @@ Status RunStore::ClaimDispatch(const RunDir& run, const AttemptDir& queued_attem
   return s;
 }
 
+Status RunStore::ReleaseDispatch(const RunDir& run, const AttemptDir& queued_attempt) {
+  Status s = fs_->RemoveFile(JoinPath(run.path, kDispatchPrefix + queued_attempt.attempt_id));
+  return s.IsNotFound() ? Status::OK() : s;
+}
+
 Status RunStore::RequestCancel(const AttemptDir& attempt) {
   return fs_->WriteFile(attempt.CancelPath(), "", 0600);
 }

@@ -144,6 +144,8 @@ class RunStore {
   // <run>/.dagu_dispatch_<attemptId> with O_EXCL. AlreadyExists when another
   // process dispatched it already. Used by `retry` when it starts a queued run.
   Status ClaimDispatch(const RunDir& run, const AttemptDir& queued_attempt);
+  // Gives the claim back (a dispatch that failed before the run started).
+  Status ReleaseDispatch(const RunDir& run, const AttemptDir& queued_attempt);
 
   // Writes the empty CANCEL_REQUESTED flag (Dagu's stop request).
   Status RequestCancel(const AttemptDir& attempt);

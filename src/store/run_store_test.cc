@@ -366,6 +366,8 @@ TEST_F(RunStoreTest, DispatchClaimIsExclusive) {
   ASSERT_TRUE(store_.CreateAttempt(run, nullptr, &a).ok());
   EXPECT_TRUE(store_.ClaimDispatch(run, a).ok());
   EXPECT_TRUE(store_.ClaimDispatch(run, a).IsAlreadyExists());
+  ASSERT_TRUE(store_.ReleaseDispatch(run, a).ok());
+  EXPECT_TRUE(store_.ClaimDispatch(run, a).ok());
   // Invisible to attempt listing.
   std::vector<AttemptDir> attempts;
   ASSERT_TRUE(store_.ListAttempts(run, true, &attempts).ok());

@@ -1,0 +1,361 @@
+#include "agent/agent.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <cctype>
+
+#include "core/time_format.h"
+#include "store/run_layout.h"
+#include "store/run_operations.h"
+#include "store/status_json.h"
+
+namespace dagu {
+namespace {
+
+std::string TimeOrEmpty(const std::optional<WallTime>& t) { return t ? FormatRFC3339Local(*t) : ""; }
+
+std::optional<WallTime> ParseOptTime(const std::string& text) {
+  WallTime t;
+  if (ParseRecordTime(text, &t)) return t;
+  return std::nullopt;
+}
+
+NodeRecord ToNodeRecord(const NodeState& n) {
+  NodeRecord r;
+  r.step = StepToSnapshot(n.step);
+  r.step.erase("executorConfig");
+  r.stdout_path = n.stdout_path;
+  r.stderr_path = n.stderr_path;
+  r.started_at = TimeOrEmpty(n.started_at);
+  r.finished_at = TimeOrEmpty(n.finished_at);
+  r.status = n.status;
+  r.retried_at = TimeOrEmpty(n.retried_at);
+  r.retry_count = n.retry_count;
+  r.done_count = n.done_count;
+  r.error = n.error;
+  r.output_variables = n.output_variables;
+  return r;
+}
+
+NodeState FromNodeRecord(const NodeRecord& r) {
+  NodeState n;
+  SnapshotToStep(r.step, &n.step);  // only the name and policies matter here
+  n.status = r.status;
+  n.started_at = ParseOptTime(r.started_at);
+  n.finished_at = ParseOptTime(r.finished_at);
+  n.retried_at = ParseOptTime(r.retried_at);
+  n.retry_count = r.retry_count;
+  n.done_count = r.done_count;
+  n.error = r.error;
+  n.stdout_path = r.stdout_path;
+  n.stderr_path = r.stderr_path;
+  n.output_variables = r.output_variables;
+  return n;
+}
+
+// "MY_VAR" -> "myVar", "ANSWER" -> "answer" (Dagu's outputs.json keys).
+std::string LowerCamel(const std::string& name) {
+  std::string out;
+  bool upper_next = false;
+  for (char c : name) {
+    if (c == '_' || c == '-') {
+      upper_next = !out.empty();
+      continue;
+    }
+    unsigned char u = static_cast<unsigned char>(c);
+    out += static_cast<char>(upper_next ? std::toupper(u) : std::tolower(u));
+    upper_next = false;
+  }
+  return out;
+}
+
+}  // namespace
+
+class Agent::Observer final : public ExecutionObserver {
+ public:
+  explicit Observer(Agent* agent) : agent_(agent) {}
+  void OnStateChanged(const ExecutionState& state) override {
+    if (state.finished_at.has_value()) return;  // the final record is written by Execute
+    agent_->WriteRecord(agent_->ToRecord(state), false);
+  }
+
+ private:
+  Agent* agent_;
+};
+
+Agent::Agent(AgentDeps deps)
+    : deps_(std::move(deps)),
+      runs_(deps_.fs, deps_.clock, deps_.dag_runs_dir),
+      procs_(deps_.fs, deps_.clock, deps_.proc_dir),
+      log_(deps_.clock) {}
+
+Agent::~Agent() {
+  if (!prepared_) return;
+  Cleanup();
+}
+
+RunRecord Agent::LastRecord() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return last_;
+}
+
+Status Agent::Prepare(const AgentRequest& request) {
+  DAGU_RETURN_IF_ERROR(ValidateRunId(request.run_id));
+  Status s = request.mode == AgentRequest::Mode::kStart ? PrepareStart(request) : PrepareRetry(request);
+  if (s.ok()) {
+    ProcEntry entry;
+    s = procs_.Acquire(dag_.ProcGroup(), dag_.name, run_.run_id, &entry);
+    if (s.ok()) proc_ = entry;
+    else s = s.WithContext("cannot create the heartbeat file");
+  }
+  if (!s.ok()) {
+    prepared_ = true;
+    Cleanup();
+    prepared_ = false;
+    return s;
+  }
+  prepared_ = true;
+  return Status::OK();
+}
+
+Status Agent::PrepareLogs(WallTime now) {
+  std::string run_log_dir;
+  if (!base_.log.empty()) {
+    run_log_dir = DirName(base_.log);
+  } else {
+    const std::string root = dag_.log_dir.empty() ? deps_.log_dir : dag_.log_dir;
+    run_log_dir = RunLogDir(root, dag_.name, run_.created, run_.run_id);
+    base_.log = MainLogPath(run_log_dir, now, run_.run_id);
+  }
+  attempt_log_dir_ = AttemptLogDir(run_log_dir, attempt_.created, attempt_.attempt_id);
+  return deps_.fs->MakeDirs(attempt_log_dir_, 0750).WithContext("cannot create the log directory");
+}
+
+Status Agent::PrepareStart(const AgentRequest& req) {
+  dag_ = req.dag;
+  params_ = req.params;
+  WallTime now = deps_.clock->Now();
+  DAGU_RETURN_IF_ERROR(runs_.CreateRun(dag_.name, req.run_id, now, &run_));
+  created_run_ = true;
+  SnapshotOptions opt;
+  opt.params = params_;
+  Json snapshot = DagToSnapshot(dag_, opt);
+  DAGU_RETURN_IF_ERROR(runs_.CreateAttempt(run_, &snapshot, &attempt_));
+  base_ = InitialRunRecord(dag_, params_, req.run_id, attempt_.attempt_id, RunStatus::kRunning);
+  base_.trigger_type = req.trigger;
+  base_.schedule_time = req.schedule_time;
+  base_.worker_id = req.worker_id;
+  base_.pid = static_cast<int>(::getpid());
+  return PrepareLogs(now);
+}
+
+Status Agent::PrepareRetry(const AgentRequest& req) {
+  AttemptDir latest;
+  RunRecord rec;
+  Status s = runs_.ReadLatest(req.dag_name, req.run_id, &run_, &latest, &rec);
+  if (s.IsNotFound()) {
+    return Status::NotFound("unknown run ID \"" + req.run_id + "\" of DAG \"" + req.dag_name + "\": " + s.message());
+  }
+  DAGU_RETURN_IF_ERROR(s);
+  Json dag_json;
+  DAGU_RETURN_IF_ERROR(runs_.ReadDagJson(latest, &dag_json));
+  DAGU_RETURN_IF_ERROR(SnapshotToDag(dag_json, &dag_, &params_).WithContext(latest.DagJsonPath()));
+  const bool queued = rec.status == RunStatus::kQueued;
+  if (req.queue_dispatch && !queued) {
+    return Status::InvalidArgument("run \"" + req.run_id + "\" of DAG \"" + req.dag_name +
+                                   "\" is no longer queued (status: " + RunStatusLabel(rec.status) +
+                                   "); not starting it");
+  }
+  if (rec.status == RunStatus::kRunning || rec.status == RunStatus::kWaiting) {
+    bool alive = false;
+    DAGU_RETURN_IF_ERROR(procs_.IsRunAlive(dag_.ProcGroup(), dag_.name, req.run_id, &alive));
+    if (alive) {
+      return Status::Busy("run \"" + req.run_id + "\" of DAG \"" + req.dag_name + "\" is still running");
+    }
+  }
+  if (queued) DAGU_RETURN_IF_ERROR(runs_.ClaimDispatch(run_, latest));
+  s = runs_.CreateAttempt(run_, &dag_json, &attempt_);
+  if (!s.ok()) {
+    if (queued) runs_.ReleaseDispatch(run_, latest);
+    return s;
+  }
+  base_ = InitialRunRecord(dag_, params_, req.run_id, attempt_.attempt_id, RunStatus::kRunning);
+  base_.root = rec.root.empty() ? RunRef{dag_.name, req.run_id} : rec.root;
+  base_.parent = rec.parent;
+  base_.queued_at = rec.queued_at;
+  base_.log = rec.log;
+  base_.params = rec.params;
+  base_.params_list = rec.params_list;
+  base_.trigger_type = queued ? rec.trigger_type : TriggerType::kRetry;
+  base_.schedule_time = rec.schedule_time;
+  base_.worker_id = req.worker_id;
+  base_.pid = static_cast<int>(::getpid());
+  if (!queued) {
+    for (const auto& n : rec.nodes) previous_.push_back(FromNodeRecord(n));
+    retry_step_ = req.retry_step;
+  }
+  s = PrepareLogs(deps_.clock->Now());
+  if (!s.ok() && queued) runs_.ReleaseDispatch(run_, latest);
+  return s;
+}
+
+void Agent::Cleanup() {
+  if (proc_) {
+    procs_.Release(*proc_);
+    proc_.reset();
+  }
+  if (!executor_ && created_run_) {
+    // A start that never ran: leave nothing behind.
+    runs_.RemoveRun(run_);
+    if (!attempt_log_dir_.empty()) {
+      deps_.fs->RemoveAll(attempt_log_dir_);
+      deps_.fs->RemoveDir(DirName(attempt_log_dir_));
+    }
+    created_run_ = false;
+  } else if (!executor_ && !attempt_.path.empty()) {
+    deps_.fs->RemoveAll(attempt_.path);  // a retry attempt that never ran
+    if (!attempt_log_dir_.empty()) deps_.fs->RemoveAll(attempt_log_dir_);
+  }
+}
+
+RunRecord Agent::ToRecord(const ExecutionState& state) const {
+  RunRecord r = base_;
+  r.status = state.status;
+  r.created_at = UnixMillis(deps_.clock->Now());
+  r.started_at = TimeOrEmpty(state.started_at);
+  r.finished_at = TimeOrEmpty(state.finished_at);
+  r.error = state.error;
+  r.nodes.clear();
+  for (const auto& n : state.nodes) r.nodes.push_back(ToNodeRecord(n));
+  auto put = [](const std::optional<NodeState>& n, std::optional<NodeRecord>* out) {
+    if (n) *out = ToNodeRecord(*n);
+  };
+  put(state.on_init, &r.on_init);
+  put(state.on_success, &r.on_success);
+  put(state.on_failure, &r.on_failure);
+  put(state.on_cancel, &r.on_cancel);
+  put(state.on_exit, &r.on_exit);
+  return r;
+}
+
+void Agent::WriteRecord(const RunRecord& record, bool final) {
+  Status s = final ? runs_.WriteFinalStatus(attempt_, record) : runs_.AppendStatus(attempt_, record);
+  if (!s.ok()) log_.Error("Failed to write status", {{"err", s.ToString()}});
+  std::lock_guard<std::mutex> l(mu_);
+  last_ = record;
+}
+
+void Agent::WriteOutputs(const RunRecord& record) {
+  Json outputs = Json::object();
+  bool any = false;
+  for (const auto& n : record.nodes) {
+    for (const auto& [name, kv] : n.output_variables) {
+      auto eq = kv.find('=');
+      outputs[LowerCamel(name)] = eq == std::string::npos ? kv : kv.substr(eq + 1);
+      any = true;
+    }
+  }
+  if (!any) return;
+  Json meta = Json::object();
+  meta["dagName"] = record.name;
+  meta["dagRunId"] = record.dag_run_id;
+  meta["attemptId"] = record.attempt_id;
+  meta["status"] = RunStatusLabel(record.status);
+  meta["completedAt"] = record.finished_at;
+  meta["params"] = Json(record.params_list).dump();
+  Status s = runs_.WriteOutputs(attempt_, Json{{"metadata", meta}, {"outputs", outputs}});
+  if (!s.ok()) log_.Error("Failed to write outputs", {{"err", s.ToString()}});
+}
+
+void Agent::Stop(int signal) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (executor_) executor_->Cancel(signal);
+  else pending_stop_ = signal;
+}
+
+void Agent::Watch() {
+  auto next_beat = deps_.clock->Monotonic() + deps_.heartbeat_interval;
+  bool cancel_seen = false;
+  std::unique_lock<std::mutex> l(mu_);
+  while (!done_) {
+    cv_.wait_for(l, deps_.cancel_poll_interval);
+    if (done_) break;
+    l.unlock();
+    if (!cancel_seen && runs_.CancelRequested(attempt_)) {
+      cancel_seen = true;
+      log_.Info("Stop requested", {{"file", attempt_.CancelPath()}});
+      executor_->Cancel(SIGTERM);
+    }
+    if (proc_ && deps_.clock->Monotonic() >= next_beat) {
+      Status s = procs_.Heartbeat(*proc_);
+      if (!s.ok()) log_.Warn("Failed to refresh the heartbeat", {{"err", s.ToString()}});
+      next_beat = deps_.clock->Monotonic() + deps_.heartbeat_interval;
+    }
+    l.lock();
+  }
+}
+
+RunStatus Agent::Execute() {
+  Status s = log_.Open(base_.log);
+  if (!s.ok()) spdlog::warn("{}", s.ToString());
+  const RunLog::Fields who = {{"name", dag_.name}, {"run-id", run_.run_id}, {"attempt-id", attempt_.attempt_id}};
+  auto with = [&who](RunLog::Fields extra) {
+    RunLog::Fields f = who;
+    f.insert(f.end(), extra.begin(), extra.end());
+    return f;
+  };
+  log_.Info(previous_.empty() ? "DAG run started" : "DAG run retry started", with({{"params", base_.params}}));
+
+  ExecutorOptions opt;
+  opt.clock = deps_.clock;
+  opt.runner = deps_.runner;
+  Observer observer(this);
+  opt.observer = &observer;
+  opt.base_env = deps_.process_env;
+  opt.base_env.emplace_back("DAG_NAME", dag_.name);
+  opt.base_env.emplace_back("DAG_RUN_ID", run_.run_id);
+  opt.base_env.emplace_back("DAG_RUN_LOG_FILE", base_.log);
+  opt.default_shell = deps_.default_shell;
+  if (opt.default_shell.empty()) {
+    for (const auto& [k, v] : deps_.process_env) {
+      if (k == "SHELL" && !v.empty()) opt.default_shell = v;
+    }
+  }
+  if (opt.default_shell.empty()) opt.default_shell = "sh";
+  opt.log_paths = [this](const std::string& step) {
+    std::string base = StepLogBase(attempt_log_dir_, step, deps_.clock->Now(), run_.run_id);
+    log_.Info("Step started", {{"name", dag_.name}, {"run-id", run_.run_id}, {"step", step}});
+    return StepLogPaths{base + ".out", base + ".err"};
+  };
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    executor_ = std::make_unique<Executor>(dag_, params_, opt);
+    if (!previous_.empty() || !retry_step_.empty()) executor_->SetPreviousNodes(previous_, retry_step_);
+    if (pending_stop_ != 0) executor_->Cancel(pending_stop_);
+  }
+  std::thread watcher([this] { Watch(); });
+  RunStatus status = executor_->Run();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    done_ = true;
+  }
+  cv_.notify_all();
+  watcher.join();
+
+  RunRecord final_record = ToRecord(executor_->state());
+  WriteRecord(final_record, true);
+  WriteOutputs(final_record);
+  log_.Info("DAG run finished", with({{"status", RunStatusLabel(status)},
+                                      {"started-at", final_record.started_at},
+                                      {"finished-at", final_record.finished_at}}));
+  if (proc_) {
+    procs_.Release(*proc_);
+    proc_.reset();
+  }
+  return status;
+}
+
+}  // namespace dagu

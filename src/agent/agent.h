@@ -1,0 +1,133 @@
+// Agent: one execution of a DAG run, end to end, in Dagu 1.30.2's on-disk
+// layout: the run record (a new run, or a new attempt of an existing run),
+// the run's log and step logs, status lines as the executor reports changes,
+// the heartbeat (proc) file kept fresh until the end, CANCEL_REQUESTED polled
+// every second, outputs.json, and the final compacted record.
+//
+//   Agent agent(deps);
+//   Status s = agent.Prepare(request);   // checks + creates; nothing left behind on error
+//   if (s.ok()) RunStatus result = agent.Execute();   // blocks until the run ends
+//   // from a signal thread: agent.Stop(SIGTERM);
+//
+// Start (a new run): the run ID is created exclusively (RunStore::CreateRun);
+// an existing ID is AlreadyExists. dag.json carries the location.
+//
+// Retry (a new attempt in the same run dir; this is also how a queued run is
+// executed): the DAG comes from the latest attempt's dag.json. When that
+// attempt is queued (status 5) this is a dispatch: it takes the run's
+// dispatch claim (RunStore::ClaimDispatch) so a queued run starts at most
+// once, keeps queuedAt, the trigger type and the log path, and runs every
+// step. Otherwise it is a plain retry: failed/aborted steps and their
+// dependants run again (or just `retry_step`). `queue_dispatch` (set from
+// DAGU_QUEUE_DISPATCH_RETRY=1, as HEAD's queue processor sets it) refuses to
+// run anything but a queued run. A run whose latest attempt is still running
+// with a live heartbeat is refused.
+//
+// Thread-safety: Prepare and Execute from one thread; Stop from any thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "agent/executor.h"
+#include "agent/run_log.h"
+#include "agent/step_runner.h"
+#include "core/clock.h"
+#include "core/file_system.h"
+#include "core/status.h"
+#include "dag/dag.h"
+#include "store/proc_store.h"
+#include "store/run_store.h"
+
+namespace dagu {
+
+struct AgentDeps {
+  FileSystem* fs = nullptr;
+  Clock* clock = nullptr;
+  StepRunner* runner = nullptr;
+  std::string dag_runs_dir;   // Config::paths.dag_runs_dir
+  std::string proc_dir;       // Config::paths.proc_dir
+  std::string log_dir;        // Config::paths.log_dir (a DAG's log_dir wins)
+  std::string default_shell;  // Config::default_shell ("" = $SHELL, else sh)
+  std::vector<std::pair<std::string, std::string>> process_env;  // the environment steps inherit
+  std::chrono::nanoseconds heartbeat_interval = kProcHeartbeatInterval;
+  std::chrono::nanoseconds cancel_poll_interval = std::chrono::seconds(1);
+};
+
+struct AgentRequest {
+  enum class Mode { kStart, kRetry };
+  Mode mode = Mode::kStart;
+  Dag dag;                    // kStart: the loaded DAG
+  Params params;              // kStart: effective params
+  std::string dag_name;       // kRetry: the DAG whose run to retry
+  std::string run_id;         // required
+  TriggerType trigger = TriggerType::kManual;
+  std::string schedule_time;  // RFC3339 or ""
+  std::string retry_step;     // kRetry: only this step
+  bool queue_dispatch = false;  // kRetry: only a queued run may be executed
+  std::string worker_id = "local";
+};
+
+class Agent {
+ public:
+  explicit Agent(AgentDeps deps);
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  Status Prepare(const AgentRequest& request);
+  // Runs the prepared run to its end; returns the final status.
+  RunStatus Execute();
+  // Stops the run (as SIGTERM/SIGINT or `dagu stop` would).
+  void Stop(int signal);
+
+  const RunDir& run() const { return run_; }
+  const AttemptDir& attempt() const { return attempt_; }
+  const Dag& dag() const { return dag_; }
+  // The last record written.
+  RunRecord LastRecord() const;
+
+ private:
+  class Observer;
+
+  Status PrepareStart(const AgentRequest& request);
+  Status PrepareRetry(const AgentRequest& request);
+  Status PrepareLogs(WallTime now);
+  RunRecord ToRecord(const ExecutionState& state) const;
+  void WriteRecord(const RunRecord& record, bool final);
+  void WriteOutputs(const RunRecord& record);
+  void Watch();  // heartbeat + cancel poll thread
+  void Cleanup();
+
+  AgentDeps deps_;
+  RunStore runs_;
+  ProcStore procs_;
+  RunLog log_;
+  Dag dag_;
+  Params params_;
+  RunDir run_;
+  AttemptDir attempt_;
+  RunRecord base_;             // fields that do not change during the run
+  std::string attempt_log_dir_;
+  std::vector<NodeState> previous_;
+  std::string retry_step_;
+  bool created_run_ = false;   // we created the run dir (undo it on a failed Prepare)
+  bool prepared_ = false;
+
+  std::unique_ptr<Executor> executor_;
+  std::optional<ProcEntry> proc_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  int pending_stop_ = 0;       // a Stop() before the executor existed
+  RunRecord last_;
+};
+
+}  // namespace dagu
