@@ -1,0 +1,184 @@
+// Spec 085, "Roles": one active instance among schedulers sharing a data
+// directory, renewal every I, waiting through storage errors, and a wrong data
+// directory failing startup at once.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+
+#include "ha_scenario.h"
+
+namespace dagu::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The modification time of `path` in nanoseconds, -1 when it cannot be read.
+int64_t MtimeNs(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return -1;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+// Longest gap between consecutive moments (and from `from` to the first).
+Steady::duration LongestGap(Steady::time_point from, const std::vector<Steady::time_point>& moments) {
+  Steady::duration longest{};
+  Steady::time_point prev = from;
+  for (auto t : moments) {
+    longest = std::max(longest, t - prev);
+    prev = t;
+  }
+  return longest;
+}
+
+class Spec085Roles : public HaScenario {};
+
+// Scenario 1.
+TEST_F(Spec085Roles, OneOfTwoIsActiveAndStaysActivePastTheStaleThreshold) {
+  Clause(
+      "Roles: schedulers that use the same data directory compete for one lock; the holder is active, every other "
+      "is standby. A standby keeps waiting for as long as the active instance renews the lock.");
+  auto& a = StartScheduler("a");
+  ASSERT_TRUE(WaitForRole(a, "active", 10s)) << "the first scheduler on a fresh home never became active";
+  auto& b = StartScheduler("b");
+  ASSERT_TRUE(WaitForRole(b, "standby", 10s)) << "the second scheduler never reported standby";
+
+  // Watch both for three stale thresholds: at every look exactly one instance
+  // is active, by /health and by /health?role=active, and it is always a.
+  const auto watch = 3 * kT;
+  auto until = Steady::now() + watch;
+  int looks = 0;
+  while (Steady::now() < until) {
+    auto ha = a.Health();
+    auto hb = b.Health();
+    auto qa = a.Health(true);
+    auto qb = b.Health(true);
+    ASSERT_EQ(ha.role, "active") << "look " << looks << ": a's /health: " << ha.Describe();
+    ASSERT_EQ(hb.role, "standby") << "look " << looks << ": b's /health: " << hb.Describe();
+    ASSERT_EQ(qa.http_status, 200) << "look " << looks << ": a's /health?role=active: " << qa.Describe();
+    ASSERT_EQ(qb.http_status, 503) << "look " << looks << ": b's /health?role=active: " << qb.Describe();
+    ++looks;
+    std::this_thread::sleep_for(100ms);  // the cadence of the watch, not a wait for a condition
+  }
+  Note("a stayed active and b standby for " + Seconds(watch) + " (" + std::to_string(looks) + " looks)");
+  EXPECT_TRUE(a.running());
+  EXPECT_TRUE(b.running());
+}
+
+TEST_F(Spec085Roles, ActiveInstanceRenewsTheLockEveryI) {
+  Clause(
+      "Roles: the active instance renews the lock every I, the smaller of 7 seconds and a quarter of T "
+      "(T = 3s: I = 750ms). decisions.md section 3: a renewal rewrites the owner record and touches the lock "
+      "directory's mtime.");
+  auto& a = StartScheduler("a");
+  ASSERT_TRUE(WaitForRole(a, "active", 10s));
+
+  std::string owner = ReadWhole(home_.owner_file());
+  int64_t dir_mtime = MtimeNs(home_.lock_dir());
+  ASSERT_FALSE(owner.empty()) << "no owner record at " << home_.owner_file();
+  std::vector<Steady::time_point> owner_changes, mtime_changes;
+  const auto watch = 5s;
+  auto start = Steady::now();
+  while (Steady::now() - start < watch) {
+    std::string now_owner = ReadWhole(home_.owner_file());
+    if (!now_owner.empty() && now_owner != owner) {
+      owner = now_owner;
+      owner_changes.push_back(Steady::now());
+    }
+    int64_t now_mtime = MtimeNs(home_.lock_dir());
+    if (now_mtime != dir_mtime) {
+      dir_mtime = now_mtime;
+      mtime_changes.push_back(Steady::now());
+    }
+    std::this_thread::sleep_for(10ms);  // sampling cadence
+  }
+  Note("owner record rewritten " + std::to_string(owner_changes.size()) + " times and lock dir mtime changed " +
+       std::to_string(mtime_changes.size()) + " times in " + Seconds(watch) + "; longest gaps " +
+       Seconds(LongestGap(start, owner_changes)) + " / " + Seconds(LongestGap(start, mtime_changes)));
+  // 5s / 750ms = 6.7 renewals. Never a gap of 2I; not much more often than I.
+  EXPECT_GE(owner_changes.size(), 5u) << "the owner record was not renewed every I";
+  EXPECT_LE(owner_changes.size(), 10u) << "the owner record was rewritten far more often than every I";
+  EXPECT_LT(LongestGap(start, owner_changes), 2 * kI) << "a gap of 2I between renewals of the owner record";
+  EXPECT_GE(mtime_changes.size(), 5u) << "the lock directory's mtime was not touched every I";
+  EXPECT_LT(LongestGap(start, mtime_changes), 2 * kI) << "a gap of 2I between touches of the lock directory";
+  EXPECT_EQ(a.Health().role, "active");
+}
+
+TEST_F(Spec085Roles, WrongDataDirectoryFailsStartupAtOnce) {
+  Clause(
+      "Roles: an error on its first attempt at the lock ends startup, so a wrong data directory fails at once "
+      "(decisions.md section 4: exit status 78).");
+  // <data>/scheduler is a regular file, so the lock directory cannot exist.
+  fs::create_directories(home_.data_dir());
+  std::ofstream(home_.data_dir() + "/scheduler") << "not a directory\n";
+  auto& a = StartScheduler("a");
+  auto started = Steady::now();
+  auto st = a.Wait(5s);
+  ASSERT_TRUE(st.has_value()) << "a scheduler whose data directory cannot hold the lock kept running";
+  Note("exited with " + std::to_string(*st) + " after " + Seconds(Steady::now() - started));
+  EXPECT_EQ(*st, 78);
+  EXPECT_THAT(a.Output(), ::testing::HasSubstr(home_.data_dir() + "/scheduler"))
+      << "the error does not name the path that failed";
+}
+
+TEST_F(Spec085Roles, StandbyKeepsWaitingThroughStorageErrors) {
+  Clause(
+      "Roles: a standby keeps waiting through storage errors once it has started waiting (and still takes over "
+      "when the active instance dies afterwards).");
+  // b sees the shared data directory through a symbolic link; pointing the
+  // link at a regular file makes every one of b's lock operations fail
+  // (ENOTDIR) while a keeps renewing through the real path.
+  auto& a = StartScheduler("a");
+  ASSERT_TRUE(WaitForRole(a, "active", 10s));
+  std::string b_home = home_.Scratch("b-home");
+  std::string link = b_home + "/data";
+  std::string not_a_dir = home_.Scratch("not-a-directory");
+  fs::create_directories(b_home + "/dags");
+  std::ofstream(not_a_dir) << "x\n";
+  fs::create_directory_symlink(home_.data_dir(), link);
+  auto& b = StartScheduler("b", {{"DAGU_HOME", b_home}});
+  ASSERT_TRUE(WaitForRole(b, "standby", 10s));
+
+  auto point_link_at = [&](const std::string& target) {
+    std::string tmp = link + ".new";
+    fs::remove(tmp);
+    fs::create_symlink(target, tmp);
+    fs::rename(tmp, link);  // atomic swap of the link
+  };
+  point_link_at(not_a_dir);
+  Note("b's data directory now fails every operation (ENOTDIR)");
+  const auto outage = 2 * kT;
+  auto until = Steady::now() + outage;
+  while (Steady::now() < until) {
+    ASSERT_TRUE(b.running()) << "the standby exited on a storage error after it had started waiting";
+    ASSERT_EQ(a.Health().role, "active") << "the active instance lost its role while only b's storage failed";
+    std::this_thread::sleep_for(100ms);  // the cadence of the watch
+  }
+  point_link_at(home_.data_dir());
+  Note("b's storage is back");
+  ASSERT_TRUE(b.running());
+  auto seen_standby = WaitForRole(b, "standby", 2s);
+  EXPECT_TRUE(seen_standby) << "b: " << b.Health().Describe();
+
+  a.Signal(SIGKILL);
+  auto killed = Steady::now();
+  Note("kill -9 a");
+  auto active = WaitForRole(b, "active", kT + 2 * kR + kStartup);
+  ASSERT_TRUE(active) << "after surviving storage errors the standby did not take over within T + 2R + startup";
+  Note("b took over " + Seconds(*active - killed) + " after a died");
+}
+
+}  // namespace
+}  // namespace dagu::conformance
