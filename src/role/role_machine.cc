@@ -125,11 +125,13 @@ void RoleMachine::StopActiveParts() {
 }
 
 void RoleMachine::Lose(const std::string& reason) {
+  lease_->Revoke();
   Duration since = clock_->Monotonic() - lease_->last_renewal();
-  StopActiveParts();
   spdlog::error("Lost the scheduler lock: {}; last successful renewal {} ago; exiting with status {}", reason,
                 Seconds(since), kExitTempFail);
+  // Announce first, so the bounded stop (watchdog) covers stopping the parts.
   Transition(RoleState::kLost, reason, std::nullopt, since);
+  StopActiveParts();
 }
 
 void RoleMachine::StopCleanly() {
