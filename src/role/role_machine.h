@@ -11,9 +11,10 @@
 //               role decision). The instance stops being active -- state
 //               lost, exit 75 -- once the lease deadline (start of the last
 //               successful renewal + T - I) has passed, or the renewal loop
-//               found the lock not ours. It then revokes the lease, stops the
-//               parts and the renewals, and logs ONE line with the reason and
-//               the time since the last successful renewal.
+//               found the lock not ours. It then revokes the lease, logs ONE
+//               line with the reason and the time since the last successful
+//               renewal, reports the change (so a stop watchdog can be armed),
+//               and stops the parts and the renewals.
 //             a stop request: stops the parts and renewals, releases the lock
 //               if still ours, state stopped, exit 0.
 //
