@@ -107,6 +107,13 @@ std::optional<int> Launcher::ExitStatusOf(pid_t pid) {
   return status;
 }
 
+void Launcher::ForgetExitStatus(pid_t pid) {
+  std::lock_guard<std::mutex> l(mu_);
+  exit_statuses_.erase(pid);
+  auto it = children_.find(pid);
+  if (it != children_.end()) it->second.keep_exit_status = false;
+}
+
 int Launcher::PropagateSignal(int sig) {
   std::lock_guard<std::mutex> l(mu_);
   int signalled = 0;

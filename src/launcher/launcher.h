@@ -28,12 +28,13 @@
 
 #include "core/clock.h"
 #include "launcher/process_spawner.h"
+#include "launcher/queued_run_starter.h"
 #include "launcher/run_commands.h"
 #include "launcher/run_dispatcher.h"
 
 namespace dagu {
 
-class Launcher final : public RunDispatcher {
+class Launcher final : public RunDispatcher, public QueuedRunStarter {
  public:
   // `spawner` and `clock` must outlive the launcher.
   Launcher(ProcessSpawner* spawner, const Clock* clock, LaunchContext context);
@@ -55,12 +56,13 @@ class Launcher final : public RunDispatcher {
   // Starts a queued run (`retry --run-id=<id> -q <dag name>`, with
   // DAGU_QUEUE_DISPATCH_RETRY=1). `propagate`: forward a stopping
   // scheduler's signal to it.
-  Status RetryQueued(const std::string& dag_name, const std::string& run_id, bool propagate, pid_t* pid);
+  Status RetryQueued(const std::string& dag_name, const std::string& run_id, bool propagate, pid_t* pid) override;
 
   // The exit status of a queued run's process once it has exited and been
   // reaped (forgotten after this returns it); nullopt while it runs or when
   // the pid is unknown.
-  std::optional<int> ExitStatusOf(pid_t pid);
+  std::optional<int> ExitStatusOf(pid_t pid) override;
+  void ForgetExitStatus(pid_t pid) override;
 
   // Sends `sig` to every live child started with propagation on. Returns how
   // many were signalled.

@@ -132,6 +132,12 @@ TEST_F(LauncherTest, ReapsExitedChildrenAndKeepsOnlyQueuedExitStatuses) {
   EXPECT_EQ(launcher_.ExitStatusOf(1000), std::nullopt);
   EXPECT_EQ(launcher_.ExitStatusOf(queued), 3);
   EXPECT_EQ(launcher_.ExitStatusOf(queued), std::nullopt);  // forgotten once read
+
+  ASSERT_TRUE(launcher_.RetryQueued("etl", "q2", false, &queued).ok());
+  launcher_.ForgetExitStatus(queued);  // started: its exit status is not needed
+  spawner_.exited[queued] = 0;
+  launcher_.ReapOnce();
+  EXPECT_EQ(launcher_.ExitStatusOf(queued), std::nullopt);
 }
 
 TEST_F(LauncherTest, PropagatesOnlyToLiveRunsOfPropagatingDags) {

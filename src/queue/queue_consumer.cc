@@ -1,0 +1,299 @@
+#include "queue/queue_consumer.h"
+
+#include <algorithm>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "core/time_format.h"
+#include "store/dag_snapshot.h"
+
+namespace dagu {
+namespace {
+
+bool SchedulerManaged(TriggerType t) {
+  return t == TriggerType::kScheduler || t == TriggerType::kCatchUp || t == TriggerType::kRetry;
+}
+
+std::string Describe(const QueueItem& item) {
+  return "queued run " + item.run_id + " of DAG " + item.dag_name + " (queue " + item.queue + ")";
+}
+
+}  // namespace
+
+enum class QueueConsumer::Verdict { kDispatch, kDiscarded, kLater };
+
+QueueConsumer::QueueConsumer(const Clock* clock, QueueStore* queues, RunStore* runs, ProcStore* procs,
+                             DagCatalog* dags, const SuspendFlags* suspend, QueuedRunStarter* starter,
+                             QueueConsumerOptions options)
+    : clock_(clock),
+      queues_(queues),
+      runs_(runs),
+      procs_(procs),
+      dags_(dags),
+      suspend_(suspend),
+      starter_(starter),
+      options_(std::move(options)) {}
+
+QueueConsumer::~QueueConsumer() { Stop(); }
+
+void QueueConsumer::Start(const Activation& /*activation*/, const Lease* lease) {
+  std::lock_guard<std::mutex> l(thread_mu_);
+  if (thread_.joinable()) return;
+  if (!options_.enabled) {
+    spdlog::info("queues are disabled (queues.enabled: false); the queue consumer does not run");
+    return;
+  }
+  stopping_ = false;
+  thread_ = std::thread([this, lease] { Loop(lease); });
+}
+
+void QueueConsumer::Stop() {
+  std::thread t;
+  {
+    std::lock_guard<std::mutex> l(thread_mu_);
+    stopping_ = true;
+    t = std::move(thread_);
+  }
+  cv_.notify_all();
+  if (t.joinable()) t.join();
+}
+
+void QueueConsumer::Loop(const Lease* lease) {
+  std::unique_lock<std::mutex> l(thread_mu_);
+  while (!stopping_) {
+    l.unlock();
+    RunPass(lease);
+    l.lock();
+    cv_.wait_for(l, options_.poll_interval, [this] { return stopping_; });
+  }
+}
+
+size_t QueueConsumer::in_flight() const {
+  std::lock_guard<std::mutex> l(state_mu_);
+  return started_.size();
+}
+
+int QueueConsumer::RunPass(const Lease* lease) {
+  std::lock_guard<std::mutex> pass(pass_mu_);
+  if (!options_.enabled || !lease->MayDispatch()) return 0;
+  ObserveStarted();
+  std::vector<std::string> names;
+  Status s = queues_->ListQueues(&names);
+  if (!s.ok()) {
+    spdlog::error("queue consumer: {}", s.ToString());
+    return 0;
+  }
+  int started = 0;
+  for (const std::string& q : names) ProcessQueue(q, lease, &started);
+  return started;
+}
+
+void QueueConsumer::ObserveStarted() {
+  std::vector<Started> pending;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    pending = started_;
+  }
+  std::vector<Started> keep;
+  for (const Started& st : pending) {
+    const QueueItem& item = st.item;
+    RunRecord rec;
+    Status s = runs_->ReadLatest(item.dag_name, item.run_id, nullptr, nullptr, &rec);
+    bool alive = false;
+    procs_->IsRunAlive(item.queue, item.dag_name, item.run_id, &alive);
+    bool gone = s.IsNotFound();
+    if (alive || gone || (s.ok() && rec.status != RunStatus::kQueued)) {
+      spdlog::info("{} {} (pid {})", Describe(item), gone ? "was removed" : "started", st.pid);
+      Status r = queues_->RemoveItem(item);
+      if (!r.ok()) spdlog::error("{}: removing its queue item: {}", Describe(item), r.ToString());
+      starter_->ForgetExitStatus(st.pid);
+      continue;
+    }
+    std::optional<int> exit = starter_->ExitStatusOf(st.pid);
+    if (!exit) {
+      keep.push_back(st);
+      continue;
+    }
+    std::string error = "queued run did not start: its process (pid " + std::to_string(st.pid) +
+                        ") exited with status " + std::to_string(*exit);
+    spdlog::error("{}: {}", Describe(item), error);
+    Status f = FinishQueued(item, RunStatus::kFailed, error);
+    if (!f.ok()) spdlog::error("{}: marking it failed: {}", Describe(item), f.ToString());
+    Status r = queues_->RemoveItem(item);
+    if (!r.ok()) spdlog::error("{}: removing its queue item: {}", Describe(item), r.ToString());
+  }
+  std::lock_guard<std::mutex> l(state_mu_);
+  started_ = std::move(keep);
+}
+
+bool QueueConsumer::IsInFlight(const QueueItem& item) const {
+  std::lock_guard<std::mutex> l(state_mu_);
+  return std::any_of(started_.begin(), started_.end(), [&](const Started& s) { return s.item.path == item.path; });
+}
+
+int QueueConsumer::Capacity(const std::string& queue, const std::vector<QueueItem>& items) {
+  for (const QueueConfig& g : options_.global_queues) {
+    if (g.name == queue) return std::max(1, g.max_active_runs);
+  }
+  for (const QueueItem& item : items) {
+    if (DagPtr dag = dags_->Find(item.dag_name)) return std::max(1, dag->max_active_runs);
+  }
+  // The DAG file is gone or unknown: the snapshot the run was queued with.
+  AttemptDir attempt;
+  Json snapshot;
+  Dag dag;
+  Params params;
+  if (runs_->ReadLatest(items.front().dag_name, items.front().run_id, nullptr, &attempt, nullptr).ok() &&
+      runs_->ReadDagJson(attempt, &snapshot).ok() && SnapshotToDag(snapshot, &dag, &params).ok()) {
+    return std::max(1, dag.max_active_runs);
+  }
+  return 1;
+}
+
+void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, int* started) {
+  std::vector<QueueItem> items;
+  Status s = queues_->List(queue, &items);
+  if (!s.ok()) {
+    spdlog::error("queue {}: {}", queue, s.ToString());
+    return;
+  }
+  if (items.empty()) return;
+  int alive = 0;
+  s = procs_->CountAlive(queue, &alive);
+  if (!s.ok()) {
+    spdlog::error("queue {}: cannot count live runs ({}); nothing started", queue, s.ToString());
+    return;
+  }
+  int pending = 0;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (const Started& st : started_) pending += st.item.queue == queue ? 1 : 0;
+  }
+  int free = Capacity(queue, items) - alive - pending;
+  for (const QueueItem& item : items) {
+    if (free <= 0) return;
+    if (IsInFlight(item)) continue;
+    if (Admissible(item) != Verdict::kDispatch) continue;
+    if (!lease->MayDispatch()) return;
+    s = queues_->ClaimItem(item, options_.owner);
+    if (s.IsAlreadyExists() && BreakStaleClaim(item)) s = queues_->ClaimItem(item, options_.owner);
+    if (s.IsAlreadyExists() || s.IsNotFound()) continue;  // another consumer has it, or it is gone
+    if (!s.ok()) {
+      spdlog::error("{}: claiming it: {}", Describe(item), s.ToString());
+      continue;
+    }
+    Verdict v = Admissible(item);  // re-read under the claim
+    if (v == Verdict::kDiscarded) continue;
+    if (v == Verdict::kLater) {
+      queues_->ReleaseClaim(item);
+      continue;
+    }
+    DagPtr dag = dags_->Find(item.dag_name);
+    pid_t pid = -1;
+    s = starter_->RetryQueued(item.dag_name, item.run_id, dag && dag->signal_propagation, &pid);
+    if (!s.ok()) {
+      spdlog::error("{}: starting it: {}; retrying later", Describe(item), s.ToString());
+      queues_->ReleaseClaim(item);
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> l(state_mu_);
+      started_.push_back({item, pid});
+    }
+    --free;
+    ++*started;
+  }
+}
+
+QueueConsumer::Verdict QueueConsumer::Admissible(const QueueItem& item) {
+  if (item.dag_name.empty()) {
+    Discard(item, "its content cannot be read");
+    return Verdict::kDiscarded;
+  }
+  RunRecord rec;
+  Status s = runs_->ReadLatest(item.dag_name, item.run_id, nullptr, nullptr, &rec);
+  if (s.IsNotFound() || s.IsCorruption()) {
+    Discard(item, "its run record is missing or corrupt (" + s.ToString() + ")");
+    return Verdict::kDiscarded;
+  }
+  if (!s.ok()) {
+    spdlog::error("{}: {}; left for later", Describe(item), s.ToString());
+    return Verdict::kLater;
+  }
+  if (rec.status != RunStatus::kQueued) {
+    Discard(item, std::string("the run is ") + RunStatusLabel(rec.status) + ", not queued");
+    return Verdict::kDiscarded;
+  }
+  bool alive = false;
+  s = procs_->IsRunAlive(item.queue, item.dag_name, item.run_id, &alive);
+  if (!s.ok()) {
+    spdlog::error("{}: {}; left for later", Describe(item), s.ToString());
+    return Verdict::kLater;
+  }
+  if (alive) {
+    Discard(item, "the run is alive already");
+    return Verdict::kDiscarded;
+  }
+  if (SchedulerManaged(rec.trigger_type)) {
+    DagPtr dag = dags_->Find(item.dag_name);
+    Dag by_name;
+    by_name.name = item.dag_name;
+    bool suspended = false;
+    s = suspend_->IsSuspended(dag ? *dag : by_name, &suspended);
+    if (!s.ok()) {
+      spdlog::error("{}: {}; left for later", Describe(item), s.ToString());
+      return Verdict::kLater;
+    }
+    if (suspended) {
+      Status f = FinishQueued(item, RunStatus::kAborted, "dag schedule suspended before dispatch");
+      if (!f.ok()) {
+        spdlog::error("{}: {}; left for later", Describe(item), f.ToString());
+        return Verdict::kLater;
+      }
+      Discard(item, "its DAG is suspended; the run was aborted");
+      return Verdict::kDiscarded;
+    }
+  }
+  return Verdict::kDispatch;
+}
+
+void QueueConsumer::Discard(const QueueItem& item, const std::string& why) {
+  spdlog::info("{}: item discarded: {}", Describe(item), why);
+  Status s = queues_->RemoveItem(item);
+  if (!s.ok()) spdlog::error("{}: removing its queue item: {}", Describe(item), s.ToString());
+}
+
+Status QueueConsumer::FinishQueued(const QueueItem& item, RunStatus status, const std::string& error) {
+  AttemptDir attempt;
+  RunRecord rec;
+  DAGU_RETURN_IF_ERROR(runs_->ReadLatest(item.dag_name, item.run_id, nullptr, &attempt, &rec));
+  if (rec.status != RunStatus::kQueued) return Status::OK();  // someone else got to it
+  rec.status = status;
+  rec.error = error;
+  rec.finished_at = FormatRFC3339Local(clock_->Now());
+  return runs_->WriteFinalStatus(attempt, rec);
+}
+
+bool QueueConsumer::BreakStaleClaim(const QueueItem& item) {
+  QueueClaim claim;
+  Status s = queues_->ReadClaim(item, &claim);
+  if (s.IsNotFound()) return true;  // released meanwhile
+  if (!s.ok()) return false;
+  std::string key = queues_->ClaimPath(item);
+  MonoTime now = clock_->Monotonic();
+  std::lock_guard<std::mutex> l(state_mu_);
+  auto it = claims_.find(key);
+  if (it == claims_.end() || it->second.owner != claim.owner || it->second.mtime != claim.mtime) {
+    claims_[key] = {claim.owner, claim.mtime, now};
+    return false;
+  }
+  if (now - it->second.since < options_.stale_claim_after) return false;
+  s = queues_->BreakClaim(item, claim);
+  if (!s.ok()) return false;
+  spdlog::warn("{}: claim of \"{}\" broken: its run stayed queued with no heartbeat", Describe(item), claim.owner);
+  claims_.erase(it);
+  return true;
+}
+
+}  // namespace dagu

@@ -1,0 +1,124 @@
+// QueueConsumer: runs queued runs while this instance is active (spec 085
+// "Roles": only the active instance consumes queues), in Dagu's order and
+// within each queue's concurrency (reference/dagu-formats.md section 3,
+// dagu-scheduler-internals.md section 8).
+//
+// One pass (every poll interval, on its own thread):
+//  1. Nothing when queues are disabled or Lease::MayDispatch() is false.
+//  2. Runs it started earlier: once startup is observed (the record left
+//     "queued", or a fresh heartbeat appeared) the queue item is removed.
+//     If the process exited while the run was still queued, the run is
+//     marked failed (naming the exit status) and the item removed.
+//  3. Per queue with items: capacity = queues.config's max_active_runs for a
+//     global queue, else the DAG's max_active_runs (at least 1); free =
+//     capacity - live heartbeat files in the group - own starts not yet
+//     observed. Items are taken high before low, oldest first:
+//       - the run record is read: missing or corrupt -> the item is
+//         discarded; not queued (started elsewhere, dequeued) or already
+//         alive -> discarded; unreadable (I/O error) -> left for later;
+//       - scheduler-managed runs (scheduled, catch-up, retry) of a suspended
+//         DAG are marked aborted and discarded, as Dagu does;
+//       - Lease::MayDispatch() is checked, then the item is CLAIMED
+//         (QueueStore::ClaimItem, an O_EXCL file): two consumers -- two
+//         instances in a split brain included -- can never both start it.
+//         The record is re-read after the claim, then the run is started as
+//         a detached `retry` process (QueuedRunStarter) that outlives the
+//         scheduler.
+//  4. A claim whose run stays queued with no heartbeat, unchanged for
+//     `stale_claim_after` on this instance's monotonic clock, belongs to a
+//     consumer that died between claim and start: it is broken so the run
+//     can be started (`retry` also claims the run itself, so a run is never
+//     started twice).
+//
+// Thread-safe: Start/Stop from the role machine, RunPass from tests.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config/config.h"
+#include "core/clock.h"
+#include "dagwatch/dag_catalog.h"
+#include "dagwatch/suspend_flags.h"
+#include "launcher/queued_run_starter.h"
+#include "role/lease.h"
+#include "store/proc_store.h"
+#include "store/queue_store.h"
+#include "store/run_store.h"
+
+namespace dagu {
+
+struct QueueConsumerOptions {
+  bool enabled = true;                   // queues.enabled
+  std::vector<QueueConfig> global_queues;  // queues.config
+  std::string owner;                     // written into claims (instance ID)
+  std::chrono::milliseconds poll_interval = std::chrono::seconds(2);
+  std::chrono::nanoseconds stale_claim_after = std::chrono::seconds(60);
+};
+
+class QueueConsumer final : public ActiveComponent {
+ public:
+  // Every pointer must outlive the consumer.
+  QueueConsumer(const Clock* clock, QueueStore* queues, RunStore* runs, ProcStore* procs, DagCatalog* dags,
+                const SuspendFlags* suspend, QueuedRunStarter* starter, QueueConsumerOptions options);
+  ~QueueConsumer() override;
+
+  void Start(const Activation& activation, const Lease* lease) override;
+  void Stop() override;
+
+  // One pass (see above). Returns how many runs it started.
+  int RunPass(const Lease* lease);
+
+  // Runs started and not yet observed running.
+  size_t in_flight() const;
+
+ private:
+  struct Started {
+    QueueItem item;
+    pid_t pid = -1;
+  };
+  struct SeenClaim {
+    std::string owner;
+    WallTime mtime;
+    MonoTime since;
+  };
+
+  void ObserveStarted();
+  void ProcessQueue(const std::string& queue, const Lease* lease, int* started);
+  int Capacity(const std::string& queue, const std::vector<QueueItem>& items);
+  // Whether the item may be dispatched now; when not, it was discarded (or
+  // its run finished as aborted), or it is left for later (transient error).
+  enum class Verdict;
+  Verdict Admissible(const QueueItem& item);
+  bool BreakStaleClaim(const QueueItem& item);
+  void Discard(const QueueItem& item, const std::string& why);
+  Status FinishQueued(const QueueItem& item, RunStatus status, const std::string& error);
+  bool IsInFlight(const QueueItem& item) const;
+  void Loop(const Lease* lease);
+
+  const Clock* clock_;
+  QueueStore* queues_;
+  RunStore* runs_;
+  ProcStore* procs_;
+  DagCatalog* dags_;
+  const SuspendFlags* suspend_;
+  QueuedRunStarter* starter_;
+  QueueConsumerOptions options_;
+
+  mutable std::mutex state_mu_;  // guards started_ and claims_ (passes are serialised by pass_mu_)
+  std::mutex pass_mu_;
+  std::vector<Started> started_;
+  std::map<std::string, SeenClaim> claims_;  // by claim path
+
+  std::mutex thread_mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace dagu

@@ -1,0 +1,340 @@
+#include "queue/queue_consumer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "store/run_operations.h"
+#include "support/fake_clock.h"
+#include "support/faulty_file_system.h"
+#include "support/scheduling_fakes.h"
+#include "support/test_dags.h"
+
+namespace dagu {
+namespace {
+
+using std::chrono::seconds;
+using testing::FakeClock;
+using testing::FakeLease;
+using testing::FaultyFileSystem;
+using testing::T;
+using testing::TempDir;
+using testing::TestDags;
+
+class FakeStarter final : public QueuedRunStarter {
+ public:
+  Status RetryQueued(const std::string& dag_name, const std::string& run_id, bool propagate, pid_t* pid) override {
+    std::lock_guard<std::mutex> l(mu);
+    if (!fail.ok()) return fail;
+    *pid = next_pid++;
+    started.push_back(run_id);
+    propagated.push_back(propagate);
+    (void)dag_name;
+    return Status::OK();
+  }
+  std::optional<int> ExitStatusOf(pid_t pid) override {
+    std::lock_guard<std::mutex> l(mu);
+    auto it = exited.find(pid);
+    if (it == exited.end()) return std::nullopt;
+    return it->second;
+  }
+  void ForgetExitStatus(pid_t pid) override {
+    std::lock_guard<std::mutex> l(mu);
+    forgotten.insert(pid);
+  }
+  std::vector<std::string> Started() {
+    std::lock_guard<std::mutex> l(mu);
+    return started;
+  }
+
+  std::mutex mu;
+  Status fail;
+  pid_t next_pid = 500;
+  std::vector<std::string> started;
+  std::vector<bool> propagated;
+  std::map<pid_t, int> exited;
+  std::set<pid_t> forgotten;
+};
+
+class QueueConsumerTest : public ::testing::Test {
+ protected:
+  QueueConsumerTest()
+      : fs_(PosixFileSystem()),
+        runs_(&fs_, &clock_, dir_.Sub("data/dag-runs")),
+        procs_(&fs_, Clock::Real(), dir_.Sub("data/proc")),
+        queues_(&fs_, &clock_, dir_.Sub("data/queue")),
+        ops_(&fs_, &clock_, &runs_, &queues_),
+        dags_(dir_, &fs_),
+        suspend_(&fs_, dir_.Sub("suspend")) {}
+
+  Dag& AddDag(const std::string& name, int max_active_runs = 1, const std::string& queue = "",
+              bool propagate = false) {
+    Dag& d = dags_.Add(name, {});
+    d.max_active_runs = max_active_runs;
+    d.queue = queue;
+    d.signal_propagation = propagate;
+    Step s;
+    s.name = "one";
+    s.commands = {"true"};
+    d.steps.push_back(s);
+    EXPECT_TRUE(dags_.catalog().Rescan().ok());
+    return d;
+  }
+
+  void Enqueue(const std::string& dag, const std::string& id, TriggerType trigger = TriggerType::kManual) {
+    DagPtr d = dags_.catalog().Find(dag);
+    ASSERT_NE(d, nullptr);
+    EnqueueRequest req;
+    req.dag = d.get();
+    req.run_id = id;
+    req.log_root = dir_.Sub("logs");
+    req.trigger = trigger;
+    EnqueuedRun out;
+    Status s = ops_.Enqueue(req, &out);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    clock_.Advance(std::chrono::milliseconds(10));  // distinct queue times
+  }
+
+  // What the started `retry` does: the record leaves "queued" and a heartbeat appears.
+  void RunStarts(const std::string& dag, const std::string& group, const std::string& id, ProcEntry* proc) {
+    AttemptDir attempt;
+    RunRecord rec;
+    ASSERT_TRUE(runs_.ReadLatest(dag, id, nullptr, &attempt, &rec).ok());
+    rec.status = RunStatus::kRunning;
+    ASSERT_TRUE(runs_.AppendStatus(attempt, rec).ok());
+    ASSERT_TRUE(procs_.Acquire(group, dag, id, proc).ok());
+  }
+
+  RunStatus StatusOf(const std::string& dag, const std::string& id) {
+    RunRecord rec;
+    EXPECT_TRUE(runs_.ReadLatest(dag, id, nullptr, nullptr, &rec).ok());
+    return rec.status;
+  }
+
+  std::vector<std::string> Items(const std::string& queue) {
+    std::vector<QueueItem> items;
+    EXPECT_TRUE(queues_.List(queue, &items).ok());
+    std::vector<std::string> ids;
+    for (const QueueItem& i : items) ids.push_back(i.run_id);
+    return ids;
+  }
+
+  std::unique_ptr<QueueConsumer> Make(QueueConsumerOptions o = {}) {
+    if (o.owner.empty()) o.owner = "host-a-1-1";
+    return std::make_unique<QueueConsumer>(&clock_, &queues_, &runs_, &procs_, &dags_.catalog(), &suspend_, &starter_,
+                                           o);
+  }
+
+  TempDir dir_;
+  FakeClock clock_{T("2026-03-12T14:00:00Z")};
+  FaultyFileSystem fs_;
+  RunStore runs_;
+  ProcStore procs_;
+  QueueStore queues_;
+  RunOperations ops_;
+  TestDags dags_;
+  SuspendFlags suspend_;
+  FakeLease lease_;
+  FakeStarter starter_;
+};
+
+TEST_F(QueueConsumerTest, StartsTheOldestWithinTheDagsConcurrencyAndRemovesItAfterStartup) {
+  AddDag("etl");
+  Enqueue("etl", "q1");
+  Enqueue("etl", "q2");
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_EQ(starter_.Started(), std::vector<std::string>{"q1"});
+  EXPECT_EQ(Items("etl"), (std::vector<std::string>{"q1", "q2"}));  // kept until startup is seen
+  EXPECT_EQ(c->RunPass(&lease_), 0);  // q1 is in flight: the queue is full
+
+  ProcEntry proc;
+  RunStarts("etl", "etl", "q1", &proc);
+  EXPECT_EQ(c->RunPass(&lease_), 0);  // q1 alive: still full
+  EXPECT_EQ(Items("etl"), std::vector<std::string>{"q2"});
+  EXPECT_EQ(c->in_flight(), 0u);
+  EXPECT_EQ(starter_.forgotten.count(500), 1u);
+
+  ASSERT_TRUE(procs_.Release(proc).ok());  // q1 finished
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_EQ(starter_.Started(), (std::vector<std::string>{"q1", "q2"}));
+}
+
+TEST_F(QueueConsumerTest, HighPriorityItemsGoFirst) {
+  AddDag("etl");
+  Enqueue("etl", "low-old");
+  QueueItem high;
+  ASSERT_TRUE(queues_.Enqueue("etl", QueuePriority::kHigh, "etl", "low-old", &high).ok());  // a retry re-queued high
+  auto c = Make();
+  std::vector<QueueItem> items;
+  ASSERT_TRUE(queues_.List("etl", &items).ok());
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].priority, QueuePriority::kHigh);
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_EQ(starter_.Started(), std::vector<std::string>{"low-old"});
+}
+
+TEST_F(QueueConsumerTest, GlobalQueueCapacityComesFromConfig) {
+  AddDag("a", 1, "shared");
+  AddDag("b", 1, "shared");
+  for (const char* id : {"a1", "a2", "a3"}) Enqueue("a", id);
+  Enqueue("b", "b1");
+  QueueConsumerOptions o;
+  o.global_queues = {{"shared", 3}};
+  auto c = Make(o);
+  ProcEntry busy;
+  ASSERT_TRUE(procs_.Acquire("shared", "b", "already-running", &busy).ok());  // one slot taken
+  EXPECT_EQ(c->RunPass(&lease_), 2);
+  EXPECT_EQ(starter_.Started(), (std::vector<std::string>{"a1", "a2"}));
+}
+
+TEST_F(QueueConsumerTest, DagMaxActiveRunsIsTheCapacityOfItsOwnQueue) {
+  AddDag("etl", 3);
+  for (const char* id : {"q1", "q2", "q3", "q4"}) Enqueue("etl", id);
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 3);
+}
+
+TEST_F(QueueConsumerTest, NothingWhenDisabledOrFenced) {
+  AddDag("etl");
+  Enqueue("etl", "q1");
+  QueueConsumerOptions off;
+  off.enabled = false;
+  EXPECT_EQ(Make(off)->RunPass(&lease_), 0);
+  lease_.may = false;
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_TRUE(starter_.Started().empty());
+  std::vector<QueueItem> items;
+  ASSERT_TRUE(queues_.List("etl", &items).ok());
+  QueueClaim claim;
+  EXPECT_TRUE(queues_.ReadClaim(items[0], &claim).IsNotFound());  // not even claimed
+}
+
+TEST_F(QueueConsumerTest, ItemsOfRunsThatAreNotQueuedAreDiscarded) {
+  AddDag("etl", 5);
+  Enqueue("etl", "done");
+  Enqueue("etl", "gone");
+  Enqueue("etl", "ok");
+  AttemptDir attempt;
+  RunRecord rec;
+  ASSERT_TRUE(runs_.ReadLatest("etl", "done", nullptr, &attempt, &rec).ok());
+  rec.status = RunStatus::kSucceeded;
+  ASSERT_TRUE(runs_.WriteFinalStatus(attempt, rec).ok());
+  RunDir gone;
+  ASSERT_TRUE(runs_.FindRun("etl", "gone", &gone).ok());
+  ASSERT_TRUE(runs_.RemoveRun(gone).ok());
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_EQ(starter_.Started(), std::vector<std::string>{"ok"});
+  EXPECT_EQ(Items("etl"), std::vector<std::string>{"ok"});
+}
+
+TEST_F(QueueConsumerTest, UnreadableRunIsLeftForLater) {
+  AddDag("etl");
+  Enqueue("etl", "q1");
+  fs_.FailWith("ReadFile", "status.jsonl", Status::IOError("EIO"));
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_EQ(Items("etl"), std::vector<std::string>{"q1"});
+  fs_.Clear();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+}
+
+TEST_F(QueueConsumerTest, ScheduledRunsOfASuspendedDagAreAbortedManualOnesRun) {
+  AddDag("etl", 5);
+  Enqueue("etl", "catchup", TriggerType::kCatchUp);
+  Enqueue("etl", "manual", TriggerType::kManual);
+  dir_.WriteFile("suspend/etl.suspend", "");
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_EQ(starter_.Started(), std::vector<std::string>{"manual"});
+  EXPECT_EQ(StatusOf("etl", "catchup"), RunStatus::kAborted);
+  EXPECT_EQ(Items("etl"), std::vector<std::string>{"manual"});
+}
+
+TEST_F(QueueConsumerTest, ProcessThatExitsBeforeStartupFailsTheRun) {
+  AddDag("etl");
+  Enqueue("etl", "q1");
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  starter_.exited[500] = 1;
+  c->RunPass(&lease_);
+  EXPECT_EQ(StatusOf("etl", "q1"), RunStatus::kFailed);
+  RunRecord rec;
+  ASSERT_TRUE(runs_.ReadLatest("etl", "q1", nullptr, nullptr, &rec).ok());
+  EXPECT_NE(rec.error.find("exited with status 1"), std::string::npos) << rec.error;
+  EXPECT_TRUE(Items("etl").empty());
+}
+
+TEST_F(QueueConsumerTest, StartFailureReleasesTheClaimAndRetries) {
+  AddDag("etl");
+  Enqueue("etl", "q1");
+  auto c = Make();
+  starter_.fail = Status::IOError("fork: EAGAIN");
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  starter_.fail = Status::OK();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+}
+
+TEST_F(QueueConsumerTest, ItemClaimedByAnotherConsumerIsLeftAloneUntilTheClaimGoesStale) {
+  AddDag("etl");
+  Enqueue("etl", "q1");
+  std::vector<QueueItem> items;
+  ASSERT_TRUE(queues_.List("etl", &items).ok());
+  ASSERT_TRUE(queues_.ClaimItem(items[0], "host-b-9-9").ok());  // a consumer that then died
+  QueueConsumerOptions o;
+  o.stale_claim_after = seconds(60);
+  auto c = Make(o);
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  clock_.Advance(seconds(59));
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  clock_.Advance(seconds(2));
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  QueueClaim claim;
+  ASSERT_TRUE(queues_.ReadClaim(items[0], &claim).ok());
+  EXPECT_EQ(claim.owner, "host-a-1-1");
+}
+
+TEST_F(QueueConsumerTest, PropagationFollowsTheDag) {
+  AddDag("plain");
+  AddDag("prop", 1, "", /*propagate=*/true);
+  Enqueue("plain", "p1");
+  Enqueue("prop", "s1");
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 2);
+  EXPECT_EQ(starter_.propagated, (std::vector<bool>{false, true}));
+}
+
+// Two consumers (two instances in a split brain) race over one queue: every
+// run is started exactly once.
+TEST_F(QueueConsumerTest, TwoConsumersRacingStartEachRunExactlyOnce) {
+  AddDag("etl", 100);
+  constexpr int kRuns = 24;
+  for (int i = 0; i < kRuns; ++i) Enqueue("etl", "q" + std::to_string(i));
+  FakeStarter other_starter;
+  QueueConsumerOptions o;
+  o.owner = "host-b-2-2";
+  QueueConsumer other(&clock_, &queues_, &runs_, &procs_, &dags_.catalog(), &suspend_, &other_starter, o);
+  auto mine = Make();
+  std::atomic<int> total{0};
+  std::thread t1([&] {
+    for (int i = 0; i < 5; ++i) total += mine->RunPass(&lease_);
+  });
+  std::thread t2([&] {
+    for (int i = 0; i < 5; ++i) total += other.RunPass(&lease_);
+  });
+  t1.join();
+  t2.join();
+  std::vector<std::string> all = starter_.Started();
+  for (const std::string& id : other_starter.Started()) all.push_back(id);
+  std::set<std::string> unique(all.begin(), all.end());
+  EXPECT_EQ(all.size(), static_cast<size_t>(kRuns));
+  EXPECT_EQ(unique.size(), static_cast<size_t>(kRuns));
+  EXPECT_EQ(total.load(), kRuns);
+}
+
+}  // namespace
+}  // namespace dagu
