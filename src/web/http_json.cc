@@ -4,13 +4,13 @@
 
 namespace dagu::web {
 
-void SendJson(httplib::Response& res, int http_status, const nlohmann::json& body) {
+void SendJson(httplib::Response& res, int http_status, const nlohmann::ordered_json& body) {
   res.status = http_status;
-  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
+  res.set_content(body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace), "application/json");
 }
 
 void SendError(httplib::Response& res, int http_status, std::string_view code, std::string_view message) {
-  SendJson(res, http_status, nlohmann::json{{"code", code}, {"message", message}});
+  SendJson(res, http_status, nlohmann::ordered_json{{"code", code}, {"message", message}});
 }
 
 void SendStatusError(httplib::Response& res, const Status& status) {
@@ -36,9 +36,9 @@ void SendStatusError(httplib::Response& res, const Status& status) {
   }
 }
 
-std::optional<nlohmann::json> ParseJsonBody(const httplib::Request& req, httplib::Response& res) {
-  if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::json::object();
-  nlohmann::json body = nlohmann::json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+std::optional<nlohmann::ordered_json> ParseJsonBody(const httplib::Request& req, httplib::Response& res) {
+  if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::ordered_json::object();
+  nlohmann::ordered_json body = nlohmann::ordered_json::parse(req.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded() || !body.is_object()) {
     SendError(res, 400, error_code::kBadRequest, "request body must be a JSON object");
     return std::nullopt;
@@ -61,7 +61,7 @@ std::optional<long long> QueryInt(const httplib::Request& req, httplib::Response
   return value;
 }
 
-std::optional<std::string> JsonString(const nlohmann::json& body, const char* field, httplib::Response& res) {
+std::optional<std::string> JsonString(const nlohmann::ordered_json& body, const char* field, httplib::Response& res) {
   auto it = body.find(field);
   if (it == body.end() || it->is_null()) return std::string();
   if (!it->is_string()) {

@@ -1,0 +1,43 @@
+// ApiContext: what the REST API handlers read and act on, injected so the
+// handlers are tested against a temp directory and a fake process spawner.
+// Every pointer must outlive the server. The handlers are registered by the
+// Add*Routes functions in api_routes.h.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "core/clock.h"
+#include "core/file_system.h"
+#include "store/proc_store.h"
+#include "store/queue_store.h"
+#include "store/role_journal.h"
+#include "store/run_store.h"
+#include "store/service_registry.h"
+#include "web/cli_runner.h"
+#include "web/dag_files.h"
+
+namespace dagu::web {
+
+struct ApiContext {
+  Clock* clock = nullptr;
+  FileSystem* fs = nullptr;
+  const DagFiles* dags = nullptr;
+  RunStore* runs = nullptr;
+  QueueStore* queues = nullptr;
+  ProcStore* procs = nullptr;
+  ServiceRegistry* registry = nullptr;
+  RoleJournal* journal = nullptr;
+  CliRunner* cli = nullptr;
+
+  bool queues_enabled = true;
+  std::map<std::string, int> global_queues;  // queues.config: name -> max active runs
+
+  // How long POST .../start waits for the run to appear (Dagu: 5 s), and how
+  // long the short commands (enqueue, stop, dequeue) may take.
+  std::chrono::milliseconds start_timeout{5000};
+  std::chrono::milliseconds command_timeout{15000};
+};
+
+}  // namespace dagu::web

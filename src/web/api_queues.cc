@@ -1,0 +1,80 @@
+// GET /api/v2/queues: every queue with running or waiting runs, and every
+// configured global queue; running runs from live proc files of the queue's
+// group, waiting ones from its queue items.
+#include <set>
+
+#include "web/api_routes.h"
+#include "web/api_views.h"
+#include "web/http_json.h"
+#include "web/run_lookup.h"
+
+namespace dagu::web {
+namespace {
+
+ApiJson Summary(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, RunStatus fallback) {
+  RunView view;
+  if (LookupRun(ctx, dag_name, run_id, &view).ok()) return RunSummaryJson(view.record);
+  RunRecord r;  // the item or proc file without a readable record
+  r.name = dag_name;
+  r.dag_run_id = run_id;
+  r.status = fallback;
+  return RunSummaryJson(r);
+}
+
+void HandleQueues(const ApiContext& ctx, const httplib::Request&, httplib::Response& res) {
+  std::vector<DagFile> files;
+  Status s = ctx.dags->List(/*metadata_only=*/true, &files);
+  if (!s.ok()) return SendStatusError(res, s);
+  std::map<std::string, int> dag_limits;  // per-DAG queues: the first DAG's max_active_runs
+  for (const DagFile& f : files) {
+    if (f.dag) dag_limits.emplace(f.dag->ProcGroup(), std::max(1, f.dag->max_active_runs));
+  }
+  std::vector<std::string> with_items;
+  s = ctx.queues->ListQueues(&with_items);
+  if (!s.ok()) return SendStatusError(res, s);
+  std::set<std::string> names(with_items.begin(), with_items.end());
+  for (const auto& [name, limit] : ctx.global_queues) names.insert(name);
+  for (const auto& [name, limit] : dag_limits) names.insert(name);
+
+  ApiJson queues = ApiJson::array();
+  long long total_queued = 0, total_running = 0, total_capacity = 0;
+  for (const std::string& name : names) {
+    std::vector<QueueItem> items;
+    std::vector<ProcEntry> alive;
+    if (!ctx.queues->List(name, &items).ok()) items.clear();
+    if (!ctx.procs->ListAlive(name, &alive).ok()) alive.clear();
+    bool global = ctx.global_queues.count(name) > 0;
+    if (!global && items.empty() && alive.empty()) continue;
+    int limit = global ? ctx.global_queues.at(name) : dag_limits.count(name) ? dag_limits.at(name) : 1;
+    ApiJson running = ApiJson::array(), queued = ApiJson::array();
+    for (const ProcEntry& p : alive) running.push_back(Summary(ctx, p.dag_name, p.run_id, RunStatus::kRunning));
+    for (const QueueItem& item : items) {
+      queued.push_back(Summary(ctx, item.dag_name.empty() ? name : item.dag_name, item.run_id, RunStatus::kQueued));
+    }
+    total_running += static_cast<long long>(running.size());
+    total_queued += static_cast<long long>(queued.size());
+    total_capacity += limit;
+    queues.push_back({{"name", name},
+                      {"type", global ? "global" : "dag"},
+                      {"maxConcurrency", limit},
+                      {"running", running},
+                      {"queued", queued}});
+  }
+  double utilization = total_capacity > 0 ? 100.0 * static_cast<double>(total_running) / static_cast<double>(total_capacity) : 0;
+  SendJson(res, 200,
+           {{"queues", queues},
+            {"summary",
+             {{"totalQueues", queues.size()},
+              {"totalQueued", total_queued},
+              {"totalRunning", total_running},
+              {"totalCapacity", total_capacity},
+              {"utilizationPercentage", static_cast<long long>(utilization + 0.5)}}}});
+}
+
+}  // namespace
+
+void AddQueueRoutes(WebServer* server, const ApiContext* ctx) {
+  server->Get("/api/v2/queues", [ctx](const httplib::Request& q, httplib::Response& r) { HandleQueues(*ctx, q, r); });
+}
+
+}  // namespace dagu::web

@@ -1,0 +1,41 @@
+// The REST API under <base>/api/v2 (Dagu 1.30.2's shapes, see api_views.h):
+//
+//   GET  /dags                               {dags:[DAGFile], errors, pagination}
+//   GET  /dags/{fileName}                    {dag, latestDAGRun, suspended, errors}
+//   GET  /dags/{fileName}/dag-runs           {dagRuns:[DAGRunDetails]}
+//   GET  /dags/{fileName}/dag-runs/{id}      {dagRun}
+//   POST /dags/{fileName}/start   {params?, dagRunId?}          {dagRunId}
+//   POST /dags/{fileName}/enqueue {params?, dagRunId?, queue?}  {dagRunId}
+//   POST /dags/{fileName}/suspend {suspend}                     {}
+//   GET  /dag-runs?status&fromDate&toDate&name&dagRunId&limit  {dagRuns:[DAGRunSummary]}
+//   GET  /dag-runs/{name}                    {dagRuns}
+//   GET  /dag-runs/{name}/{id}               {dagRunDetails}
+//   GET  /dag-runs/{name}/{id}/log           Log
+//   GET  /dag-runs/{name}/{id}/steps/{step}/log?stream=stdout|stderr   Log
+//   POST /dag-runs/{name}/{id}/stop          {}
+//   POST /dag-runs/{name}/{id}/retry {dagRunId?, stepName?}  {}
+//   GET|POST /dag-runs/{name}/{id}/dequeue   {}
+//   GET  /queues                             {queues:[...], summary}
+//   GET  /services/scheduler                 {schedulers:[...]}
+//   GET  /services/scheduler/history?limit   {changes:[...]}   (the role journal, oldest first)
+//
+// Errors are {"code","message"} with 400 (bad input), 404 (no such DAG, run,
+// step or log), 409 (run ID taken, run active), 500 (storage or command
+// failure). A DAG run's status "running" whose heartbeat is gone is shown as
+// "failed" (Dagu's display-side check), without writing anything.
+#pragma once
+
+#include "web/api_context.h"
+#include "web/web_server.h"
+
+namespace dagu::web {
+
+void AddDagRoutes(WebServer* server, const ApiContext* ctx);
+void AddRunRoutes(WebServer* server, const ApiContext* ctx);
+void AddQueueRoutes(WebServer* server, const ApiContext* ctx);
+void AddServiceRoutes(WebServer* server, const ApiContext* ctx);
+
+// All of the above.
+void AddApiRoutes(WebServer* server, const ApiContext* ctx);
+
+}  // namespace dagu::web

@@ -1,0 +1,60 @@
+// DagFiles: the DAG definitions as the API names them -- by `fileName`, the
+// file's base name without .yaml/.yml (Dagu's convention) -- with their load
+// errors and suspend flags. Files are loaded on every call (a DAG directory
+// is small and the UI polls every few seconds; this keeps the API exactly in
+// step with the files). Thread-safe (no mutable state).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/file_system.h"
+#include "core/status.h"
+#include "dag/dag.h"
+#include "dag/dag_loader.h"
+
+namespace dagu::web {
+
+struct DagFile {
+  std::string file_name;            // "etl" for <dags>/etl.yaml
+  std::string path;                 // absolute
+  std::optional<Dag> dag;           // set when it loaded
+  std::vector<std::string> errors;  // load errors ("file:line:col: key: message")
+  bool suspended = false;
+
+  // The DAG's name: name: from the file, else the file name.
+  std::string DagName() const { return dag ? dag->name : file_name; }
+};
+
+class DagFiles {
+ public:
+  // `fs` must outlive this. `options.fs` is set to `fs`.
+  DagFiles(FileSystem* fs, std::string dags_dir, std::string suspend_flags_dir, LoadDagOptions options);
+
+  // Every *.yaml / *.yml file directly in the DAG directory, by file name.
+  // `metadata_only` loads as the scheduler does (step problems are warnings).
+  Status List(bool metadata_only, std::vector<DagFile>* out) const;
+  // The file of `file_name` ("etl" or "etl.yaml"). InvalidArgument for a
+  // name that is not a plain file name; NotFound when there is no such file.
+  Status Find(const std::string& file_name, DagFile* out) const;
+  // The file whose DAG is named `dag_name` (a file of that name first).
+  Status FindByDagName(const std::string& dag_name, DagFile* out) const;
+  // Creates or removes the suspend flag (Dagu's <suspend dir>/<stem>.suspend).
+  Status SetSuspended(const DagFile& file, bool suspended) const;
+
+ private:
+  DagFile Load(const std::string& file_name, const std::string& path, bool metadata_only) const;
+  std::string FlagPath(const std::string& path) const;
+
+  FileSystem* fs_;
+  std::string dags_dir_;
+  std::string suspend_dir_;
+  LoadDagOptions options_;
+};
+
+// OK when `name` is a plain file name (no '/', not starting with '.', at most
+// 255 bytes of [A-Za-z0-9_.-]); InvalidArgument naming it otherwise.
+Status ValidateDagFileName(const std::string& name);
+
+}  // namespace dagu::web

@@ -1,0 +1,31 @@
+// Reading runs for the API: a run's latest record with Dagu's display-side
+// stale check (a "running" record whose proc heartbeat is gone reads as
+// "failed", nothing is written), and the proc group (queue) of a run from
+// its dag.json.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+#include "store/run_store.h"
+#include "web/api_context.h"
+
+namespace dagu::web {
+
+struct RunView {
+  RunDir run;
+  AttemptDir attempt;
+  RunRecord record;
+  std::string queue;  // dag.json "queue", else the DAG name
+};
+
+// NotFound when the run does not exist; other errors as the store gives them.
+Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, RunView* out);
+
+// The queue / proc group of an attempt (dag.json "queue", else `dag_name`).
+std::string RunQueue(const ApiContext& ctx, const AttemptDir& attempt, const std::string& dag_name);
+
+// Applies the stale check to `record` in place.
+void ApplyStaleCheck(const ApiContext& ctx, const std::string& queue, RunRecord* record);
+
+}  // namespace dagu::web

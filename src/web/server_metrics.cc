@@ -1,0 +1,132 @@
+#include "web/server_metrics.h"
+
+#include <map>
+#include <set>
+
+#include "core/time_format.h"
+
+namespace dagu::web {
+namespace {
+
+using metrics::MetricFamily;
+using metrics::MetricType;
+
+MetricFamily Gauge(const char* name, const char* help) { return MetricFamily{name, help, MetricType::kGauge, {}}; }
+MetricFamily Counter(const char* name, const char* help) { return MetricFamily{name, help, MetricType::kCounter, {}}; }
+
+void CollectInstances(const ApiContext& ctx, std::vector<MetricFamily>* out) {
+  std::vector<ServiceEntry> entries;
+  WallTime now = ctx.clock->Now();
+  MetricFamily instances = Gauge("dagu_scheduler_instances", "Live scheduler instances by role, from the service registry.");
+  MetricFamily running = Gauge("dagu_scheduler_running", "1 when a live scheduler instance is active.");
+  MetricFamily ages = Gauge("dagu_scheduler_instance_last_renewal_age_seconds",
+                            "Seconds since each live instance last renewed (active) or saw the lock renewed (standby).");
+  int active = 0, standby = 0;
+  if (ctx.registry->List("scheduler", now, kServiceEntryStaleAfter, &entries).ok()) {
+    for (const ServiceEntry& e : entries) {
+      bool is_active = e.role.empty() ? e.status == kServiceStatusActive : e.role == "active";
+      (is_active ? active : standby)++;
+      if (e.last_renewal_seen_seconds) {
+        WallTime at = e.updated_at ? *e.updated_at : e.file_mtime;
+        double since = std::max(0.0, std::chrono::duration<double>(now - at).count());
+        ages.Add({{"instance", e.id}, {"role", is_active ? "active" : "standby"}}, *e.last_renewal_seen_seconds + since);
+      }
+    }
+  }
+  instances.Add({{"status", "active"}}, active).Add({{"status", "standby"}}, standby);
+  running.Add(active > 0 ? 1 : 0);
+  out->push_back(std::move(instances));
+  out->push_back(std::move(running));
+  out->push_back(std::move(ages));
+}
+
+void CollectQueues(const ApiContext& ctx, std::vector<MetricFamily>* out) {
+  MetricFamily dags = Gauge("dagu_dags", "DAG files in the DAG directory.");
+  MetricFamily depth = Gauge("dagu_queue_depth", "Queued runs waiting per queue.");
+  MetricFamily running = Gauge("dagu_queue_running", "Live runs per queue (proc group).");
+  std::vector<DagFile> files;
+  std::set<std::string> groups;
+  if (ctx.dags->List(/*metadata_only=*/true, &files).ok()) {
+    dags.Add(static_cast<double>(files.size()));
+    for (const DagFile& f : files) {
+      if (f.dag) groups.insert(f.dag->ProcGroup());
+    }
+  }
+  std::vector<std::string> queues;
+  if (ctx.queues->ListQueues(&queues).ok()) groups.insert(queues.begin(), queues.end());
+  for (const auto& [name, limit] : ctx.global_queues) groups.insert(name);
+  for (const std::string& q : groups) {
+    std::vector<QueueItem> items;
+    int alive = 0;
+    if (ctx.queues->List(q, &items).ok()) depth.Add({{"queue", q}}, static_cast<double>(items.size()));
+    if (ctx.procs->CountAlive(q, &alive).ok()) running.Add({{"queue", q}}, alive);
+  }
+  out->push_back(std::move(dags));
+  out->push_back(std::move(depth));
+  out->push_back(std::move(running));
+}
+
+void CollectRuns(const ApiContext& ctx, std::vector<MetricFamily>* out) {
+  MetricFamily runs = Gauge("dagu_dag_runs_today", "DAG runs created since 00:00 UTC, by latest status.");
+  std::map<RunStatus, int> counts;
+  for (int s = 0; s <= 8; ++s) counts[static_cast<RunStatus>(s)] = 0;
+  RunQuery q;
+  q.from = FromUnixSeconds(UnixSeconds(ctx.clock->Now()) / 86400 * 86400);
+  q.limit = 0;
+  std::vector<RunEntry> entries;
+  if (ctx.runs->ListRuns(q, &entries).ok()) {
+    for (const RunEntry& e : entries) {
+      if (e.error.ok()) counts[e.record.status]++;
+    }
+  }
+  for (const auto& [status, n] : counts) runs.Add({{"status", RunStatusLabel(status)}}, n);
+  out->push_back(std::move(runs));
+}
+
+void CollectLocal(const SchedulerFigures& f, std::vector<MetricFamily>* out) {
+  MetricFamily role = Gauge("dagu_scheduler_role", "The role of this process's scheduler (1 for the current role).");
+  role.Add({{"role", "active"}}, f.active ? 1 : 0).Add({{"role", "standby"}}, f.active ? 0 : 1);
+  out->push_back(std::move(role));
+  auto counter = [out](const char* name, const char* help, uint64_t v) {
+    out->push_back(Counter(name, help).Add(static_cast<double>(v)));
+  };
+  counter("dagu_scheduler_lock_renewals_total", "Successful lock renewals by this scheduler.", f.lock_renewals);
+  counter("dagu_scheduler_lock_renewal_failures_total", "Failed or timed-out lock renewals by this scheduler.",
+          f.lock_renewal_failures);
+  counter("dagu_scheduler_failovers_total", "Times this scheduler took over a stale lock.", f.failovers);
+  counter("dagu_scheduler_activations_total", "Times this scheduler became active.", f.activations);
+  counter("dagu_scheduler_ticks_total", "Minute ticks handled while active.", f.ticks);
+  counter("dagu_scheduler_runs_dispatched_total", "Runs started or enqueued by this scheduler.", f.runs_dispatched);
+  counter("dagu_scheduler_slots_replayed_total", "Missed slots replayed as catch-up runs.", f.slots_replayed);
+  if (f.last_renewal_age_seconds) {
+    out->push_back(Gauge("dagu_scheduler_last_renewal_age_seconds",
+                         "Seconds since this scheduler last renewed the lock (active) or saw it renewed (standby).")
+                       .Add(*f.last_renewal_age_seconds));
+  }
+  if (f.last_takeover_seconds) {
+    out->push_back(Gauge("dagu_scheduler_last_takeover_seconds",
+                         "How long this scheduler's last takeover took, from the last renewal it saw to active.")
+                       .Add(*f.last_takeover_seconds));
+  }
+}
+
+}  // namespace
+
+void AddServerMetrics(metrics::Registry* registry, const ApiContext* ctx, SchedulerFiguresSource local,
+                      std::string version, WallTime started) {
+  registry->AddCollector([ctx, version, started](std::vector<MetricFamily>* out) {
+    out->push_back(Gauge("dagu_info", "Build information.").Add({{"version", version}}, 1));
+    double uptime = std::chrono::duration<double>(ctx->clock->Now() - started).count();
+    out->push_back(Gauge("dagu_uptime_seconds", "Seconds since the server started.").Add(uptime));
+    CollectInstances(*ctx, out);
+    CollectQueues(*ctx, out);
+    CollectRuns(*ctx, out);
+  });
+  if (local) {
+    registry->AddCollector([local](std::vector<MetricFamily>* out) {
+      if (auto figures = local()) CollectLocal(*figures, out);
+    });
+  }
+}
+
+}  // namespace dagu::web

@@ -1,0 +1,131 @@
+#include "web/web_app.h"
+
+#include <spdlog/spdlog.h>
+
+#include "cron/time_zone.h"
+#include "dagu/version.h"
+#include "metrics/registry.h"
+#include "store/proc_store.h"
+#include "store/queue_store.h"
+#include "store/role_journal.h"
+#include "store/run_store.h"
+#include "store/service_registry.h"
+#include "web/api_context.h"
+#include "web/api_routes.h"
+#include "web/cli_runner.h"
+#include "web/dag_files.h"
+#include "web/system_routes.h"
+#include "web/ui_routes.h"
+#include "web/web_server.h"
+
+namespace dagu::web {
+namespace {
+
+LoadDagOptions DagOptions(const Config& config) {
+  LoadDagOptions o;
+  o.base_config = config.paths.base_config;
+  if (!config.tz.empty()) {
+    const date::time_zone* zone = nullptr;
+    if (LocateZone(config.tz, &zone).ok()) o.default_zone = zone;
+  }
+  return o;
+}
+
+WebServerOptions ServerOptions(const Config& config) {
+  WebServerOptions o;
+  o.host = config.host;
+  o.port = config.port;
+  o.base_path = config.base_path;
+  o.cert_file = config.tls.cert_file;
+  o.key_file = config.tls.key_file;
+  o.auth = config.auth;
+  o.metrics_public = config.metrics == "public";
+  return o;
+}
+
+LaunchContext Launch(const Config& config) {
+  LaunchContext c;
+  c.executable = config.paths.executable;
+  c.config_file = config.paths.config_file;
+  c.environment = ProcessEnvironment();
+  return c;
+}
+
+std::map<std::string, int> GlobalQueues(const Config& config) {
+  std::map<std::string, int> out;
+  for (const QueueConfig& q : config.queues.config) out[q.name] = std::max(1, q.max_active_runs);
+  return out;
+}
+
+}  // namespace
+
+struct WebApp::Impl {
+  Impl(const Config& config, WebAppDeps d)
+      : deps(std::move(d)),
+        clock(deps.clock ? deps.clock : Clock::Real()),
+        fs(deps.fs ? deps.fs : PosixFileSystem()),
+        started(clock->Now()),
+        dags(fs, config.paths.dags_dir, config.paths.suspend_flags_dir, DagOptions(config)),
+        runs(fs, clock, config.paths.dag_runs_dir),
+        queues(fs, clock, config.paths.queue_dir),
+        procs(fs, clock, config.paths.proc_dir),
+        registry(fs, config.paths.service_registry_dir),
+        journal(fs, JoinPath(config.paths.scheduler_dir, kRoleJournalName)),
+        cli(deps.spawner ? deps.spawner : PosixProcessSpawner(), Launch(config)),
+        server(ServerOptions(config)) {
+    std::string version = deps.version.empty() ? kVersion : deps.version;
+    ctx.clock = clock;
+    ctx.fs = fs;
+    ctx.dags = &dags;
+    ctx.runs = &runs;
+    ctx.queues = &queues;
+    ctx.procs = &procs;
+    ctx.registry = &registry;
+    ctx.journal = &journal;
+    ctx.cli = &cli;
+    ctx.queues_enabled = config.queues.enabled;
+    ctx.global_queues = GlobalQueues(config);
+    AddServerMetrics(&metrics, &ctx, deps.scheduler, version, started);
+    AddSystemRoutes(&server, &metrics, clock, started, version);
+    AddApiRoutes(&server, &ctx);
+    UiSettings ui;
+    ui.title = config.navbar_title;
+    ui.navbar_color = config.navbar_color;
+    ui.version = version;
+    ui.tz = config.tz;
+    AddUiRoutes(&server, ui);  // last: its catch-all must not shadow the API
+  }
+
+  WebAppDeps deps;
+  Clock* clock;
+  FileSystem* fs;
+  WallTime started;
+  DagFiles dags;
+  RunStore runs;
+  QueueStore queues;
+  ProcStore procs;
+  ServiceRegistry registry;
+  RoleJournal journal;
+  CliRunner cli;
+  ApiContext ctx;
+  metrics::Registry metrics;
+  WebServer server;
+};
+
+WebApp::WebApp(const Config& config, WebAppDeps deps) : impl_(std::make_unique<Impl>(config, std::move(deps))) {}
+
+WebApp::~WebApp() { Stop(); }
+
+Status WebApp::Start() {
+  DAGU_RETURN_IF_ERROR(impl_->server.Start());
+  spdlog::info("web: serving on {}", impl_->server.Url());
+  return Status::OK();
+}
+
+void WebApp::Stop() { impl_->server.Stop(); }
+
+int WebApp::port() const { return impl_->server.port(); }
+
+std::string WebApp::Url() const { return impl_->server.Url(); }
+
+}  // namespace dagu::web
