@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "ha_scenario.h"
 
@@ -35,14 +36,18 @@ std::string ReadWhole(const std::string& path) {
   return ss.str();
 }
 
-// The owner record of some other instance, in the same format as `ours`:
-// every string field gets a foreign value and a pid field names pid 1.
+// The owner record of some other instance, in the same format as `ours`: the
+// identity fields (instance ID, host, token) get foreign values, the pid is 1,
+// the renewal counter restarts; everything else is kept.
 std::string ForeignOwnerRecord(const std::string& ours) {
   auto j = nlohmann::json::parse(ours, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return "conformance-foreign-host-1-ffffff\n";
   for (auto& [key, value] : j.items()) {
-    if (value.is_string()) value = "conformance-foreign-" + value.get<std::string>();
+    bool identity = key.find("id") != std::string::npos || key.find("host") != std::string::npos ||
+                    key.find("token") != std::string::npos;
+    if (identity && value.is_string()) value = "conformance-foreign-" + value.get<std::string>();
     if (key == "pid" && value.is_number()) value = 1;
+    if (key == "counter" && value.is_number()) value = 0;
   }
   return j.dump() + "\n";
 }
@@ -141,6 +146,45 @@ TEST_P(Spec085LostLock, EndsTheProcessWithStatus75) {
         << "the instance that lost the lock changed or removed the new owner's lock on its way out";
   }
   if (immutable_ && SetImmutable(home_.lock_dir(), false, &foreign)) immutable_ = false;
+}
+
+class Spec085RenewalErrors : public HaScenario {
+ protected:
+  void TearDown() override {
+    std::string ignored;
+    if (immutable_) SetImmutable(home_.lock_dir(), false, &ignored);
+    HaScenario::TearDown();
+  }
+  bool immutable_ = false;
+};
+
+TEST_F(Spec085RenewalErrors, ActiveKeepsRunningThroughRenewalErrorsShorterThanTMinusI) {
+  Clause(
+      "Roles: the active instance keeps running through renewal errors, and stops being active only once it has "
+      "gone T - I without a renewal; a standby keeps waiting for as long as the active instance renews the lock.");
+  auto& a = StartScheduler("a");
+  ASSERT_TRUE(WaitForRole(a, "active", 10s));
+  auto& b = StartScheduler("b");
+  ASSERT_TRUE(WaitForRole(b, "standby", 10s));
+  std::string before = ReadWhole(home_.owner_file());
+  std::string err;
+  if (!SetImmutable(home_.lock_dir(), true, &err)) GTEST_SKIP() << "filesystem cannot do this: " << err;
+  immutable_ = true;
+  Note("lock directory immutable: renewals fail");
+  // Shorter than T - I = 2.25 s counted from the last renewal (at most I ago).
+  std::this_thread::sleep_for(1200ms);  // the length of the storage fault
+  ASSERT_TRUE(SetImmutable(home_.lock_dir(), false, &err)) << err;
+  immutable_ = false;
+  Note("lock directory writable again");
+  EXPECT_EQ(ReadWhole(home_.owner_file()), before) << "a renewal succeeded while the lock directory was immutable";
+  auto until = Steady::now() + 2 * kT;
+  while (Steady::now() < until) {
+    ASSERT_TRUE(a.running()) << "the active instance exited on a renewal error shorter than T - I";
+    ASSERT_EQ(a.Health().role, "active") << "the active instance gave up its role on a short renewal error";
+    ASSERT_EQ(b.Health().role, "standby") << "the standby took over a lock whose holder was only briefly failing";
+    std::this_thread::sleep_for(100ms);  // the cadence of the watch
+  }
+  EXPECT_NE(ReadWhole(home_.owner_file()), before) << "renewals did not resume after the fault";
 }
 
 std::string ParamName(const ::testing::TestParamInfo<LostLockParam>& info) {

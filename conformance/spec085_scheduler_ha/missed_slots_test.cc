@@ -81,12 +81,22 @@ TEST_F(Spec085MissedSlots, SlotThatPassesWithNoActiveInstanceRunsOnceAfterALater
   ExpectSlotsRanOnce(dag, {m0, missed, current});
 }
 
-TEST_F(Spec085MissedSlots, NothingIsReplayedWhenQueuesAreDisabled) {
-  Clause("Missed slots: nothing is replayed when queues are disabled.");
+// What turns replay off.
+enum class NoReplay { kQueuesDisabled, kRecoveryWindowZero };
+
+class Spec085NoReplay : public Spec085MissedSlots, public ::testing::WithParamInterface<NoReplay> {};
+
+TEST_P(Spec085NoReplay, MissedSlotIsNotReplayedAfterAStaleTakeover) {
+  Clause(GetParam() == NoReplay::kQueuesDisabled
+             ? "Missed slots: nothing is replayed when queues are disabled."
+             : "Configuration: scheduler.failover_recovery_window 0s disables replay after a takeover.");
   const std::string dag = "every-minute";
   home_.WriteDag(dag, EveryMinuteDag("echo tick"));
-  const std::map<std::string, std::string> no_queues = {{"DAGU_QUEUE_ENABLED", "false"}};
-  SysTime m0 = StartAndRunCurrentMinute("a", {dag}, no_queues);
+  const std::map<std::string, std::string> env =
+      GetParam() == NoReplay::kQueuesDisabled
+          ? std::map<std::string, std::string>{{"DAGU_QUEUE_ENABLED", "false"}}
+          : std::map<std::string, std::string>{{"DAGU_SCHEDULER_FAILOVER_RECOVERY_WINDOW", "0s"}};
+  SysTime m0 = StartAndRunCurrentMinute("a", {dag}, env);
   ASSERT_FALSE(HasFailure());
   auto& a = *procs_.back();
   a.Signal(SIGKILL);
@@ -97,7 +107,7 @@ TEST_F(Spec085MissedSlots, NothingIsReplayedWhenQueuesAreDisabled) {
   SysTime missed = m0 + 1min;
   SysTime current = m0 + 2min;
   SleepUntil(current + 200ms);
-  auto& b = StartScheduler("b", no_queues);
+  auto& b = StartScheduler("b", env);
   ASSERT_TRUE(WaitForRole(b, "active", 20s));
   auto live = WaitForFinished(dag, SlotId(dag, current), 45s);
   ASSERT_TRUE(live) << "the first tick of the new active instance did not run the current minute's slot";
@@ -105,10 +115,16 @@ TEST_F(Spec085MissedSlots, NothingIsReplayedWhenQueuesAreDisabled) {
   // give it a few more seconds to show up if it (wrongly) was.
   std::this_thread::sleep_for(3s);  // observation window for something that must not happen
   EXPECT_TRUE(dt::RunsWithId(Runs(dag), SlotId(dag, missed)).empty())
-      << "slot " << dt::SlotStamp(missed) << " was replayed although queues are disabled";
-  EXPECT_TRUE(dt::ListQueueItems(home_.data_dir()).empty()) << "queue items were written although queues are disabled";
+      << "slot " << dt::SlotStamp(missed) << " was replayed although replay is off";
+  EXPECT_TRUE(dt::ListQueueItems(home_.data_dir()).empty()) << "queue items left behind";
   ExpectSlotsRanOnce(dag, {m0, current});
 }
+
+INSTANTIATE_TEST_SUITE_P(Off, Spec085NoReplay, ::testing::Values(NoReplay::kQueuesDisabled, NoReplay::kRecoveryWindowZero),
+                         [](const ::testing::TestParamInfo<NoReplay>& param_info) {
+                           return std::string(param_info.param == NoReplay::kQueuesDisabled ? "QueuesDisabled"
+                                                                                            : "RecoveryWindowZero");
+                         });
 
 TEST_F(Spec085MissedSlots, AcquiringAReleasedLockReplaysOnlyWhatCatchupWindowAsksFor) {
   Clause(
@@ -235,6 +251,39 @@ TEST_F(Spec085MissedSlots, StalledSchedulerFailsOnResumeDispatchesNothingAndItsS
     ASSERT_EQ(b.Health().role, "active") << "b lost the role when the stalled a resumed";
     std::this_thread::sleep_for(100ms);  // the cadence of the watch
   }
+}
+
+class Spec085RunIdentity : public HaScenario {};
+
+TEST_F(Spec085RunIdentity, InstallationsWithDifferentDataDirectoriesNeverShareAnId) {
+  Clause(
+      "Run identity: each slot's run ID is derived from the data directory, the DAG name and the slot's time "
+      "(sched-<h>-<slot>); installations with different data directories never share an ID.");
+  dt::DaguHome other;
+  const std::string dag = "every-minute";
+  home_.WriteDag(dag, EveryMinuteDag("echo here"));
+  other.WriteDag(dag, EveryMinuteDag("echo there"));
+  SysTime minute = EnsureMinuteLeft(25s);
+  auto& a = StartScheduler("a");
+  auto& b = StartScheduler("b", {{"DAGU_HOME", other.home()}});
+  ASSERT_TRUE(WaitForRole(a, "active", 10s));
+  ASSERT_TRUE(WaitForRole(b, "active", 10s)) << "b, on its own data directory, did not become active";
+  std::string here = SlotId(dag, minute);
+  std::string there = dt::SlotRunId(other.data_dir(), dag, minute);
+  ASSERT_NE(here, there);
+  auto run_here = WaitForFinished(dag, here, 20s);
+  ASSERT_TRUE(run_here) << "no run " << here << " in " << home_.data_dir();
+  bool ran_there = dt::PollUntil(
+      [&] {
+        auto runs = dt::RunsWithId(dt::ReadRunRecords(other.data_dir(), dag), there);
+        return !runs.empty() && runs.back().status_code() == dt::kRunSucceeded;
+      },
+      20s);
+  std::string listing;
+  for (const auto& r : dt::ReadRunRecords(other.data_dir(), dag)) listing += "  " + r.Describe() + "\n";
+  ASSERT_TRUE(ran_there) << "no finished run " << there << " in " << other.data_dir() << "; runs there:\n" << listing;
+  Note("slot " + dt::SlotStamp(minute) + ": " + here + " here, " + there + " there");
+  EXPECT_TRUE(dt::RunsWithId(Runs(dag), there).empty());
 }
 
 }  // namespace

@@ -77,6 +77,48 @@ TEST_F(Spec085Roles, OneOfTwoIsActiveAndStaysActivePastTheStaleThreshold) {
   EXPECT_TRUE(b.running());
 }
 
+TEST_F(Spec085Roles, OnlyTheActiveInstanceSchedulesRunsAndConsumesQueues) {
+  Clause("Roles: only the active instance schedules runs and consumes queues.");
+  // b knows a DAG that a does not ("only-b", every minute), and a does not
+  // consume queues: while b is standby, a run of only-b or a consumed queue
+  // item could only come from b.
+  std::string dags_b = home_.home() + "/dags-b";
+  home_.WriteDag("only-b", EveryMinuteDag("echo only-b"), dags_b);
+  std::string queued_dag = home_.WriteDag("queued-work", SequentialDag({"echo queued"}), dags_b);
+  auto& a = StartScheduler("a", {{"DAGU_QUEUE_ENABLED", "false"}});
+  ASSERT_TRUE(WaitForRole(a, "active", 10s));
+  auto& b = StartScheduler("b", {}, {"--dags", dags_b});
+  ASSERT_TRUE(WaitForRole(b, "standby", 10s));
+  ASSERT_EQ(RunCommand("enqueue", {"enqueue", "--run-id=queued-run-1", queued_dag}), 0) << "dagu enqueue failed";
+
+  SysTime boundary = dt::FloorMinute(Now()) + 1min;
+  SleepUntil(boundary + 5s);
+  Note("minute " + dt::SlotStamp(boundary) + " began with b standby");
+  ASSERT_EQ(b.Health().role, "standby");
+  for (const auto& r : Runs("only-b")) ADD_FAILURE() << "the standby scheduled a run: " << r.Describe();
+  auto queued = dt::RunsWithId(Runs("queued-work"), "queued-run-1");
+  ASSERT_EQ(queued.size(), 1u) << "enqueue did not leave exactly one run record";
+  EXPECT_EQ(queued.back().status_code(), dt::kRunQueued) << "the standby consumed a queue item: "
+                                                        << queued.back().Describe();
+
+  // Once active, b does both: their absence above was b's role at work.
+  a.Signal(SIGKILL);
+  Note("kill -9 a");
+  ASSERT_TRUE(WaitForRole(b, "active", kT + 2 * kR + kStartup + 10s));
+  bool scheduled = dt::PollUntil(
+      [&] {
+        for (const auto& r : Runs("only-b")) {
+          if (r.status_code() == dt::kRunSucceeded) return true;
+        }
+        return false;
+      },
+      30s, 100ms);
+  EXPECT_TRUE(scheduled) << "b, now active, never ran only-b";
+  auto consumed = WaitForFinished("queued-work", "queued-run-1", 30s);
+  ASSERT_TRUE(consumed) << "b, now active, never ran the queued run";
+  EXPECT_EQ(consumed->status_code(), dt::kRunSucceeded) << consumed->Describe();
+}
+
 TEST_F(Spec085Roles, ActiveInstanceRenewsTheLockEveryI) {
   Clause(
       "Roles: the active instance renews the lock every I, the smaller of 7 seconds and a quarter of T "
