@@ -185,7 +185,9 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
       dag->steps = FinalizeSteps(ctx, std::move(steps), dag->type, list_form);
     }
   }
-  if (!options.is_base && dag->steps.empty()) {
+  const Field* steps = fields.Get("steps");
+  bool steps_given = steps != nullptr && (steps->value.IsScalar() || steps->value.size() > 0);
+  if (!options.is_base && !steps_given) {
     ctx.WarningAt(root, "steps", "the DAG has no steps");
   }
   return name_given;

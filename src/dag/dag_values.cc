@@ -32,7 +32,10 @@ void ParseCronList(ParseContext& ctx, const Field& f, const date::time_zone* zon
     CronSchedule schedule;
     Status s = CronSchedule::Parse(expr, zone, &schedule);
     if (!s.ok()) {
-      ctx.Error(item, "invalid cron expression " + Quote(expr) + ": " + s.message());
+      // The cron parser's messages already start 'cron expression "<expr>": ...'.
+      const std::string& why = s.message();
+      ctx.Error(item, why.rfind("cron expression", 0) == 0 ? "invalid " + why
+                                                           : "invalid cron expression " + Quote(expr) + ": " + why);
       continue;
     }
     out->push_back(std::move(schedule));
