@@ -12,8 +12,6 @@ namespace {
 
 constexpr size_t kMaxStepNameLength = 40;
 
-std::string Quote(const std::string& s) { return "\"" + s + "\""; }
-
 std::string LineOf(const Field& f) { return "line " + std::to_string(PositionOf(f.value).first); }
 
 bool IsValidStepId(const std::string& id) {
@@ -21,8 +19,8 @@ bool IsValidStepId(const std::string& id) {
   return std::all_of(id.begin(), id.end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-'; });
 }
 
-bool IsReservedId(std::string id) {
-  std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+bool IsReservedId(const std::string& name) {
+  std::string id = Lower(name);
   for (const char* word : {"env", "params", "args", "stdout", "stderr", "output", "outputs"}) {
     if (id == word) return true;
   }

@@ -10,13 +10,6 @@
 namespace dagu::dag_internal {
 namespace {
 
-std::string Quote(const std::string& s) { return "\"" + s + "\""; }
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 void ParseType(ParseContext& ctx, const Field& f, DagType* out) {
   std::string text;
   if (!ctx.String(f, &text)) return;

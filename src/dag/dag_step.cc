@@ -11,13 +11,6 @@
 namespace dagu::dag_internal {
 namespace {
 
-std::string Quote(const std::string& s) { return "\"" + s + "\""; }
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 // A run:/command: string: one line is a command, several lines a script.
 void AddCommandText(const std::string& text, Step* step) {
   std::string trimmed = Trim(text);

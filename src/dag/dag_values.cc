@@ -10,17 +10,9 @@
 namespace dagu::dag_internal {
 namespace {
 
-std::string Quote(const std::string& s) { return "\"" + s + "\""; }
-
 void ParseCronList(ParseContext& ctx, const Field& f, const date::time_zone* zone,
                    std::vector<CronSchedule>* out) {
-  std::vector<Field> items;
-  if (f.value.IsSequence()) {
-    for (size_t i = 0; i < f.value.size(); ++i) items.push_back(ParseContext::Item(f, i, f.value[i]));
-  } else {
-    items.push_back(f);
-  }
-  for (const Field& item : items) {
+  for (const Field& item : ItemsOf(f)) {
     ScalarKind kind = KindOf(item.value);
     if (kind == ScalarKind::kNull) continue;
     if (kind != ScalarKind::kString) {
@@ -230,13 +222,7 @@ void ParseEnv(ParseContext& ctx, const Field& f, EnvList* out) {
 
 void ParseConditions(ParseContext& ctx, const Field& f, std::vector<Condition>* out) {
   if (KindOf(f.value) == ScalarKind::kNull) return;
-  std::vector<Field> items;
-  if (f.value.IsSequence()) {
-    for (size_t i = 0; i < f.value.size(); ++i) items.push_back(ParseContext::Item(f, i, f.value[i]));
-  } else {
-    items.push_back(f);
-  }
-  for (const Field& item : items) {
+  for (const Field& item : ItemsOf(f)) {
     Condition c;
     if (item.value.IsScalar()) {
       if (!ctx.String(item, &c.condition)) continue;
@@ -329,9 +315,7 @@ void ParseTags(ParseContext& ctx, const Field& f, std::vector<std::string>* out)
     while (start <= item.size()) {
       size_t comma = item.find(',', start);
       if (comma == std::string::npos) comma = item.size();
-      std::string tag = Trim(item.substr(start, comma - start));
-      std::transform(tag.begin(), tag.end(), tag.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      std::string tag = Lower(Trim(item.substr(start, comma - start)));
       if (!tag.empty()) out->push_back(tag);
       start = comma + 1;
     }

@@ -13,8 +13,6 @@ namespace {
 
 bool HasMark(const YAML::Node& node) { return node.IsDefined() && !node.Mark().is_null(); }
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
 const char* TypeName(const YAML::Node& node) {
   if (node.IsSequence()) return "a list";
   if (node.IsMap()) return "a mapping";
@@ -127,6 +125,25 @@ std::string Trim(std::string_view s) {
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
   while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
   return std::string(s.substr(b, e - b));
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+std::vector<Field> ItemsOf(const Field& f) {
+  std::vector<Field> items;
+  if (!f.value.IsSequence()) {
+    items.push_back(f);
+    return items;
+  }
+  for (size_t i = 0; i < f.value.size(); ++i) items.push_back(ParseContext::Item(f, i, f.value[i]));
+  return items;
 }
 
 ParseContext::ParseContext(std::string file, std::vector<DagError>* out, bool metadata_only)
@@ -388,14 +405,8 @@ bool ParseContext::StringList(const Field& f, std::vector<std::string>* out, boo
 bool ParseContext::IntList(const Field& f, std::vector<int>* out) {
   out->clear();
   if (KindOf(f.value) == ScalarKind::kNull) return true;
-  std::vector<Field> items;
-  if (f.value.IsSequence()) {
-    for (size_t i = 0; i < f.value.size(); ++i) items.push_back(Item(f, i, f.value[i]));
-  } else {
-    items.push_back(f);
-  }
   bool ok = true;
-  for (const Field& item : items) {
+  for (const Field& item : ItemsOf(f)) {
     int64_t v = 0;
     if (!item.value.IsScalar() || !ParseInteger(Trim(item.value.Scalar()), &v) || v < INT_MIN || v > INT_MAX) {
       Error(item, std::string("expected an integer (exit code), got ") + TypeName(item.value) +

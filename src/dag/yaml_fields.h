@@ -141,4 +141,13 @@ std::string Describe(const YAML::Node& node);
 // Trims ASCII whitespace at both ends.
 std::string Trim(std::string_view s);
 
+// ASCII lower case.
+std::string Lower(std::string_view s);
+
+// `s` in double quotes, for messages.
+std::string Quote(std::string_view s);
+
+// The items of a list field, or the field itself when it is not a list.
+std::vector<Field> ItemsOf(const Field& f);
+
 }  // namespace dagu::dag_internal
