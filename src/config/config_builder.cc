@@ -149,7 +149,7 @@ Status ParseQueueItem(const Setting& list, const YAML::Node& item, QueueConfig* 
   for (auto it = item.begin(); it != item.end(); ++it) {
     std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
     std::string normalized = NormalizeSegment(key);
-    const YAML::Node& value = it->second;
+    const YAML::Node value = it->second;  // a copy: it-> yields a temporary
     if (normalized != "name" && normalized != "maxactiveruns" && normalized != "maxconcurrency") {
       warnings->push_back(list.file + " line " + std::to_string(it->first.Mark().line + 1) +
                           ": unknown key \"queues.config." + key +

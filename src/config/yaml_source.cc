@@ -49,8 +49,8 @@ class Walker {
 
   Status Walk(const YAML::Node& map, const std::string& normalized_prefix, const std::string& written_prefix) {
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node& key = it->first;
-      const YAML::Node& value = it->second;
+      const YAML::Node key = it->first;  // copies: it-> yields a temporary
+      const YAML::Node value = it->second;
       if (!key.IsScalar()) {
         return Status::InvalidArgument(Where(key) + ": a key must be a plain name, got " + ShapeName(key));
       }
