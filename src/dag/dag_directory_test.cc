@@ -173,5 +173,21 @@ TEST(DagBaseConfigTest, MissingBaseIsFineBadBaseIsAnError) {
   EXPECT_EQ(errors[0].key, "timeout_sec");
 }
 
+TEST(DagBaseConfigTest, UnreadableBaseIsAnError) {
+  TempDir dir;
+  std::string path = dir.WriteFile("dags/etl.yaml", "steps: [{run: x}]\n");
+  FaultyFileSystem fs(PosixFileSystem());
+  fs.FailWith("ReadFile", "base.yaml", Status::IOError("EIO"));
+  LoadDagOptions options;
+  options.fs = &fs;
+  options.base_config = dir.WriteFile("base.yaml", "env: {A: 1}\n");
+  Dag dag;
+  std::vector<DagError> errors;
+  EXPECT_FALSE(LoadDag(path, options, &dag, &errors).ok());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].file, options.base_config);
+  EXPECT_NE(errors[0].message.find("cannot read the base config"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dagu

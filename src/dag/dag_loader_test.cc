@@ -602,6 +602,12 @@ TEST(DagLoaderTest, HistRetentionZeroMeansDefault) {
   EXPECT_EQ(l.dag.hist_retention_days, 30);
 }
 
+TEST(DagLoaderTest, MaxActiveRunsZeroKeepsTheDefault) {
+  Loaded l = LoadYaml("max_active_runs: 0\nsteps: [{run: x}]\n");
+  EXPECT_LOADS(l);
+  EXPECT_EQ(l.dag.max_active_runs, 1);
+}
+
 TEST(DagLoaderTest, MaxActiveRunsMinusOneIsAllowed) {
   Loaded l = LoadYaml("max_active_runs: -1\nsteps: [{run: x}]\n");
   EXPECT_LOADS(l);

@@ -119,7 +119,9 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     ctx.String(*x, &dag->queue);
     dag->queue = Trim(dag->queue);
   }
-  ReadInt(ctx, fields.Get("max_active_runs"), -1, &dag->max_active_runs);
+  int max_active_runs = 0;
+  ReadInt(ctx, fields.Get("max_active_runs"), -1, &max_active_runs);
+  if (max_active_runs != 0) dag->max_active_runs = max_active_runs;  // 0 keeps the default, as in Dagu
   ReadInt(ctx, fields.Get("max_active_steps"), 0, &dag->max_active_steps);
   if (const Field* x = fields.Get("params")) ParseParams(ctx, *x, &dag->params);
   if (const Field* x = fields.Get("env")) ParseEnv(ctx, *x, &dag->env);

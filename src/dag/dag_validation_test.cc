@@ -425,6 +425,28 @@ TEST(DagValidationTest, EnvErrors) {
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    env: [\"=v\"]\n"), "an env entry must be NAME=value", 3, 11);
 }
 
+TEST(DagValidationTest, MoreShapeErrors) {
+  EXPECT_ONE_ERROR(LoadYaml("env:\n  \"\": x\nsteps: [{run: x}]\n"), "a variable name must be a non-empty string", 2,
+                   3);
+  EXPECT_ONE_ERROR(LoadYaml("params: [[a]]\nsteps: [{run: x}]\n"),
+                   "params[0]: a params entry must be a string or a NAME: value mapping", 1, 10);
+  EXPECT_ONE_ERROR(LoadYaml("preconditions: \"  \"\nsteps: [{run: x}]\n"), "a precondition's condition is empty", 1,
+                   16);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: a\n    run: x\n    depends: [[b]]\n"),
+                   "a depends entry must be a step name", 4, 15);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - script: \"\"\n"), "steps[0].script: the script is empty", 2, 13);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    output: {key: a}\n"), "an output mapping needs name:", 3, 13);
+}
+
+TEST(DagValidationTest, HandlerDependsIsIgnoredWithAWarning) {
+  Loaded l = LoadYaml("handler_on:\n  exit: {run: x, depends: a}\nsteps: [{name: a, run: x}]\n");
+  EXPECT_LOADS(l);
+  ASSERT_EQ(l.Warnings().size(), 1u) << l.Dump();
+  EXPECT_NE(l.Warnings()[0].ToString().find("handler_on.exit.depends: ignored: handlers run after all steps"),
+            std::string::npos)
+      << l.Dump();
+}
+
 // --- modes ---
 
 TEST(DagValidationTest, MetadataOnlyLoadTurnsStepErrorsIntoWarnings) {
