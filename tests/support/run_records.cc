@@ -158,9 +158,6 @@ std::string DumpTree(const std::string& dir, size_t max_bytes) {
   std::ostringstream os;
   std::error_code ec;
   if (!fs::exists(dir, ec)) return dir + ": (missing)\n";
-  if (!fs::is_directory(dir, ec)) {
-    os << dir << ": (not a directory)";
-  }
   std::vector<fs::path> entries;
   if (fs::is_directory(dir, ec)) {
     for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
