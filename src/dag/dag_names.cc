@@ -45,7 +45,9 @@ bool IsWindowsReservedStem(std::string_view stem) {
 }  // namespace
 
 std::string DagNameProblem(std::string_view name) {
-  std::string quoted = "\"" + std::string(name) + "\"";
+  // Built by appending: GCC 12 -O2 misreports -Wrestrict on "literal" + string.
+  std::string quoted = "\"";
+  quoted.append(name).append("\"");
   if (name.empty()) return "DAG name is empty";
   if (name.size() > kMaxDagNameLength) {
     return "DAG name " + quoted + " is " + std::to_string(name.size()) + " characters long (at most " +
@@ -95,7 +97,11 @@ std::string SuspendFlagFileName(std::string_view dag_file_path) {
   // before the last remaining dot.
   size_t ext = out.find_last_of('.');
   std::string inner_stem = ext == std::string::npos ? out : out.substr(0, ext);
-  if (IsWindowsReservedStem(inner_stem)) out = "-" + (ext == std::string::npos ? "" : out.substr(ext));
+  if (IsWindowsReservedStem(inner_stem)) {
+    std::string replaced = "-";
+    if (ext != std::string::npos) replaced.append(out, ext);
+    out = replaced;
+  }
   return out + ".suspend";
 }
 
