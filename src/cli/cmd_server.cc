@@ -1,15 +1,129 @@
+// `dagu server` (the web UI, REST API and /metrics) and `dagu start-all`
+// (the web server and a scheduler instance in one process). start-all lives
+// and dies with its scheduler: when the scheduler loses the lock it exits
+// with the scheduler's status (75) and the web port stops answering; a
+// second start-all on the same home serves its UI and runs its scheduler as
+// a standby.
+#include <unistd.h>
+
+#include <condition_variable>
+#include <iostream>
+#include <mutex>
+
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
-#include "cli/not_implemented.h"
+#include "core/exit_codes.h"
+#include "scheduler/scheduler_service.h"
+#include "scheduler/stop_signals.h"
+#include "web/web_app.h"
 
 namespace dagu::cli {
+namespace {
+
+struct ServerFlags {
+  CommonFlags common;
+  std::string host;  // -s/--host
+  int port = 0;      // -p/--port (0 = not given)
+};
+
+int LoadServerConfig(const ServerFlags& flags, Config* config) {
+  ConfigOverrides overrides;
+  overrides.host = flags.host;
+  if (flags.port > 0) overrides.port = flags.port;
+  if (int rc = LoadConfigForCommand(flags.common, overrides, config); rc != kExitOk) return rc;
+  if (Status s = EnsureLayout(config->paths); !s.ok()) {
+    spdlog::error("Cannot prepare the data directory: {}", s.message());
+    return kExitConfig;
+  }
+  return kExitOk;
+}
+
+// The scheduler service's live figures, for /metrics.
+web::SchedulerFigures FiguresOf(const RoleSnapshot& s) {
+  web::SchedulerFigures f;
+  f.instance_id = s.instance_id;
+  f.active = s.active;
+  if (s.last_renewal_seen_age) f.last_renewal_age_seconds = std::chrono::duration<double>(*s.last_renewal_seen_age).count();
+  if (s.takeover) f.last_takeover_seconds = std::chrono::duration<double>(*s.takeover).count();
+  return f;
+}
+
+int RunServer(const ServerFlags& flags) {
+  Config config;
+  if (int rc = LoadServerConfig(flags, &config); rc != kExitOk) return rc;
+  StopSignals signals;  // before any thread starts
+  web::WebApp app(config, {});
+  if (Status s = app.Start(); !s.ok()) {
+    spdlog::error("Web server failed to start: {}", s.message());
+    return s.code() == Status::Code::kInvalidArgument ? kExitConfig : kExitFailure;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false;
+  signals.Start([&](int) {
+    std::lock_guard<std::mutex> l(mu);
+    stop = true;
+    cv.notify_all();
+  });
+  std::unique_lock<std::mutex> l(mu);
+  cv.wait(l, [&] { return stop; });
+  spdlog::info("Stopping the web server");
+  app.Stop();
+  return kExitOk;
+}
+
+int RunStartAll(const ServerFlags& flags) {
+  Config config;
+  if (int rc = LoadServerConfig(flags, &config); rc != kExitOk) return rc;
+  StopSignals signals;  // before any thread starts
+  SchedulerService service(config);
+  web::WebAppDeps deps;
+  deps.scheduler = [&service] { return std::optional<web::SchedulerFigures>(FiguresOf(service.Snapshot())); };
+  web::WebApp app(config, deps);
+  // The web port first: a port conflict must fail before this instance
+  // competes for the lock.
+  if (Status s = app.Start(); !s.ok()) {
+    spdlog::error("Web server failed to start: {}", s.message());
+    return s.code() == Status::Code::kInvalidArgument ? kExitConfig : kExitFailure;
+  }
+  signals.Start([&service](int) { service.RequestStop(); });
+  if (Status s = service.Start(); !s.ok()) {
+    spdlog::error("Scheduler failed to start: {}", s.message());
+    app.Stop();
+    return kExitConfig;
+  }
+  // The scheduler ends on a stop request (0) or when it stops being active
+  // (75); the web server goes with it.
+  int status = service.Wait();
+  spdlog::info("Scheduler ended with status {}; stopping the web server", status);
+  app.Stop();
+  if (service.left_threads_behind()) {
+    // A thread is stuck in a storage call: do not run destructors under it.
+    spdlog::default_logger()->flush();
+    ::_exit(status);
+  }
+  return status;
+}
+
+void AddServerFlags(CLI::App* cmd, ServerFlags* flags) {
+  AddCommonFlags(cmd, &flags->common);
+  cmd->add_option("-s,--host", flags->host, "Host to listen on (default: config host, 127.0.0.1)");
+  cmd->add_option("-p,--port", flags->port, "Port to listen on (default: config port, 8080)")->check(CLI::Range(1, 65535));
+}
+
+}  // namespace
 
 void AddServerCommands(CLI::App& app, int* exit_code) {
-  for (const char* name : {"server", "start-all"}) {
-    auto* cmd = app.add_subcommand(name, std::string("Run: ") + name);
-    cmd->allow_extras();
-    std::string n = name;
-    cmd->callback([exit_code, n] { *exit_code = NotImplemented(n); });
-  }
+  static ServerFlags server_flags;
+  auto* server = app.add_subcommand("server", "Run the web server (UI, REST API, /metrics)");
+  AddServerFlags(server, &server_flags);
+  server->callback([exit_code] { *exit_code = RunServer(server_flags); });
+
+  static ServerFlags all_flags;
+  auto* all = app.add_subcommand("start-all", "Run the web server and a scheduler (active or standby) in one process");
+  AddServerFlags(all, &all_flags);
+  all->callback([exit_code] { *exit_code = RunStartAll(all_flags); });
 }
 
 }  // namespace dagu::cli

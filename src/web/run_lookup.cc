@@ -1,5 +1,8 @@
 #include "web/run_lookup.h"
 
+#include "dag/dag_names.h"
+#include "store/run_layout.h"
+
 namespace dagu::web {
 
 std::string RunQueue(const ApiContext& ctx, const AttemptDir& attempt, const std::string& dag_name) {
@@ -20,6 +23,8 @@ void ApplyStaleCheck(const ApiContext& ctx, const std::string& queue, RunRecord*
 }
 
 Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, RunView* out) {
+  if (std::string problem = DagNameProblem(dag_name); !problem.empty()) return Status::InvalidArgument(problem);
+  DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));
   DAGU_RETURN_IF_ERROR(ctx.runs->ReadLatest(dag_name, run_id, &out->run, &out->attempt, &out->record));
   out->queue = RunQueue(ctx, out->attempt, dag_name);
   ApplyStaleCheck(ctx, out->queue, &out->record);

@@ -19,7 +19,8 @@ struct RunView {
   std::string queue;  // dag.json "queue", else the DAG name
 };
 
-// NotFound when the run does not exist; other errors as the store gives them.
+// InvalidArgument for a malformed DAG name or run ID; NotFound when the run
+// does not exist; other errors as the store gives them.
 Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, RunView* out);
 
 // The queue / proc group of an attempt (dag.json "queue", else `dag_name`).

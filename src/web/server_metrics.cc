@@ -87,8 +87,8 @@ void CollectLocal(const SchedulerFigures& f, std::vector<MetricFamily>* out) {
   MetricFamily role = Gauge("dagu_scheduler_role", "The role of this process's scheduler (1 for the current role).");
   role.Add({{"role", "active"}}, f.active ? 1 : 0).Add({{"role", "standby"}}, f.active ? 0 : 1);
   out->push_back(std::move(role));
-  auto counter = [out](const char* name, const char* help, uint64_t v) {
-    out->push_back(Counter(name, help).Add(static_cast<double>(v)));
+  auto counter = [out](const char* name, const char* help, std::optional<uint64_t> v) {
+    if (v) out->push_back(Counter(name, help).Add(static_cast<double>(*v)));
   };
   counter("dagu_scheduler_lock_renewals_total", "Successful lock renewals by this scheduler.", f.lock_renewals);
   counter("dagu_scheduler_lock_renewal_failures_total", "Failed or timed-out lock renewals by this scheduler.",

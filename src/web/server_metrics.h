@@ -37,17 +37,18 @@
 namespace dagu::web {
 
 // The scheduler's own figures, as the scheduler service of this process
-// reports them (the CLI adapts the scheduler's API to this).
+// reports them (the CLI adapts the scheduler's API to this). A figure the
+// scheduler does not report is nullopt and its metric is left out.
 struct SchedulerFigures {
   std::string instance_id;
   bool active = false;
-  uint64_t lock_renewals = 0;
-  uint64_t lock_renewal_failures = 0;
-  uint64_t failovers = 0;
-  uint64_t activations = 0;
-  uint64_t ticks = 0;
-  uint64_t runs_dispatched = 0;
-  uint64_t slots_replayed = 0;
+  std::optional<uint64_t> lock_renewals;
+  std::optional<uint64_t> lock_renewal_failures;
+  std::optional<uint64_t> failovers;
+  std::optional<uint64_t> activations;
+  std::optional<uint64_t> ticks;
+  std::optional<uint64_t> runs_dispatched;
+  std::optional<uint64_t> slots_replayed;
   std::optional<double> last_renewal_age_seconds;
   std::optional<double> last_takeover_seconds;
 };
