@@ -1,15 +1,511 @@
+// The run commands: start, enqueue, dequeue, retry, status, stop. They accept
+// Dagu 1.30.2's command lines (reference/dagu-formats.md section 6), so the
+// Go scheduler and server can drive this binary, e.g.
+//   start -q --run-id=<id> --config F <location>
+//   retry --run-id=<id> -q <name>
+//   dequeue <queue> --dag-run=<name>:<id>
+// plus --trigger-type / --schedule-time (as current Dagu) on start and enqueue.
+// Exit status: 0 when the command (or the run) succeeded, 1 otherwise, 78 on
+// a configuration error.
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "agent/agent.h"
+#include "agent/dag_ref.h"
+#include "agent/params.h"
+#include "agent/shell_runner.h"
+#include "agent/status_report.h"
 #include "cli/commands.h"
-#include "cli/not_implemented.h"
+#include "core/exit_codes.h"
+#include "core/time_format.h"
+#include "cron/time_zone.h"
+#include "dag/dag_loader.h"
+#include "store/proc_store.h"
+#include "store/queue_store.h"
+#include "store/run_layout.h"
+#include "store/run_operations.h"
+#include "store/run_store.h"
 
 namespace dagu::cli {
+namespace {
+
+// What every run command needs once the config is loaded.
+struct RunContext {
+  Config config;
+  LoadDagOptions dag_options;
+  RunStore Runs() { return RunStore(PosixFileSystem(), Clock::Real(), config.paths.dag_runs_dir); }
+  QueueStore Queues() { return QueueStore(PosixFileSystem(), Clock::Real(), config.paths.queue_dir); }
+  ProcStore Procs() { return ProcStore(PosixFileSystem(), Clock::Real(), config.paths.proc_dir); }
+};
+
+int Fail(const std::string& command, const std::string& message) {
+  std::cerr << "dagu " << command << ": " << message << "\n";
+  return kExitFailure;
+}
+
+int Setup(const CommonFlags& flags, const std::string& command, RunContext* ctx) {
+  if (int rc = LoadConfigForCommand(flags, {}, &ctx->config); rc != kExitOk) return rc;
+  ctx->dag_options.base_config = ctx->config.paths.base_config;
+  if (!ctx->config.tz.empty()) {
+    Status s = LocateZone(ctx->config.tz, &ctx->dag_options.default_zone);
+    if (!s.ok()) {
+      std::cerr << "dagu " << command << ": configuration error: tz: " << s.message() << "\n";
+      return kExitConfig;
+    }
+  }
+  return kExitOk;
+}
+
+// Loads the DAG named by `arg` fully; prints every problem on failure.
+bool LoadDagArg(const std::string& command, const std::string& arg, RunContext& ctx, Dag* dag) {
+  std::string path;
+  Status s = FindDagFile(arg, ctx.config.paths.dags_dir, &path);
+  if (!s.ok()) {
+    Fail(command, s.message());
+    return false;
+  }
+  std::vector<DagError> problems;
+  s = LoadDag(path, ctx.dag_options, dag, &problems);
+  for (const DagError& e : problems) {
+    if (e.is_error() || !s.ok()) std::cerr << e.ToString() << "\n";
+  }
+  if (!s.ok()) {
+    Fail(command, "invalid DAG: " + s.message());
+    return false;
+  }
+  return true;
+}
+
+// Effective params: the DAG's defaults, then -p, then the words after `--`.
+bool ResolveParams(const std::string& command, const Dag& dag, const std::string& p_flag,
+                   const std::vector<std::string>& rest, Params* out) {
+  std::vector<ParamOverride> overrides;
+  Status s = ParseParamText(p_flag, &overrides);
+  if (!s.ok()) {
+    Fail(command, s.message());
+    return false;
+  }
+  *out = ApplyParamOverrides(ApplyParamOverrides(dag.params, overrides), ParamArgs(rest));
+  return true;
+}
+
+bool ResolveTrigger(const std::string& command, const std::string& text, TriggerType fallback, TriggerType* out) {
+  *out = fallback;
+  if (text.empty()) return true;
+  if (!ParseTriggerType(text, out)) {
+    Fail(command, "invalid --trigger-type \"" + text +
+                      "\" (want scheduler, manual, webhook, subdag, retry or catchup)");
+    return false;
+  }
+  return true;
+}
+
+bool ResolveScheduleTime(const std::string& command, const std::string& text, std::string* out) {
+  out->clear();
+  if (text.empty()) return true;
+  WallTime t;
+  bool set = false;
+  Status s = ParseRFC3339(text, &t, &set);
+  if (!s.ok() || !set) {
+    Fail(command, "invalid --schedule-time: " + (s.ok() ? std::string("empty") : s.message()));
+    return false;
+  }
+  *out = FormatRFC3339UTC(t);
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> ProcessEnvPairs() {
+  auto env = ProcessEnvironment();
+  return {env.begin(), env.end()};
+}
+
+// Forwards SIGTERM / SIGINT / SIGHUP to the agent from a thread of its own.
+// Construct it before any other thread, so that every thread has the
+// signals blocked and only sigtimedwait sees them.
+class SignalForwarder {
+ public:
+  SignalForwarder() {
+    sigemptyset(&set_);
+    for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set_, s);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+  }
+  ~SignalForwarder() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  void Start(Agent* agent) {
+    thread_ = std::thread([this, agent] {
+      timespec wait{0, 200 * 1000 * 1000};
+      while (!done_) {
+        int sig = sigtimedwait(&set_, nullptr, &wait);
+        if (sig > 0) {
+          spdlog::info("Received signal {}, stopping the run", sig);
+          agent->Stop(sig == SIGHUP ? SIGTERM : sig);
+        }
+      }
+    });
+  }
+
+ private:
+  sigset_t set_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+// Runs a prepared request to its end; the exit status of start and retry.
+int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& request, bool quiet) {
+  SignalForwarder signals;
+  ShellRunner runner;
+  AgentDeps deps;
+  deps.fs = PosixFileSystem();
+  deps.clock = Clock::Real();
+  deps.runner = &runner;
+  deps.dag_runs_dir = ctx.config.paths.dag_runs_dir;
+  deps.proc_dir = ctx.config.paths.proc_dir;
+  deps.log_dir = ctx.config.paths.log_dir;
+  deps.default_shell = ctx.config.default_shell;
+  deps.process_env = ProcessEnvPairs();
+  Agent agent(deps);
+  Status s = agent.Prepare(request);
+  if (!s.ok()) return Fail(command, s.message());
+  signals.Start(&agent);
+  RunStatus status = agent.Execute();
+  RunRecord record = agent.LastRecord();
+  if (!quiet) std::cout << FormatStatusReport(record, false);
+  if (status == RunStatus::kSucceeded) return kExitOk;
+  // Unmet DAG preconditions abort the run without failing (as Dagu exits 0).
+  if (status == RunStatus::kAborted && record.error.rfind("precondition not met", 0) == 0) return kExitOk;
+  return kExitFailure;
+}
+
+// ---- start ----
+
+struct StartArgs {
+  CommonFlags flags;
+  std::string params, run_id, name, from_run_id, parent, root, default_working_dir;
+  std::string worker_id = "local";
+  std::string trigger_type, schedule_time;
+  std::string dag;
+  std::vector<std::string> rest;
+};
+
+int RunStart(const StartArgs& a) {
+  RunContext ctx;
+  if (int rc = Setup(a.flags, "start", &ctx); rc != kExitOk) return rc;
+  if (!a.parent.empty() || !a.root.empty() || !a.from_run_id.empty()) {
+    return Fail("start", "sub-DAG runs (--parent/--root) and --from-run-id are not supported by this dagu");
+  }
+  AgentRequest req;
+  req.mode = AgentRequest::Mode::kStart;
+  if (!LoadDagArg("start", a.dag, ctx, &req.dag)) return kExitFailure;
+  if (!a.name.empty()) req.dag.name = a.name;
+  if (!ResolveParams("start", req.dag, a.params, a.rest, &req.params)) return kExitFailure;
+  if (!ResolveTrigger("start", a.trigger_type, TriggerType::kManual, &req.trigger)) return kExitFailure;
+  if (!ResolveScheduleTime("start", a.schedule_time, &req.schedule_time)) return kExitFailure;
+  req.run_id = a.run_id.empty() ? NewUuidV7(Clock::Real()->Now()) : a.run_id;
+  if (Status s = ValidateRunId(req.run_id); !s.ok()) return Fail("start", s.message());
+  req.worker_id = a.worker_id;
+  return RunAgent("start", ctx, req, a.flags.quiet);
+}
+
+void AddStart(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<StartArgs>();
+  auto* cmd = app.add_subcommand("start", "Run a DAG now, in the foreground");
+  AddCommonFlags(cmd, &a->flags);
+  cmd->add_option("-p,--params", a->params, "Params, e.g. \"A=1 B=2\"");
+  cmd->add_option("-r,--run-id", a->run_id, "Run ID (default: a new UUIDv7)");
+  cmd->add_option("-N,--name", a->name, "Run the DAG under this name");
+  cmd->add_option("--from-run-id", a->from_run_id, "(not supported)");
+  cmd->add_option("--parent", a->parent, "(sub-DAG runs; not supported)");
+  cmd->add_option("--root", a->root, "(sub-DAG runs; not supported)");
+  cmd->add_option("--default-working-dir", a->default_working_dir, "Accepted for compatibility");
+  cmd->add_option("--worker-id", a->worker_id, "Worker ID written to the record");
+  cmd->add_option("--trigger-type", a->trigger_type, "scheduler, manual, retry, catchup, ... (default manual)");
+  cmd->add_option("--schedule-time", a->schedule_time, "The scheduled slot, RFC3339");
+  cmd->add_option("dag", a->dag, "DAG file or name in the DAGs directory")->required();
+  cmd->add_option("params", a->rest, "Params after --, e.g. -- A=1 B=2");
+  cmd->callback([a, exit_code] { *exit_code = RunStart(*a); });
+}
+
+// ---- enqueue ----
+
+struct EnqueueArgs {
+  CommonFlags flags;
+  std::string params, run_id, name, queue, default_working_dir, trigger_type, schedule_time;
+  std::string dag;
+  std::vector<std::string> rest;
+};
+
+int RunEnqueue(const EnqueueArgs& a) {
+  RunContext ctx;
+  if (int rc = Setup(a.flags, "enqueue", &ctx); rc != kExitOk) return rc;
+  if (!ctx.config.queues.enabled) return Fail("enqueue", "queues are disabled (queues.enabled is false)");
+  Dag dag;
+  if (!LoadDagArg("enqueue", a.dag, ctx, &dag)) return kExitFailure;
+  if (!a.name.empty()) dag.name = a.name;
+  EnqueueRequest req;
+  req.dag = &dag;
+  if (!ResolveParams("enqueue", dag, a.params, a.rest, &req.params)) return kExitFailure;
+  if (!ResolveTrigger("enqueue", a.trigger_type, TriggerType::kManual, &req.trigger)) return kExitFailure;
+  if (!ResolveScheduleTime("enqueue", a.schedule_time, &req.schedule_time)) return kExitFailure;
+  req.run_id = a.run_id.empty() ? NewUuidV7(Clock::Real()->Now()) : a.run_id;
+  if (Status s = ValidateRunId(req.run_id); !s.ok()) return Fail("enqueue", s.message());
+  req.queue = a.queue;
+  req.log_root = ctx.config.paths.log_dir;
+  RunStore runs = ctx.Runs();
+  QueueStore queues = ctx.Queues();
+  RunOperations ops(PosixFileSystem(), Clock::Real(), &runs, &queues);
+  EnqueuedRun out;
+  Status s = ops.Enqueue(req, &out);
+  if (!s.ok()) return Fail("enqueue", s.message());
+  spdlog::info("Enqueued dag-run queue={} dag={} run-id={} priority=1", out.item.queue, dag.name, req.run_id);
+  return kExitOk;
+}
+
+void AddEnqueue(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<EnqueueArgs>();
+  auto* cmd = app.add_subcommand("enqueue", "Queue a run of a DAG (needs queues.enabled)");
+  AddCommonFlags(cmd, &a->flags);
+  cmd->add_option("-p,--params", a->params, "Params, e.g. \"A=1 B=2\"");
+  cmd->add_option("-r,--run-id", a->run_id, "Run ID (default: a new UUIDv7)");
+  cmd->add_option("-N,--name", a->name, "Queue the DAG under this name");
+  cmd->add_option("-u,--queue", a->queue, "Queue name (default: the DAG's queue, else its name)");
+  cmd->add_option("--default-working-dir", a->default_working_dir, "Accepted for compatibility");
+  cmd->add_option("--trigger-type", a->trigger_type, "scheduler, manual, retry, catchup, ... (default manual)");
+  cmd->add_option("--schedule-time", a->schedule_time, "The scheduled slot, RFC3339");
+  cmd->add_option("dag", a->dag, "DAG file or name in the DAGs directory")->required();
+  cmd->add_option("params", a->rest, "Params after --, e.g. -- A=1 B=2");
+  cmd->callback([a, exit_code] { *exit_code = RunEnqueue(*a); });
+}
+
+// ---- dequeue ----
+
+struct DequeueArgs {
+  CommonFlags flags;
+  std::string queue, dag_run, params;
+};
+
+int RunDequeue(const DequeueArgs& a) {
+  RunContext ctx;
+  if (int rc = Setup(a.flags, "dequeue", &ctx); rc != kExitOk) return rc;
+  RunStore runs = ctx.Runs();
+  QueueStore queues = ctx.Queues();
+  RunOperations ops(PosixFileSystem(), Clock::Real(), &runs, &queues);
+  std::string name, id;
+  if (!a.dag_run.empty()) {
+    auto colon = a.dag_run.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == a.dag_run.size()) {
+      return Fail("dequeue", "invalid --dag-run \"" + a.dag_run + "\" (want <name>:<run ID>)");
+    }
+    name = a.dag_run.substr(0, colon);
+    id = a.dag_run.substr(colon + 1);
+  } else {
+    if (a.queue.empty()) return Fail("dequeue", "give a queue name or --dag-run=<name>:<run ID>");
+    std::vector<QueueItem> items;
+    Status s = queues.List(a.queue, &items);
+    if (!s.ok()) return Fail("dequeue", s.message());
+    if (items.empty()) return Fail("dequeue", "queue \"" + a.queue + "\" is empty");
+    if (items[0].dag_name.empty()) return Fail("dequeue", "cannot read queue item " + items[0].path);
+    name = items[0].dag_name;
+    id = items[0].run_id;
+  }
+  Status s = ops.Dequeue(a.queue, name, id);
+  if (!s.ok()) return Fail("dequeue", s.message());
+  spdlog::info("Dequeued dag-run dag={} run-id={}", name, id);
+  return kExitOk;
+}
+
+void AddDequeue(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<DequeueArgs>();
+  auto* cmd = app.add_subcommand("dequeue", "Remove a queued run from its queue (it is recorded as aborted)");
+  // Not AddCommonFlags: -d is --dag-run here, as in Dagu.
+  cmd->add_option("-c,--config", a->flags.config_file, "Config file (default: $DAGU_HOME/config.yaml)");
+  cmd->add_option("--dagu-home", a->flags.dagu_home, "Dagu home directory (overrides DAGU_HOME)");
+  cmd->add_option("--dags", a->flags.dags_dir, "Directory of DAG files");
+  cmd->add_flag("-q,--quiet", a->flags.quiet, "Print less");
+  cmd->add_option("-d,--dag-run", a->dag_run, "The run, as <name>:<run ID>");
+  cmd->add_option("-p,--params", a->params, "Ignored (accepted as Dagu does)");
+  cmd->add_option("queue", a->queue, "Queue name (without --dag-run: its oldest item is removed)");
+  cmd->callback([a, exit_code] { *exit_code = RunDequeue(*a); });
+}
+
+// ---- retry ----
+
+struct RetryArgs {
+  CommonFlags flags;
+  std::string run_id, step, worker_id = "local";
+  std::string dag;
+};
+
+int RunRetry(const RetryArgs& a) {
+  RunContext ctx;
+  if (int rc = Setup(a.flags, "retry", &ctx); rc != kExitOk) return rc;
+  AgentRequest req;
+  req.mode = AgentRequest::Mode::kRetry;
+  req.dag_name = DagNameFromArg(a.dag, ctx.config.paths.dags_dir, ctx.dag_options);
+  req.run_id = a.run_id;
+  req.retry_step = a.step;
+  req.worker_id = a.worker_id;
+  const char* dispatch = ::getenv("DAGU_QUEUE_DISPATCH_RETRY");
+  req.queue_dispatch = dispatch != nullptr && std::string(dispatch) == "1";
+  return RunAgent("retry", ctx, req, a.flags.quiet);
+}
+
+void AddRetry(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<RetryArgs>();
+  auto* cmd = app.add_subcommand("retry", "Run an existing run again as a new attempt (also starts a queued run)");
+  AddCommonFlags(cmd, &a->flags);
+  cmd->add_option("-r,--run-id", a->run_id, "The run to retry")->required();
+  cmd->add_option("--step", a->step, "Re-run only this step");
+  cmd->add_option("--worker-id", a->worker_id, "Worker ID written to the record");
+  cmd->add_option("dag", a->dag, "DAG name (or file)")->required();
+  cmd->callback([a, exit_code] { *exit_code = RunRetry(*a); });
+}
+
+// ---- status ----
+
+struct StatusArgs {
+  CommonFlags flags;
+  std::string run_id;
+  std::string dag;
+};
+
+// The proc group of a run: its dag.json queue, else the DAG name.
+std::string ProcGroupOf(RunStore& runs, const AttemptDir& attempt, const std::string& dag_name) {
+  Json dag_json;
+  if (runs.ReadDagJson(attempt, &dag_json).ok() && dag_json.contains("queue") && dag_json["queue"].is_string() &&
+      !dag_json["queue"].get<std::string>().empty()) {
+    return dag_json["queue"].get<std::string>();
+  }
+  return dag_name;
+}
+
+int RunStatusCmd(const StatusArgs& a) {
+  RunContext ctx;
+  if (int rc = Setup(a.flags, "status", &ctx); rc != kExitOk) return rc;
+  std::string name = DagNameFromArg(a.dag, ctx.config.paths.dags_dir, ctx.dag_options);
+  RunStore runs = ctx.Runs();
+  RunDir run;
+  AttemptDir attempt;
+  RunRecord record;
+  Status s = a.run_id.empty() ? runs.LatestRun(name, &run) : runs.FindRun(name, a.run_id, &run);
+  if (s.IsNotFound()) {
+    return Fail("status", a.run_id.empty() ? "DAG \"" + name + "\" has no runs"
+                                           : "no run \"" + a.run_id + "\" of DAG \"" + name + "\"");
+  }
+  if (s.ok()) s = runs.LatestAttempt(run, &attempt);
+  if (s.ok()) s = runs.ReadStatus(attempt, &record);
+  if (!s.ok()) return Fail("status", s.message());
+  bool stale = false;
+  if (record.status == RunStatus::kRunning) {
+    ProcStore procs = ctx.Procs();
+    bool alive = false;
+    stale = procs.IsRunAlive(ProcGroupOf(runs, attempt, name), name, run.run_id, &alive).ok() && !alive;
+  }
+  std::cout << FormatStatusReport(record, stale);
+  return kExitOk;
+}
+
+void AddStatus(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<StatusArgs>();
+  auto* cmd = app.add_subcommand("status", "Show the latest run of a DAG, or the run with --run-id");
+  AddCommonFlags(cmd, &a->flags);
+  cmd->add_option("-r,--run-id", a->run_id, "The run to show (default: the latest)");
+  cmd->add_option("dag", a->dag, "DAG name (or file)")->required();
+  cmd->callback([a, exit_code] { *exit_code = RunStatusCmd(*a); });
+}
+
+// ---- stop ----
+
+struct StopArgs {
+  CommonFlags flags;
+  std::string run_id;
+  std::string dag;
+};
+
+// Writes CANCEL_REQUESTED for a running run and waits for it to end.
+int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std::string& run_id) {
+  AttemptDir attempt;
+  RunRecord record;
+  Status s = runs.ReadLatest(name, run_id, nullptr, &attempt, &record);
+  if (!s.ok()) return Fail("stop", s.message());
+  if (record.status != RunStatus::kRunning && record.status != RunStatus::kWaiting) {
+    spdlog::info("Run {} of DAG {} is not running (status: {})", run_id, name, RunStatusLabel(record.status));
+    return kExitOk;
+  }
+  s = runs.RequestCancel(attempt);
+  if (!s.ok()) return Fail("stop", s.message());
+  spdlog::info("Stop requested dag={} run-id={}", name, run_id);
+  ProcStore procs = ctx.Procs();
+  const std::string group = ProcGroupOf(runs, attempt, name);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    RunRecord now;
+    if (runs.ReadStatus(attempt, &now).ok() && now.status != RunStatus::kRunning &&
+        now.status != RunStatus::kWaiting) {
+      spdlog::info("Run stopped dag={} run-id={} status={}", name, run_id, RunStatusLabel(now.status));
+      return kExitOk;
+    }
+    bool alive = true;
+    if (procs.IsRunAlive(group, name, run_id, &alive).ok() && !alive) {
+      return Fail("stop", "run \"" + run_id + "\" has no live process (its record says running)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return Fail("stop", "run \"" + run_id + "\" did not stop within 60s");
+}
+
+int RunStop(const StopArgs& a) {
+  RunContext ctx;
+  if (int rc = Setup(a.flags, "stop", &ctx); rc != kExitOk) return rc;
+  std::string name = DagNameFromArg(a.dag, ctx.config.paths.dags_dir, ctx.dag_options);
+  RunStore runs = ctx.Runs();
+  if (!a.run_id.empty()) return StopRun(ctx, runs, name, a.run_id);
+  // Every live run of the DAG in its proc group.
+  std::string group = name;
+  RunDir latest;
+  AttemptDir attempt;
+  if (runs.LatestRun(name, &latest).ok() && runs.LatestAttempt(latest, &attempt).ok()) {
+    group = ProcGroupOf(runs, attempt, name);
+  }
+  ProcStore procs = ctx.Procs();
+  std::vector<ProcEntry> alive;
+  Status s = procs.ListAlive(group, &alive);
+  if (!s.ok()) return Fail("stop", s.message());
+  int rc = kExitOk;
+  int found = 0;
+  for (const auto& e : alive) {
+    if (e.dag_name != name) continue;
+    ++found;
+    if (StopRun(ctx, runs, name, e.run_id) != kExitOk) rc = kExitFailure;
+  }
+  if (found == 0) spdlog::info("DAG {} is not running", name);
+  return rc;
+}
+
+void AddStop(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<StopArgs>();
+  auto* cmd = app.add_subcommand("stop", "Stop the running runs of a DAG, or the run with --run-id");
+  AddCommonFlags(cmd, &a->flags);
+  cmd->add_option("-r,--run-id", a->run_id, "The run to stop (default: every running run of the DAG)");
+  cmd->add_option("dag", a->dag, "DAG name (or file)")->required();
+  cmd->callback([a, exit_code] { *exit_code = RunStop(*a); });
+}
+
+}  // namespace
 
 void AddRunCommands(CLI::App& app, int* exit_code) {
-  for (const char* name : {"start", "enqueue", "dequeue", "retry", "status", "stop"}) {
-    auto* cmd = app.add_subcommand(name, std::string("Run command: ") + name);
-    cmd->allow_extras();
-    std::string n = name;
-    cmd->callback([exit_code, n] { *exit_code = NotImplemented(n); });
-  }
+  AddStart(app, exit_code);
+  AddEnqueue(app, exit_code);
+  AddDequeue(app, exit_code);
+  AddRetry(app, exit_code);
+  AddStatus(app, exit_code);
+  AddStop(app, exit_code);
 }
 
 }  // namespace dagu::cli
