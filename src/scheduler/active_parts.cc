@@ -1,12 +1,192 @@
 #include "scheduler/active_parts.h"
 
-namespace dagu {
+#include <limits.h>
+#include <unistd.h>
 
-// Initial version: no active parts yet. The scheduling part fills this in.
+#include <mutex>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "cron/time_zone.h"
+#include "dagwatch/dag_catalog.h"
+#include "dagwatch/dag_file_loader.h"
+#include "dagwatch/dag_watcher.h"
+#include "dagwatch/suspend_flags.h"
+#include "launcher/launcher.h"
+#include "queue/queue_consumer.h"
+#include "reaper/reaper.h"
+#include "replayer/replayer.h"
+#include "replayer/store_catchup_enqueuer.h"
+#include "scheduler/scheduler_paths.h"
+#include "store/proc_store.h"
+#include "store/queue_store.h"
+#include "store/run_operations.h"
+#include "store/run_store.h"
+#include "store/tick_ledger.h"
+#include "ticker/store_run_catalog.h"
+#include "ticker/ticker.h"
+
+namespace dagu {
+namespace {
+
+constexpr std::chrono::seconds kDagRescanInterval{30};
+constexpr std::chrono::seconds kQueuePollInterval{1};
+
+std::string SelfExecutable() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "dagu";
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+LoadDagOptions DagOptions(const Config& config, FileSystem* fs) {
+  LoadDagOptions o;
+  o.base_config = config.paths.base_config;
+  o.fs = fs;
+  if (!config.tz.empty()) {
+    const date::time_zone* zone = nullptr;
+    Status s = LocateZone(config.tz, &zone);
+    if (s.ok()) {
+      o.default_zone = zone;
+    } else {
+      spdlog::error("tz: {}; cron schedules use the local zone", s.ToString());
+    }
+  }
+  return o;
+}
+
+LaunchContext Launching(const Config& config) {
+  LaunchContext ctx;
+  ctx.executable = config.paths.executable.empty() ? SelfExecutable() : config.paths.executable;
+  ctx.config_file = config.paths.config_file;
+  ctx.environment = ProcessEnvironment();
+  return ctx;
+}
+
+// Everything the scheduling side runs while active, with the stores and
+// the DAG catalog they share.
+class SchedulingParts final : public ActiveComponent {
+ public:
+  SchedulingParts(const Config& config, const ActivePartsDeps& deps);
+  ~SchedulingParts() override;
+
+  void Start(const Activation& activation, const Lease* lease) override;
+  void Stop() override;
+
+  int PropagateSignal(int sig) { return launcher_.PropagateSignal(sig); }
+
+ private:
+  RunStore runs_;
+  ProcStore procs_;
+  QueueStore queues_;
+  RunOperations ops_;
+  TickLedger ledger_;
+  SuspendFlags suspend_;
+  DagCatalog dags_;
+  DagWatcher watcher_;
+  Launcher launcher_;
+  StoreRunCatalog catalog_;
+  StoreCatchupEnqueuer enqueuer_;
+  Replayer replayer_;
+  Ticker ticker_;
+  QueueConsumer consumer_;
+  Reaper reaper_;
+};
+
+std::mutex g_parts_mu;
+std::set<SchedulingParts*> g_parts;
+
+ReplayerOptions ReplayOptions(const Config& config) {
+  ReplayerOptions o;
+  o.data_dir = config.paths.data_dir;
+  o.queues_enabled = config.queues.enabled;
+  o.failover_recovery_window = config.scheduler.failover_recovery_window;
+  return o;
+}
+
+TickerOptions TickOptions(const Config& config, const ActivePartsDeps& deps) {
+  TickerOptions o;
+  o.data_dir = config.paths.data_dir;
+  o.instance_id = deps.instance_id;
+  o.queues_enabled = config.queues.enabled;
+  return o;
+}
+
+QueueConsumerOptions ConsumerOptions(const Config& config, const ActivePartsDeps& deps) {
+  QueueConsumerOptions o;
+  o.enabled = config.queues.enabled;
+  o.global_queues = config.queues.config;
+  o.owner = deps.instance_id;
+  o.poll_interval = kQueuePollInterval;
+  return o;
+}
+
+ReaperOptions ReapOptions(const Config& config) {
+  ReaperOptions o;
+  o.interval = config.scheduler.zombie_detection_interval;
+  return o;
+}
+
+SchedulingParts::SchedulingParts(const Config& config, const ActivePartsDeps& deps)
+    : runs_(deps.fs, deps.clock, config.paths.dag_runs_dir),
+      procs_(deps.fs, deps.clock, config.paths.proc_dir),
+      queues_(deps.fs, deps.clock, config.paths.queue_dir),
+      ops_(deps.fs, deps.clock, &runs_, &queues_),
+      ledger_(deps.fs, SchedulerDirOf(config.paths)),
+      suspend_(deps.fs, config.paths.suspend_flags_dir),
+      dags_(deps.fs, config.paths.dags_dir, MakeDagFileLoader(DagOptions(config, deps.fs))),
+      watcher_(&dags_, kDagRescanInterval),
+      launcher_(PosixProcessSpawner(), deps.clock, Launching(config)),
+      catalog_(&runs_, &procs_, &queues_),
+      enqueuer_(&ops_, config.paths.log_dir),
+      replayer_(deps.clock, &dags_, &suspend_, &catalog_, &enqueuer_, &ledger_, ReplayOptions(config)),
+      ticker_(deps.clock, &dags_, &suspend_, &catalog_, &launcher_, &ledger_, &replayer_, TickOptions(config, deps)),
+      consumer_(deps.clock, &queues_, &runs_, &procs_, &dags_, &suspend_, &launcher_, ConsumerOptions(config, deps)),
+      reaper_(deps.clock, &runs_, &procs_, &ops_, ReapOptions(config)) {
+  std::lock_guard<std::mutex> l(g_parts_mu);
+  g_parts.insert(this);
+}
+
+SchedulingParts::~SchedulingParts() {
+  {
+    std::lock_guard<std::mutex> l(g_parts_mu);
+    g_parts.erase(this);
+  }
+  Stop();
+  launcher_.StopReaping();
+}
+
+void SchedulingParts::Start(const Activation& activation, const Lease* lease) {
+  watcher_.Start();
+  launcher_.StartReaping();
+  replayer_.Start(activation, lease);
+  ticker_.Start(activation, lease);
+  consumer_.Start(activation, lease);
+  reaper_.Start(activation, lease);
+}
+
+void SchedulingParts::Stop() {
+  reaper_.Stop();
+  consumer_.Stop();
+  ticker_.Stop();
+  replayer_.Stop();
+  watcher_.Stop();
+}
+
+}  // namespace
+
 std::vector<std::unique_ptr<ActiveComponent>> MakeActiveParts(const Config& config, const ActivePartsDeps& deps) {
-  (void)config;
-  (void)deps;
-  return {};
+  std::vector<std::unique_ptr<ActiveComponent>> parts;
+  parts.push_back(std::make_unique<SchedulingParts>(config, deps));
+  return parts;
+}
+
+int PropagateStopSignal(int sig) {
+  std::lock_guard<std::mutex> l(g_parts_mu);
+  int n = 0;
+  for (SchedulingParts* p : g_parts) n += p->PropagateSignal(sig);
+  return n;
 }
 
 }  // namespace dagu

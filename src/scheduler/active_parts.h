@@ -30,6 +30,22 @@ struct ActivePartsDeps {
 };
 
 // In start order; the role machine stops them in reverse order.
+//
+// What is built (one component that owns them all; see
+// docs/scheduling.md): the DAG catalog and its directory watcher, the
+// launcher (detached run processes, reaped here), the replayer, the ticker,
+// the queue consumer and the zombie reaper, over the run, proc and queue
+// stores. Start order: watcher, replayer (it reads the tick ledger before
+// the ticker's first tick rewrites it), ticker (its first tick handles the
+// current minute), queue consumer, reaper; Stop in reverse. Runs that were
+// started keep running when the parts stop.
 std::vector<std::unique_ptr<ActiveComponent>> MakeActiveParts(const Config& config, const ActivePartsDeps& deps);
+
+// signal_handling.enable_propagation: forwards a stopping scheduler's SIGINT
+// or SIGTERM to the runs that the active parts of this process started for
+// DAGs with propagation on (other runs keep going). Call it from the signal
+// handling thread when a stop signal arrives, before or while stopping the
+// service. Returns how many runs were signalled. Thread-safe.
+int PropagateStopSignal(int sig);
 
 }  // namespace dagu
