@@ -69,6 +69,9 @@ Status QueueStore::Enqueue(const std::string& queue, QueuePriority priority, con
   // Dagu writes "queue_*" temp files; WriteFileAtomic writes "<path>.tmp.*",
   // which Dagu's item glob never matches either.
   DAGU_RETURN_IF_ERROR(fs_->WriteFileAtomic(item.path, content.dump(), 0600));
+  // Current Dagu keeps a read index per queue that does not pick up items
+  // of other writers; deleting it makes Dagu rebuild it.
+  fs_->RemoveFile(JoinPath(dir, ".queue-index.json"));
   *out = std::move(item);
   return Status::OK();
 }

@@ -72,7 +72,8 @@ class QueueStore {
   // ^item_(high|low)_(\d{8}_\d{6})_(\d{9})Z_(.*)\.json$.
   static bool ParseItemFileName(const std::string& name, QueuePriority* p, WallTime* t, std::string* run_id);
 
-  // Writes a new item (temp file + rename), stamped with the clock's now.
+  // Writes a new item (temp file + rename), stamped with the clock's now,
+  // and deletes current Dagu's <queue>/.queue-index.json so that it is rebuilt.
   Status Enqueue(const std::string& queue, QueuePriority priority, const std::string& dag_name,
                  const std::string& run_id, QueueItem* out);
 

@@ -41,7 +41,9 @@ TEST(QueueStoreTest, EnqueueWritesDaguContent) {
   FakeClock clock(T0());
   QueueStore q(PosixFileSystem(), &clock, dir.Sub("queue"));
   QueueItem item;
+  dir.WriteFile("queue/hello/.queue-index.json", "{\"version\":1}");
   ASSERT_TRUE(q.Enqueue("hello", QueuePriority::kLow, "hello", "demo-q", &item).ok());
+  EXPECT_FALSE(std::filesystem::exists(dir.Sub("queue/hello/.queue-index.json")));
   EXPECT_EQ(item.path, dir.Sub("queue/hello/item_low_20261202_162440_472371856Z_demo-q.json"));
   std::string text;
   ASSERT_TRUE(PosixFileSystem()->ReadFile(item.path, &text).ok());

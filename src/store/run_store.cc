@@ -133,7 +133,7 @@ Status RunStore::ListDayDirs(const std::string& root, std::optional<WallTime> fr
 }
 
 Status RunStore::ListRunDirsIn(const std::string& root, const std::string& dag_name, std::optional<WallTime> from,
-                               std::optional<WallTime> to, std::vector<RunDir>* out) {
+                               std::optional<WallTime> to, std::vector<RunDir>* out, size_t limit) {
   out->clear();
   std::vector<std::string> days;
   DAGU_RETURN_IF_ERROR(ListDayDirs(root, from, to, &days));
@@ -148,6 +148,7 @@ Status RunStore::ListRunDirsIn(const std::string& root, const std::string& dag_n
       r.dag_name = dag_name;
       r.path = JoinPath(day, n);
       out->push_back(std::move(r));
+      if (limit != 0 && out->size() >= limit) return Status::OK();
     }
   }
   return Status::OK();
@@ -186,23 +187,11 @@ Status RunStore::FindRun(const std::string& dag_name, const std::string& run_id,
 }
 
 Status RunStore::LatestRun(const std::string& dag_name, RunDir* out) {
-  std::vector<std::string> days;
-  const std::string root = DagRoot(dag_name);
-  DAGU_RETURN_IF_ERROR(ListDayDirs(root, std::nullopt, std::nullopt, &days));
-  for (const auto& day : days) {
-    std::vector<std::string> names;
-    DAGU_RETURN_IF_ERROR(ListOrEmpty(fs_, day, &names));
-    SortDescending(&names);
-    for (const auto& n : names) {
-      RunDir r;
-      if (!ParseRunDirName(n, &r.created, &r.run_id)) continue;
-      r.dag_name = dag_name;
-      r.path = JoinPath(day, n);
-      *out = std::move(r);
-      return Status::OK();
-    }
-  }
-  return Status::NotFound("DAG \"" + dag_name + "\" has no runs in " + root);
+  std::vector<RunDir> newest;
+  DAGU_RETURN_IF_ERROR(ListRunDirsIn(DagRoot(dag_name), dag_name, std::nullopt, std::nullopt, &newest, 1));
+  if (newest.empty()) return Status::NotFound("DAG \"" + dag_name + "\" has no runs in " + DagRoot(dag_name));
+  *out = std::move(newest.front());
+  return Status::OK();
 }
 
 Status RunStore::ListDagRoots(std::vector<std::string>* roots) {

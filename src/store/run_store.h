@@ -160,8 +160,9 @@ class RunStore {
   Status ListDayDirs(const std::string& root, std::optional<WallTime> from, std::optional<WallTime> to,
                      std::vector<std::string>* out);
   Status ListDagRoots(std::vector<std::string>* roots);
+  // Newest first; stops after `limit` dirs (0 = all).
   Status ListRunDirsIn(const std::string& root, const std::string& dag_name, std::optional<WallTime> from,
-                       std::optional<WallTime> to, std::vector<RunDir>* out);
+                       std::optional<WallTime> to, std::vector<RunDir>* out, size_t limit = 0);
   void ReadEntry(RunEntry* entry);
 
   FileSystem* fs_;
