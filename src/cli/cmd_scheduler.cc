@@ -1,12 +1,66 @@
+// `dagu scheduler` (run one scheduler instance, active or standby, until
+// SIGINT/SIGTERM or the loss of the lock) and `dagu scheduler status`.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <iostream>
+
 #include "cli/commands.h"
-#include "cli/not_implemented.h"
+#include "core/exit_codes.h"
+#include "scheduler/scheduler_service.h"
+#include "scheduler/status_report.h"
+#include "scheduler/stop_signals.h"
 
 namespace dagu::cli {
+namespace {
+
+int RunScheduler(const CommonFlags& flags) {
+  Config config;
+  if (int rc = LoadConfigForCommand(flags, {}, &config); rc != kExitOk) return rc;
+  if (Status s = EnsureLayout(config.paths); !s.ok()) {
+    spdlog::error("Cannot prepare the data directory: {}", s.message());
+    return kExitConfig;
+  }
+  SchedulerService service(config);
+  StopSignals signals;  // before the service starts any thread
+  signals.Start([&service](int) { service.RequestStop(); });
+  if (Status s = service.Start(); !s.ok()) {
+    spdlog::error("Scheduler failed to start: {}", s.message());
+    return kExitConfig;
+  }
+  int status = service.Wait();
+  if (service.left_threads_behind()) {
+    // A thread is stuck in a storage call: do not run destructors under it.
+    spdlog::default_logger()->flush();
+    ::_exit(status);
+  }
+  return status;
+}
+
+int PrintStatus(const CommonFlags& flags) {
+  Config config;
+  CommonFlags quiet = flags;
+  quiet.quiet = true;
+  if (int rc = LoadConfigForCommand(quiet, {}, &config); rc != kExitOk) return rc;
+  SchedulerStatusReport report = CollectSchedulerStatus(config, PosixFileSystem(), *Clock::Real());
+  std::cout << FormatSchedulerStatus(report);
+  return kExitOk;
+}
+
+}  // namespace
 
 void AddSchedulerCommand(CLI::App& app, int* exit_code) {
+  static CommonFlags flags;
   auto* cmd = app.add_subcommand("scheduler", "Run the scheduler (active or standby)");
-  cmd->allow_extras();
-  cmd->callback([exit_code] { *exit_code = NotImplemented("scheduler"); });
+  AddCommonFlags(cmd, &flags);
+  cmd->fallthrough();
+  auto* status = cmd->add_subcommand(
+      "status", "Print every live scheduler instance: role, host, pid, since, last renewal seen (from the data dir)");
+  status->callback([exit_code] { *exit_code = PrintStatus(flags); });
+  cmd->callback([exit_code, status] {
+    if (status->parsed()) return;
+    *exit_code = RunScheduler(flags);
+  });
 }
 
 }  // namespace dagu::cli

@@ -1,0 +1,222 @@
+#include "scheduler/scheduler_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <thread>
+
+#include "core/duration.h"
+#include "core/exit_codes.h"
+#include "dagu/version.h"
+#include "elector/elector.h"
+#include "elector/instance_identity.h"
+#include "elector/lock_timing.h"
+#include "http/health_server.h"
+#include "role/lease_state.h"
+#include "role/renewal_loop.h"
+#include "role/role_driver.h"
+#include "role/role_machine.h"
+#include "scheduler/active_parts.h"
+#include "scheduler/scheduler_paths.h"
+#include "scheduler/status_publisher.h"
+#include "scheduler/stop_watchdog.h"
+#include "store/role_journal.h"
+#include "store/scheduler_lock.h"
+#include "store/service_registry.h"
+
+namespace dagu {
+namespace {
+
+// The lock store and the elector that points into it, kept alive together
+// by whoever holds the elector (a renewal thread left behind included).
+struct LockHolder {
+  LockHolder(FileSystem* fs, const std::string& locks_dir, Clock* clock, InstanceIdentity id, LockTiming timing)
+      : store(fs, locks_dir), elector(&store, clock, std::move(id), timing) {}
+  SchedulerLockStore store;
+  Elector elector;
+};
+
+// Arms the stop watchdog the moment the role is lost, then tells the publisher.
+class ServiceListener final : public RoleListener {
+ public:
+  ServiceListener(StatusPublisher* publisher, StopWatchdog* watchdog) : publisher_(publisher), watchdog_(watchdog) {}
+  void OnRoleChange(const RoleEvent& e) override {
+    if (e.to == RoleState::kLost) watchdog_->Arm(kExitTempFail);
+    publisher_->OnRoleChange(e);
+  }
+
+ private:
+  StatusPublisher* publisher_;
+  StopWatchdog* watchdog_;
+};
+
+}  // namespace
+
+struct SchedulerService::Parts {
+  Clock* clock = nullptr;
+  FileSystem* fs = nullptr;
+  LockTiming timing;
+  InstanceIdentity identity;
+  std::shared_ptr<LockHolder> lock;
+  std::shared_ptr<Elector> elector;
+  std::shared_ptr<LeaseState> lease;
+  std::unique_ptr<RenewalThread> renewal;
+  std::vector<std::unique_ptr<ActiveComponent>> active_parts;
+  std::unique_ptr<ServiceRegistry> registry;
+  std::unique_ptr<RoleJournal> journal;
+  std::unique_ptr<StatusPublisher> publisher;
+  std::unique_ptr<StopWatchdog> watchdog;
+  std::unique_ptr<ServiceListener> listener;
+  std::unique_ptr<RoleMachine> machine;
+  std::unique_ptr<HealthServer> health;
+  std::unique_ptr<RoleDriver> driver;
+};
+
+SchedulerService::SchedulerService(Config config, SchedulerServiceOptions options)
+    : config_(std::move(config)), options_(std::move(options)) {
+  if (options_.clock == nullptr) options_.clock = Clock::Real();
+  if (options_.fs == nullptr) options_.fs = PosixFileSystem();
+}
+
+SchedulerService::~SchedulerService() {
+  RequestStop();
+  Wait();
+  if (parts_ && parts_->driver) parts_->driver->Join();
+}
+
+Status SchedulerService::Start() {
+  auto p = std::make_unique<Parts>();
+  p->clock = options_.clock;
+  p->fs = options_.fs;
+  p->timing = LockTiming{config_.scheduler.lock_stale_threshold, config_.scheduler.lock_retry_interval};
+  if (Status s = p->timing.Validate(); !s.ok()) {
+    std::lock_guard<std::mutex> l(mu_);
+    exit_status_ = kExitConfig;
+    driver_done_ = true;
+    return s;
+  }
+  p->identity = CurrentInstance(*p->clock);
+  const std::string scheduler_dir = SchedulerDirOf(config_.paths);
+  p->lock = std::make_shared<LockHolder>(p->fs, LocksDirOf(config_.paths), p->clock, p->identity, p->timing);
+  p->elector = std::shared_ptr<Elector>(p->lock, &p->lock->elector);
+  p->lease = std::make_shared<LeaseState>(p->clock, p->timing.LeaseLength());
+  p->renewal = std::make_unique<RenewalThread>(p->elector, p->lease, p->clock, p->timing);
+  ActivePartsDeps deps;
+  deps.clock = p->clock;
+  deps.fs = p->fs;
+  deps.instance_id = p->identity.instance_id;
+  deps.host = p->identity.host;
+  deps.pid = p->identity.pid;
+  p->active_parts = MakeActiveParts(config_, deps);
+  std::vector<ActiveComponent*> raw_parts;
+  for (auto& part : p->active_parts) raw_parts.push_back(part.get());
+
+  Parts* raw = p.get();
+  auto snapshot = [raw] { return raw->machine->Snapshot(); };
+  p->registry = std::make_unique<ServiceRegistry>(p->fs, RegistryDirOf(config_.paths));
+  p->journal = std::make_unique<RoleJournal>(p->fs, JoinPath(scheduler_dir, kRoleJournalName));
+  p->publisher = std::make_unique<StatusPublisher>(p->registry.get(), p->journal.get(), p->clock, snapshot,
+                                                   config_.scheduler.port, kVersion);
+  p->watchdog = std::make_unique<StopWatchdog>(options_.stop_timeout);
+  p->listener = std::make_unique<ServiceListener>(p->publisher.get(), p->watchdog.get());
+  p->machine = std::make_unique<RoleMachine>(p->elector.get(), p->lease.get(), p->renewal.get(), p->clock, p->timing,
+                                             raw_parts, p->listener.get());
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    parts_ = std::move(p);
+  }
+
+  spdlog::info("Scheduler initialization instance={} dags={} data={} stale_threshold={} retry_interval={} "
+               "renew_interval={}",
+               raw->identity.instance_id, config_.paths.dags_dir, config_.paths.data_dir,
+               FormatDuration(raw->timing.stale_threshold), FormatDuration(raw->timing.retry_interval),
+               FormatDuration(raw->timing.RenewInterval()));
+  raw->publisher->Start();
+  if (options_.serve_health && config_.scheduler.port > 0) {
+    raw->health = std::make_unique<HealthServer>(options_.health_bind_host, config_.scheduler.port, snapshot, kVersion);
+    if (Status s = raw->health->Start(); !s.ok()) {
+      spdlog::error("Health check server error: {}; carrying on without /health", s.message());
+      raw->health.reset();
+    } else {
+      spdlog::info("Starting scheduler health check server port={}", config_.scheduler.port);
+    }
+  }
+
+  if (Status s = raw->machine->Begin(); !s.ok()) {
+    if (raw->health) raw->health->Stop();
+    raw->publisher->StopAndRemove();
+    std::lock_guard<std::mutex> l(mu_);
+    exit_status_ = kExitConfig;
+    driver_done_ = true;
+    return s;
+  }
+  raw->driver = std::make_unique<RoleDriver>(raw->machine.get(), raw->clock, [this, raw] {
+    // The role machine has finished (lost or stopped): take down the rest.
+    if (raw->health) raw->health->Stop();
+    raw->publisher->StopAndRemove();
+    int status = raw->machine->exit_status();
+    raw->watchdog->Disarm();
+    spdlog::info("Scheduler stopped status={}", status);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      exit_status_ = status;
+      driver_done_ = true;
+    }
+    cv_.notify_all();
+    if (options_.on_finished) options_.on_finished(status);
+  });
+  raw->lease->SetWakeup([raw] { raw->driver->Wake(); });
+  bool stop_early;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    started_ = true;
+    stop_early = stop_requested_;
+  }
+  raw->driver->Start();
+  if (stop_early) raw->machine->RequestStop();
+  return Status::OK();
+}
+
+void SchedulerService::RequestStop() {
+  Parts* p;
+  bool started;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_requested_ = true;  // honoured by Start() when it is still to come or in progress
+    if (!parts_ || driver_done_) return;
+    p = parts_.get();
+    started = started_;
+  }
+  p->watchdog->Arm(kExitOk);
+  if (started) p->machine->RequestStop();
+}
+
+int SchedulerService::Wait() {
+  std::unique_lock<std::mutex> l(mu_);
+  if (!started_ && !driver_done_) return exit_status_;
+  cv_.wait(l, [&] { return driver_done_; });
+  return exit_status_;
+}
+
+bool SchedulerService::finished() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return driver_done_;
+}
+
+RoleSnapshot SchedulerService::Snapshot() const {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!parts_ || !parts_->machine) return RoleSnapshot{};
+  return parts_->machine->Snapshot();
+}
+
+const std::string& SchedulerService::instance_id() const {
+  static const std::string kNone;
+  std::lock_guard<std::mutex> l(mu_);
+  return parts_ ? parts_->identity.instance_id : kNone;
+}
+
+bool SchedulerService::left_threads_behind() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return parts_ && parts_->machine && parts_->machine->renewal_left_behind();
+}
+
+}  // namespace dagu

@@ -1,0 +1,88 @@
+// SchedulerService: one scheduler instance, everything `dagu scheduler`
+// runs, assembled: the elector and its renewal thread, the role machine and
+// its thread, the active parts (MakeActiveParts), the /health server on
+// scheduler.port, and the publisher of the registry entry and role journal.
+// Usable as is by `start-all`:
+//
+//   SchedulerService service(config);            // options: see below
+//   if (Status s = service.Start(); !s.ok()) ...  // exit 78 (kExitConfig)
+//   ...                                           // serve the web UI
+//   service.RequestStop();                        // on SIGINT/SIGTERM
+//   int status = service.Wait();                  // 0 stopped, 75 lost the lock
+//
+// Start() serves /health (if enabled) BEFORE the first attempt at the lock,
+// makes that attempt synchronously (an error there, or a bad T/R, is
+// returned: the caller exits 78 and nothing is left running), then runs the
+// role machine on its own thread and returns, standby or active.
+//
+// The service ends by itself when the instance stops being active (lock
+// lost or not renewed: Wait() returns 75), or after RequestStop() (0).
+// options.on_finished is called then (from an internal thread), so that
+// start-all can stop its web server when the scheduler ends. Any stop --
+// requested or by loss -- that has not finished 10 s after it began ends the
+// process with the status it was going to return (options.stop_timeout).
+//
+// Snapshot() is the live role/health view (also what /health serves), for the
+// web UI and metrics. All methods are thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/clock.h"
+#include "core/file_system.h"
+#include "core/status.h"
+#include "role/role_snapshot.h"
+
+namespace dagu {
+
+struct SchedulerServiceOptions {
+  Clock* clock = nullptr;      // nullptr = Clock::Real()
+  FileSystem* fs = nullptr;    // nullptr = PosixFileSystem()
+  bool serve_health = true;    // GET /health on config.scheduler.port (0 disables it anyway)
+  std::string health_bind_host = "0.0.0.0";  // all interfaces, like Dagu
+  std::chrono::milliseconds stop_timeout{10000};
+  // Called once when the service has ended (lost the lock or stopped), with
+  // its exit status, before Wait() returns.
+  std::function<void(int)> on_finished;
+};
+
+class SchedulerService {
+ public:
+  explicit SchedulerService(Config config, SchedulerServiceOptions options = {});
+  ~SchedulerService();  // RequestStop() + Wait() if still running
+  SchedulerService(const SchedulerService&) = delete;
+  SchedulerService& operator=(const SchedulerService&) = delete;
+
+  Status Start();
+  void RequestStop();
+  // Blocks until the service has ended; returns its exit status (0, 75; 78
+  // when Start() failed). Idempotent.
+  int Wait();
+  bool finished() const;
+
+  RoleSnapshot Snapshot() const;
+  const std::string& instance_id() const;
+  // True when a thread stuck in a storage call was left behind; the caller
+  // should then end the process with _exit rather than return from main.
+  bool left_threads_behind() const;
+
+ private:
+  struct Parts;
+  Config config_;
+  SchedulerServiceOptions options_;
+  std::unique_ptr<Parts> parts_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool started_ = false;
+  bool stop_requested_ = false;
+  bool driver_done_ = false;
+  int exit_status_ = 0;
+};
+
+}  // namespace dagu

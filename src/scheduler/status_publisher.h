@@ -1,0 +1,68 @@
+// StatusPublisher: keeps this instance's service registry entry and the role
+// journal up to date, on a thread of its own so that a slow or hung storage
+// never holds up the role machine (which calls OnRoleChange and moves on).
+//
+//   registry  <data>/service-registry/scheduler/<SafeName(id)>.json: written
+//             at Start(), on every role change and every 5 s (Dagu readers
+//             drop entries older than 30 s); removed by StopAndRemove().
+//   journal   <data>/scheduler/role-journal.jsonl: one line per role change.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/clock.h"
+#include "role/role_machine.h"
+#include "role/role_snapshot.h"
+#include "store/role_journal.h"
+#include "store/service_registry.h"
+
+namespace dagu {
+
+class StatusPublisher final : public RoleListener {
+ public:
+  using SnapshotFn = std::function<RoleSnapshot()>;
+
+  // `registry` and `journal` must outlive this. `health_port` is written as
+  // the entry's port (Dagu's meaning: scheduler.port).
+  StatusPublisher(ServiceRegistry* registry, RoleJournal* journal, const Clock* clock, SnapshotFn snapshot,
+                  int health_port, std::string version,
+                  Duration refresh = std::chrono::seconds(5));
+  ~StatusPublisher() override;
+
+  void Start();
+  void OnRoleChange(const RoleEvent& event) override;
+  // Writes what is queued, removes the registry entry, and ends the thread.
+  void StopAndRemove();
+
+  // The registry entry for a snapshot (exposed for tests).
+  static ServiceEntry EntryFor(const RoleSnapshot& s, int port, const std::string& version, WallTime now);
+  // The journal record for a role change.
+  static RoleChange ChangeFor(const RoleEvent& e, const RoleSnapshot& s);
+
+ private:
+  void Run();
+  void WriteEntry();
+
+  ServiceRegistry* registry_;
+  RoleJournal* journal_;
+  const Clock* clock_;
+  SnapshotFn snapshot_;
+  int port_;
+  std::string version_;
+  Duration refresh_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<RoleChange> pending_;
+  bool dirty_ = true;
+  RoleState stopping_from_ = RoleState::kActive;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace dagu
