@@ -205,12 +205,12 @@ void HaScenario::SleepUntil(SysTime t) {
   }
 }
 
-SysTime HaScenario::EnsureMinuteLeft(Ms lead) {
+SysTime HaScenario::EnsureMinuteLeft(Ms lead) { return EnsureMinuteWindow(100ms, lead); }
+
+SysTime HaScenario::EnsureMinuteWindow(Ms earliest, Ms lead) {
   SysTime minute = dt::FloorMinute(Now());
-  if (minute + 1min - Now() < lead) {
-    minute += 1min;
-    SleepUntil(minute + 100ms);
-  }
+  if (minute + 1min - Now() < lead) minute += 1min;
+  SleepUntil(minute + earliest);
   return minute;
 }
 

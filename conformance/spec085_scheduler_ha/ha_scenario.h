@@ -100,6 +100,9 @@ class HaScenario : public ::testing::Test {
   // If fewer than `lead` remain in the current minute, waits until the next
   // minute has begun; returns the start of the minute we are then in.
   static SysTime EnsureMinuteLeft(Ms lead);
+  // Waits until the wall clock is at least `earliest` into a minute with at
+  // least `lead` of it left; returns the start of that minute.
+  static SysTime EnsureMinuteWindow(Ms earliest, Ms lead);
 
   // Everything this test saw (see the header comment).
   std::string Evidence();

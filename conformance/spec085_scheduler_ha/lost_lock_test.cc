@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -50,6 +51,13 @@ std::string ForeignOwnerRecord(const std::string& ours) {
     if (key == "counter" && value.is_number()) value = 0;
   }
   return j.dump() + "\n";
+}
+
+// The modification time of `path` in nanoseconds, -1 when it cannot be read.
+int64_t MtimeNs(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return -1;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
 // Sets or clears the immutable attribute of a directory (root cannot write
@@ -158,25 +166,33 @@ class Spec085RenewalErrors : public HaScenario {
   bool immutable_ = false;
 };
 
-TEST_F(Spec085RenewalErrors, ActiveKeepsRunningThroughRenewalErrorsShorterThanTMinusI) {
+TEST_F(Spec085RenewalErrors, ActiveKeepsRunningThroughAFailedRenewal) {
   Clause(
-      "Roles: the active instance keeps running through renewal errors, and stops being active only once it has "
-      "gone T - I without a renewal; a standby keeps waiting for as long as the active instance renews the lock.");
+      "Roles: the active instance keeps running through renewal errors (here: one failed renewal), and stops "
+      "being active only once it has gone T - I without a renewal; a standby keeps waiting for as long as the "
+      "active instance renews the lock.");
   auto& a = StartScheduler("a");
   ASSERT_TRUE(WaitForRole(a, "active", 10s));
   auto& b = StartScheduler("b");
   ASSERT_TRUE(WaitForRole(b, "standby", 10s));
+  // Fail exactly one renewal attempt: the fault starts right after a renewal
+  // has completed (its last step touches the lock directory's mtime) and
+  // ends between the next attempt (I later) and the one after (2I later),
+  // which must then succeed well before the deadline (T - I = 3I after the
+  // last success).
+  int64_t last = MtimeNs(home_.lock_dir());
+  ASSERT_TRUE(dt::PollUntil([&] { return MtimeNs(home_.lock_dir()) != last; }, 2 * kI, 1ms)) << "no renewal seen";
+  auto renewed = Steady::now();
   std::string before = ReadWhole(home_.owner_file());
   std::string err;
   if (!SetImmutable(home_.lock_dir(), true, &err)) GTEST_SKIP() << "filesystem cannot do this: " << err;
   immutable_ = true;
-  Note("lock directory immutable: renewals fail");
-  // Shorter than T - I = 2.25 s counted from the last renewal (at most I ago).
-  std::this_thread::sleep_for(1200ms);  // the length of the storage fault
+  Note("lock directory immutable right after a renewal: the next renewal fails");
+  std::this_thread::sleep_until(renewed + kI + kI / 2);  // the length of the storage fault
   ASSERT_TRUE(SetImmutable(home_.lock_dir(), false, &err)) << err;
   immutable_ = false;
   Note("lock directory writable again");
-  EXPECT_EQ(ReadWhole(home_.owner_file()), before) << "a renewal succeeded while the lock directory was immutable";
+  EXPECT_EQ(ReadWhole(home_.owner_file()), before) << "no renewal attempt failed during the fault";
   auto until = Steady::now() + 2 * kT;
   while (Steady::now() < until) {
     ASSERT_TRUE(a.running()) << "the active instance exited on a renewal error shorter than T - I";

@@ -91,6 +91,7 @@ TEST_P(Spec085Propagation, StoppingSchedulerForwardsTheSignalToItsRuns) {
   auto running =
       WaitForRun(dag, run_id, [](const dt::RunRecord& r) { return r.status_code() == dt::kRunRunning; }, 30s);
   ASSERT_TRUE(running) << "the scheduler never started run " << run_id;
+  Note("run " + run_id + " is running");
   s.Signal(GetParam());
   Note(std::string("sent ") + (GetParam() == SIGINT ? "SIGINT" : "SIGTERM") + " to the scheduler");
   auto st = s.Wait(kStopBound + 2s);
