@@ -176,13 +176,27 @@ TEST_F(Spec085RenewalErrors, ActiveKeepsRunningThroughAFailedRenewal) {
   auto& b = StartScheduler("b");
   ASSERT_TRUE(WaitForRole(b, "standby", 10s));
   // Fail exactly one renewal attempt: the fault starts right after a renewal
-  // has completed (its last step touches the lock directory's mtime) and
-  // ends between the next attempt (I later) and the one after (2I later),
-  // which must then succeed well before the deadline (T - I = 3I after the
-  // last success).
+  // has completed and ends between the next attempt (I later) and the one
+  // after (2I later), which must then succeed well before the deadline
+  // (T - I = 3I after the last success). A renewal changes the lock
+  // directory's mtime several times within milliseconds (temp file, rename,
+  // touch); it is complete once the mtime has been quiet for 50 ms.
   int64_t last = MtimeNs(home_.lock_dir());
   ASSERT_TRUE(dt::PollUntil([&] { return MtimeNs(home_.lock_dir()) != last; }, 2 * kI, 1ms)) << "no renewal seen";
   auto renewed = Steady::now();
+  auto quiet_since = renewed;
+  last = MtimeNs(home_.lock_dir());
+  ASSERT_TRUE(dt::PollUntil(
+      [&] {
+        int64_t now = MtimeNs(home_.lock_dir());
+        if (now != last) {
+          last = now;
+          quiet_since = Steady::now();
+        }
+        return Steady::now() - quiet_since >= 50ms;
+      },
+      kI / 2, 1ms))
+      << "the renewal never completed";
   std::string before = ReadWhole(home_.owner_file());
   std::string err;
   if (!SetImmutable(home_.lock_dir(), true, &err)) GTEST_SKIP() << "filesystem cannot do this: " << err;
