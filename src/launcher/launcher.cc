@@ -13,32 +13,10 @@ Launcher::Launcher(ProcessSpawner* spawner, const Clock* clock, LaunchContext co
 Launcher::~Launcher() { StopReaping(); }
 
 void Launcher::StartReaping(std::chrono::milliseconds interval) {
-  std::lock_guard<std::mutex> l(thread_mu_);
-  if (reaper_.joinable()) return;
-  stopping_ = false;
-  reaper_ = std::thread([this, interval] { ReapLoop(interval); });
+  reaper_.Start([this] { ReapOnce(); }, interval);
 }
 
-void Launcher::StopReaping() {
-  std::thread t;
-  {
-    std::lock_guard<std::mutex> l(thread_mu_);
-    stopping_ = true;
-    t = std::move(reaper_);
-  }
-  cv_.notify_all();
-  if (t.joinable()) t.join();
-}
-
-void Launcher::ReapLoop(std::chrono::milliseconds interval) {
-  std::unique_lock<std::mutex> l(thread_mu_);
-  while (!stopping_) {
-    l.unlock();
-    ReapOnce();
-    l.lock();
-    cv_.wait_for(l, interval, [this] { return stopping_; });
-  }
-}
+void Launcher::StopReaping() { reaper_.Stop(); }
 
 Status Launcher::Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra_env,
                        Child child, pid_t* pid) {

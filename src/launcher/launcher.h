@@ -19,14 +19,13 @@
 
 #include <sys/types.h>
 
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "core/clock.h"
+#include "core/periodic_worker.h"
 #include "launcher/process_spawner.h"
 #include "launcher/queued_run_starter.h"
 #include "launcher/run_commands.h"
@@ -97,7 +96,6 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   Status SpawnSlotRun(const std::string& dag_name, const std::string& location, bool propagate,
                          const std::string& run_id, WallTime slot);
   void AdvanceRestarts();
-  void ReapLoop(std::chrono::milliseconds interval);
 
   ProcessSpawner* spawner_;
   const Clock* clock_;
@@ -108,10 +106,7 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   std::map<pid_t, int> exit_statuses_;
   std::vector<PendingRestart> restarts_;
 
-  std::mutex thread_mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::thread reaper_;
+  PeriodicWorker reaper_;
 };
 
 }  // namespace dagu

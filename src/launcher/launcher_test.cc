@@ -1,5 +1,3 @@
-#include "launcher/launcher.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -7,6 +5,7 @@
 #include <set>
 
 #include "core/time_format.h"
+#include "launcher/launcher.h"
 #include "support/fake_clock.h"
 
 namespace dagu {
@@ -70,8 +69,11 @@ LaunchContext Context() {
   LaunchContext ctx;
   ctx.executable = "/usr/bin/dagu";
   ctx.config_file = "/etc/dagu/config.yaml";
-  ctx.environment = {{"PATH", "/usr/bin"}, {"DAGU_HOME", "/home"}, {"DAGU_QUEUE_DISPATCH_RETRY", "1"},
-                     {"DAGU_DAG_DEFINITION_ID", "old"}, {"DAGU_PARALLEL_ITEM", "x"}};
+  ctx.environment = {{"PATH", "/usr/bin"},
+                     {"DAGU_HOME", "/home"},
+                     {"DAGU_QUEUE_DISPATCH_RETRY", "1"},
+                     {"DAGU_DAG_DEFINITION_ID", "old"},
+                     {"DAGU_PARALLEL_ITEM", "x"}};
   return ctx;
 }
 
@@ -85,7 +87,8 @@ class LauncherTest : public ::testing::Test {
 
 TEST_F(LauncherTest, StartSlotRunsStartWithTheSlotsIdAndTime) {
   setenv("TZ", "UTC", 1);
-  ASSERT_TRUE(launcher_.StartSlot(MakeDag("etl"), "sched-0123456789ab-20260312T140000", T("2026-03-12T14:00:00Z")).ok());
+  ASSERT_TRUE(
+      launcher_.StartSlot(MakeDag("etl"), "sched-0123456789ab-20260312T140000", T("2026-03-12T14:00:00Z")).ok());
   ASSERT_EQ(spawner_.spawned.size(), 1u);
   EXPECT_THAT(spawner_.spawned[0].argv,
               ElementsAre("/usr/bin/dagu", "start", "-q", "--run-id=sched-0123456789ab-20260312T140000",
@@ -142,10 +145,10 @@ TEST_F(LauncherTest, ReapsExitedChildrenAndKeepsOnlyQueuedExitStatuses) {
 
 TEST_F(LauncherTest, PropagatesOnlyToLiveRunsOfPropagatingDags) {
   pid_t q1 = -1, q2 = -1;
-  ASSERT_TRUE(launcher_.StartSlot(MakeDag("plain"), "sched-a", T("2026-03-12T14:00:00Z")).ok());     // 1000
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("plain"), "sched-a", T("2026-03-12T14:00:00Z")).ok());       // 1000
   ASSERT_TRUE(launcher_.StartSlot(MakeDag("prop", true), "sched-b", T("2026-03-12T14:00:00Z")).ok());  // 1001
-  ASSERT_TRUE(launcher_.RetryQueued("prop", "q1", true, &q1).ok());                                   // 1002
-  ASSERT_TRUE(launcher_.RetryQueued("prop", "q2", true, &q2).ok());                                   // 1003
+  ASSERT_TRUE(launcher_.RetryQueued("prop", "q1", true, &q1).ok());                                    // 1002
+  ASSERT_TRUE(launcher_.RetryQueued("prop", "q2", true, &q2).ok());                                    // 1003
   spawner_.exited[q2] = 0;
   launcher_.ReapOnce();
   EXPECT_EQ(launcher_.PropagateSignal(SIGTERM), 2);

@@ -38,36 +38,14 @@ QueueConsumer::QueueConsumer(const Clock* clock, QueueStore* queues, RunStore* r
 QueueConsumer::~QueueConsumer() { Stop(); }
 
 void QueueConsumer::Start(const Activation& /*activation*/, const Lease* lease) {
-  std::lock_guard<std::mutex> l(thread_mu_);
-  if (thread_.joinable()) return;
   if (!options_.enabled) {
     spdlog::info("queues are disabled (queues.enabled: false); the queue consumer does not run");
     return;
   }
-  stopping_ = false;
-  thread_ = std::thread([this, lease] { Loop(lease); });
+  worker_.Start([this, lease] { RunPass(lease); }, options_.poll_interval);
 }
 
-void QueueConsumer::Stop() {
-  std::thread t;
-  {
-    std::lock_guard<std::mutex> l(thread_mu_);
-    stopping_ = true;
-    t = std::move(thread_);
-  }
-  cv_.notify_all();
-  if (t.joinable()) t.join();
-}
-
-void QueueConsumer::Loop(const Lease* lease) {
-  std::unique_lock<std::mutex> l(thread_mu_);
-  while (!stopping_) {
-    l.unlock();
-    RunPass(lease);
-    l.lock();
-    cv_.wait_for(l, options_.poll_interval, [this] { return stopping_; });
-  }
-}
+void QueueConsumer::Stop() { worker_.Stop(); }
 
 size_t QueueConsumer::in_flight() const {
   std::lock_guard<std::mutex> l(state_mu_);

@@ -34,15 +34,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "config/config.h"
 #include "core/clock.h"
+#include "core/periodic_worker.h"
 #include "dagwatch/dag_catalog.h"
 #include "dagwatch/suspend_flags.h"
 #include "launcher/queued_run_starter.h"
@@ -99,7 +98,6 @@ class QueueConsumer final : public ActiveComponent {
   void Discard(const QueueItem& item, const std::string& why);
   Status FinishQueued(const QueueItem& item, RunStatus status, const std::string& error);
   bool IsInFlight(const QueueItem& item) const;
-  void Loop(const Lease* lease);
 
   const Clock* clock_;
   QueueStore* queues_;
@@ -115,10 +113,7 @@ class QueueConsumer final : public ActiveComponent {
   std::vector<Started> started_;
   std::map<std::string, SeenClaim> claims_;  // by claim path
 
-  std::mutex thread_mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::thread thread_;
+  PeriodicWorker worker_;
 };
 
 }  // namespace dagu

@@ -1,16 +1,15 @@
-#include "queue/queue_consumer.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <set>
 #include <thread>
 
-#include "store/run_operations.h"
+#include "queue/queue_consumer.h"
 #include "support/fake_clock.h"
 #include "support/faulty_file_system.h"
 #include "support/scheduling_fakes.h"
 #include "support/test_dags.h"
+#include "support/test_stores.h"
 
 namespace dagu {
 namespace {
@@ -62,23 +61,16 @@ class QueueConsumerTest : public ::testing::Test {
  protected:
   QueueConsumerTest()
       : fs_(PosixFileSystem()),
-        runs_(&fs_, &clock_, dir_.Sub("data/dag-runs")),
-        procs_(&fs_, Clock::Real(), dir_.Sub("data/proc")),
-        queues_(&fs_, &clock_, dir_.Sub("data/queue")),
-        ops_(&fs_, &clock_, &runs_, &queues_),
+        stores_(&fs_, &clock_, dir_.Sub("data")),
         dags_(dir_, &fs_),
         suspend_(&fs_, dir_.Sub("suspend")) {}
 
-  Dag& AddDag(const std::string& name, int max_active_runs = 1, const std::string& queue = "",
-              bool propagate = false) {
+  Dag& AddDag(const std::string& name, int max_active_runs = 1, const std::string& queue = "", bool propagate = false) {
     Dag& d = dags_.Add(name, {});
     d.max_active_runs = max_active_runs;
     d.queue = queue;
     d.signal_propagation = propagate;
-    Step s;
-    s.name = "one";
-    s.commands = {"true"};
-    d.steps.push_back(s);
+    d.steps = testing::OneStepDag(name).steps;
     EXPECT_TRUE(dags_.catalog().Rescan().ok());
     return d;
   }
@@ -86,13 +78,7 @@ class QueueConsumerTest : public ::testing::Test {
   void Enqueue(const std::string& dag, const std::string& id, TriggerType trigger = TriggerType::kManual) {
     DagPtr d = dags_.catalog().Find(dag);
     ASSERT_NE(d, nullptr);
-    EnqueueRequest req;
-    req.dag = d.get();
-    req.run_id = id;
-    req.log_root = dir_.Sub("logs");
-    req.trigger = trigger;
-    EnqueuedRun out;
-    Status s = ops_.Enqueue(req, &out);
+    Status s = stores_.Enqueue(*d, id, trigger);
     ASSERT_TRUE(s.ok()) << s.ToString();
     clock_.Advance(std::chrono::milliseconds(10));  // distinct queue times
   }
@@ -101,21 +87,21 @@ class QueueConsumerTest : public ::testing::Test {
   void RunStarts(const std::string& dag, const std::string& group, const std::string& id, ProcEntry* proc) {
     AttemptDir attempt;
     RunRecord rec;
-    ASSERT_TRUE(runs_.ReadLatest(dag, id, nullptr, &attempt, &rec).ok());
+    ASSERT_TRUE(stores_.runs.ReadLatest(dag, id, nullptr, &attempt, &rec).ok());
     rec.status = RunStatus::kRunning;
-    ASSERT_TRUE(runs_.AppendStatus(attempt, rec).ok());
-    ASSERT_TRUE(procs_.Acquire(group, dag, id, proc).ok());
+    ASSERT_TRUE(stores_.runs.AppendStatus(attempt, rec).ok());
+    ASSERT_TRUE(stores_.procs.Acquire(group, dag, id, proc).ok());
   }
 
   RunStatus StatusOf(const std::string& dag, const std::string& id) {
     RunRecord rec;
-    EXPECT_TRUE(runs_.ReadLatest(dag, id, nullptr, nullptr, &rec).ok());
+    EXPECT_TRUE(stores_.runs.ReadLatest(dag, id, nullptr, nullptr, &rec).ok());
     return rec.status;
   }
 
   std::vector<std::string> Items(const std::string& queue) {
     std::vector<QueueItem> items;
-    EXPECT_TRUE(queues_.List(queue, &items).ok());
+    EXPECT_TRUE(stores_.queues.List(queue, &items).ok());
     std::vector<std::string> ids;
     for (const QueueItem& i : items) ids.push_back(i.run_id);
     return ids;
@@ -123,17 +109,14 @@ class QueueConsumerTest : public ::testing::Test {
 
   std::unique_ptr<QueueConsumer> Make(QueueConsumerOptions o = {}) {
     if (o.owner.empty()) o.owner = "host-a-1-1";
-    return std::make_unique<QueueConsumer>(&clock_, &queues_, &runs_, &procs_, &dags_.catalog(), &suspend_, &starter_,
-                                           o);
+    return std::make_unique<QueueConsumer>(&clock_, &stores_.queues, &stores_.runs, &stores_.procs, &dags_.catalog(),
+                                           &suspend_, &starter_, o);
   }
 
   TempDir dir_;
   FakeClock clock_{T("2026-03-12T14:00:00Z")};
   FaultyFileSystem fs_;
-  RunStore runs_;
-  ProcStore procs_;
-  QueueStore queues_;
-  RunOperations ops_;
+  testing::TestStores stores_;
   TestDags dags_;
   SuspendFlags suspend_;
   FakeLease lease_;
@@ -148,7 +131,7 @@ TEST_F(QueueConsumerTest, StartsTheOldestWithinTheDagsConcurrencyAndRemovesItAft
   EXPECT_EQ(c->RunPass(&lease_), 1);
   EXPECT_EQ(starter_.Started(), std::vector<std::string>{"q1"});
   EXPECT_EQ(Items("etl"), (std::vector<std::string>{"q1", "q2"}));  // kept until startup is seen
-  EXPECT_EQ(c->RunPass(&lease_), 0);  // q1 is in flight: the queue is full
+  EXPECT_EQ(c->RunPass(&lease_), 0);                                // q1 is in flight: the queue is full
 
   ProcEntry proc;
   RunStarts("etl", "etl", "q1", &proc);
@@ -157,7 +140,7 @@ TEST_F(QueueConsumerTest, StartsTheOldestWithinTheDagsConcurrencyAndRemovesItAft
   EXPECT_EQ(c->in_flight(), 0u);
   EXPECT_EQ(starter_.forgotten.count(500), 1u);
 
-  ASSERT_TRUE(procs_.Release(proc).ok());  // q1 finished
+  ASSERT_TRUE(stores_.procs.Release(proc).ok());  // q1 finished
   EXPECT_EQ(c->RunPass(&lease_), 1);
   EXPECT_EQ(starter_.Started(), (std::vector<std::string>{"q1", "q2"}));
 }
@@ -166,10 +149,11 @@ TEST_F(QueueConsumerTest, HighPriorityItemsGoFirst) {
   AddDag("etl");
   Enqueue("etl", "low-old");
   QueueItem high;
-  ASSERT_TRUE(queues_.Enqueue("etl", QueuePriority::kHigh, "etl", "low-old", &high).ok());  // a retry re-queued high
+  ASSERT_TRUE(
+      stores_.queues.Enqueue("etl", QueuePriority::kHigh, "etl", "low-old", &high).ok());  // a retry re-queued high
   auto c = Make();
   std::vector<QueueItem> items;
-  ASSERT_TRUE(queues_.List("etl", &items).ok());
+  ASSERT_TRUE(stores_.queues.List("etl", &items).ok());
   ASSERT_EQ(items.size(), 2u);
   EXPECT_EQ(items[0].priority, QueuePriority::kHigh);
   EXPECT_EQ(c->RunPass(&lease_), 1);
@@ -185,7 +169,7 @@ TEST_F(QueueConsumerTest, GlobalQueueCapacityComesFromConfig) {
   o.global_queues = {{"shared", 3}};
   auto c = Make(o);
   ProcEntry busy;
-  ASSERT_TRUE(procs_.Acquire("shared", "b", "already-running", &busy).ok());  // one slot taken
+  ASSERT_TRUE(stores_.procs.Acquire("shared", "b", "already-running", &busy).ok());  // one slot taken
   EXPECT_EQ(c->RunPass(&lease_), 2);
   EXPECT_EQ(starter_.Started(), (std::vector<std::string>{"a1", "a2"}));
 }
@@ -208,9 +192,9 @@ TEST_F(QueueConsumerTest, NothingWhenDisabledOrFenced) {
   EXPECT_EQ(c->RunPass(&lease_), 0);
   EXPECT_TRUE(starter_.Started().empty());
   std::vector<QueueItem> items;
-  ASSERT_TRUE(queues_.List("etl", &items).ok());
+  ASSERT_TRUE(stores_.queues.List("etl", &items).ok());
   QueueClaim claim;
-  EXPECT_TRUE(queues_.ReadClaim(items[0], &claim).IsNotFound());  // not even claimed
+  EXPECT_TRUE(stores_.queues.ReadClaim(items[0], &claim).IsNotFound());  // not even claimed
 }
 
 TEST_F(QueueConsumerTest, ItemsOfRunsThatAreNotQueuedAreDiscarded) {
@@ -220,12 +204,12 @@ TEST_F(QueueConsumerTest, ItemsOfRunsThatAreNotQueuedAreDiscarded) {
   Enqueue("etl", "ok");
   AttemptDir attempt;
   RunRecord rec;
-  ASSERT_TRUE(runs_.ReadLatest("etl", "done", nullptr, &attempt, &rec).ok());
+  ASSERT_TRUE(stores_.runs.ReadLatest("etl", "done", nullptr, &attempt, &rec).ok());
   rec.status = RunStatus::kSucceeded;
-  ASSERT_TRUE(runs_.WriteFinalStatus(attempt, rec).ok());
+  ASSERT_TRUE(stores_.runs.WriteFinalStatus(attempt, rec).ok());
   RunDir gone;
-  ASSERT_TRUE(runs_.FindRun("etl", "gone", &gone).ok());
-  ASSERT_TRUE(runs_.RemoveRun(gone).ok());
+  ASSERT_TRUE(stores_.runs.FindRun("etl", "gone", &gone).ok());
+  ASSERT_TRUE(stores_.runs.RemoveRun(gone).ok());
   auto c = Make();
   EXPECT_EQ(c->RunPass(&lease_), 1);
   EXPECT_EQ(starter_.Started(), std::vector<std::string>{"ok"});
@@ -264,7 +248,7 @@ TEST_F(QueueConsumerTest, ProcessThatExitsBeforeStartupFailsTheRun) {
   c->RunPass(&lease_);
   EXPECT_EQ(StatusOf("etl", "q1"), RunStatus::kFailed);
   RunRecord rec;
-  ASSERT_TRUE(runs_.ReadLatest("etl", "q1", nullptr, nullptr, &rec).ok());
+  ASSERT_TRUE(stores_.runs.ReadLatest("etl", "q1", nullptr, nullptr, &rec).ok());
   EXPECT_NE(rec.error.find("exited with status 1"), std::string::npos) << rec.error;
   EXPECT_TRUE(Items("etl").empty());
 }
@@ -283,8 +267,8 @@ TEST_F(QueueConsumerTest, ItemClaimedByAnotherConsumerIsLeftAloneUntilTheClaimGo
   AddDag("etl");
   Enqueue("etl", "q1");
   std::vector<QueueItem> items;
-  ASSERT_TRUE(queues_.List("etl", &items).ok());
-  ASSERT_TRUE(queues_.ClaimItem(items[0], "host-b-9-9").ok());  // a consumer that then died
+  ASSERT_TRUE(stores_.queues.List("etl", &items).ok());
+  ASSERT_TRUE(stores_.queues.ClaimItem(items[0], "host-b-9-9").ok());  // a consumer that then died
   QueueConsumerOptions o;
   o.stale_claim_after = seconds(60);
   auto c = Make(o);
@@ -294,7 +278,7 @@ TEST_F(QueueConsumerTest, ItemClaimedByAnotherConsumerIsLeftAloneUntilTheClaimGo
   clock_.Advance(seconds(2));
   EXPECT_EQ(c->RunPass(&lease_), 1);
   QueueClaim claim;
-  ASSERT_TRUE(queues_.ReadClaim(items[0], &claim).ok());
+  ASSERT_TRUE(stores_.queues.ReadClaim(items[0], &claim).ok());
   EXPECT_EQ(claim.owner, "host-a-1-1");
 }
 
@@ -317,7 +301,8 @@ TEST_F(QueueConsumerTest, TwoConsumersRacingStartEachRunExactlyOnce) {
   FakeStarter other_starter;
   QueueConsumerOptions o;
   o.owner = "host-b-2-2";
-  QueueConsumer other(&clock_, &queues_, &runs_, &procs_, &dags_.catalog(), &suspend_, &other_starter, o);
+  QueueConsumer other(&clock_, &stores_.queues, &stores_.runs, &stores_.procs, &dags_.catalog(), &suspend_,
+                      &other_starter, o);
   auto mine = Make();
   std::atomic<int> total{0};
   std::thread t1([&] {

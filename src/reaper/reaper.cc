@@ -1,10 +1,9 @@
-#include "reaper/reaper.h"
-
 #include <spdlog/spdlog.h>
 
 #include <set>
 
 #include "core/time_format.h"
+#include "reaper/reaper.h"
 
 namespace dagu {
 
@@ -14,38 +13,15 @@ Reaper::Reaper(const Clock* clock, RunStore* runs, ProcStore* procs, RunOperatio
 Reaper::~Reaper() { Stop(); }
 
 void Reaper::Start(const Activation& /*activation*/, const Lease* lease) {
-  std::lock_guard<std::mutex> l(thread_mu_);
-  if (thread_.joinable()) return;
   if (options_.interval <= std::chrono::nanoseconds::zero()) {
     spdlog::info("zombie detection is disabled (scheduler.zombie_detection_interval: 0)");
     return;
   }
-  stopping_ = false;
-  thread_ = std::thread([this, lease] { Loop(lease); });
+  // Dagu's detector first runs one interval after start.
+  worker_.Start([this, lease] { RunOnce(lease); }, options_.interval, PeriodicWorker::First::kWaitFirst);
 }
 
-void Reaper::Stop() {
-  std::thread t;
-  {
-    std::lock_guard<std::mutex> l(thread_mu_);
-    stopping_ = true;
-    t = std::move(thread_);
-  }
-  cv_.notify_all();
-  if (t.joinable()) t.join();
-}
-
-void Reaper::Loop(const Lease* lease) {
-  std::unique_lock<std::mutex> l(thread_mu_);
-  while (!stopping_) {
-    // Dagu's detector first runs one interval after start.
-    cv_.wait_for(l, options_.interval, [this] { return stopping_; });
-    if (stopping_) break;
-    l.unlock();
-    RunOnce(lease);
-    l.lock();
-  }
-}
+void Reaper::Stop() { worker_.Stop(); }
 
 std::string Reaper::ProcGroupOf(const RunEntry& entry) {
   Json dag_json;
@@ -61,7 +37,8 @@ int Reaper::RunOnce(const Lease* lease) {
   if (!lease->MayDispatch()) return 0;
   RunQuery query;
   auto today = std::chrono::floor<std::chrono::days>(clock_->Now());
-  query.from = WallTime(std::chrono::duration_cast<WallTime::duration>((today - std::chrono::days(1)).time_since_epoch()));
+  query.from =
+      WallTime(std::chrono::duration_cast<WallTime::duration>((today - std::chrono::days(1)).time_since_epoch()));
   query.statuses = {RunStatus::kRunning};
   query.limit = 0;
   std::vector<RunEntry> running;

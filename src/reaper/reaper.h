@@ -17,13 +17,12 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include "core/clock.h"
+#include "core/periodic_worker.h"
 #include "role/lease.h"
 #include "store/proc_store.h"
 #include "store/run_operations.h"
@@ -49,7 +48,6 @@ class Reaper final : public ActiveComponent {
   int RunOnce(const Lease* lease);
 
  private:
-  void Loop(const Lease* lease);
   std::string ProcGroupOf(const RunEntry& entry);
 
   const Clock* clock_;
@@ -61,10 +59,7 @@ class Reaper final : public ActiveComponent {
   std::mutex pass_mu_;
   std::map<std::string, int> stale_counts_;  // by "<dag>/<run>/<attempt>"
 
-  std::mutex thread_mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::thread thread_;
+  PeriodicWorker worker_;
 };
 
 }  // namespace dagu

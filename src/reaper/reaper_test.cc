@@ -7,6 +7,7 @@
 #include "support/scheduling_fakes.h"
 #include "support/temp_dir.h"
 #include "support/test_dags.h"
+#include "support/test_stores.h"
 
 namespace dagu {
 namespace {
@@ -20,53 +21,37 @@ using testing::TempDir;
 class ReaperTest : public ::testing::Test {
  protected:
   ReaperTest()
-      : fs_(PosixFileSystem()),
-        runs_(&fs_, &clock_, dir_.Sub("data/dag-runs")),
-        procs_(&fs_, Clock::Real(), dir_.Sub("data/proc")),
-        queues_(&fs_, &clock_, dir_.Sub("data/queue")),
-        ops_(&fs_, &clock_, &runs_, &queues_) {}
+      : fs_(PosixFileSystem()), stores_(&fs_, &clock_, dir_.Sub("data")) {}
 
   // A run recorded as running, created `created`; with a heartbeat when `alive`.
   void AddRunning(const std::string& dag, const std::string& id, WallTime created, bool alive,
                   const std::string& queue = "") {
-    Dag d;
-    d.name = dag;
+    Dag d = testing::OneStepDag(dag, "sleep 100");
     d.queue = queue;
-    Step s;
-    s.name = "step";
-    s.commands = {"sleep 100"};
-    d.steps.push_back(s);
     clock_.SetWall(created);
-    EnqueueRequest req;
-    req.dag = &d;
-    req.run_id = id;
-    req.log_root = dir_.Sub("logs");
     EnqueuedRun e;
-    ASSERT_TRUE(ops_.Enqueue(req, &e).ok());
-    ASSERT_TRUE(queues_.RemoveItem(e.item).ok());
+    ASSERT_TRUE(stores_.Enqueue(d, id, TriggerType::kManual, "", &e).ok());
+    ASSERT_TRUE(stores_.queues.RemoveItem(e.item).ok());
     e.record.status = RunStatus::kRunning;
     e.record.started_at = FormatRFC3339UTC(created);
     e.record.nodes[0].status = NodeStatus::kRunning;
-    ASSERT_TRUE(runs_.AppendStatus(e.attempt, e.record).ok());
+    ASSERT_TRUE(stores_.runs.AppendStatus(e.attempt, e.record).ok());
     if (alive) {
       ProcEntry p;
-      ASSERT_TRUE(procs_.Acquire(d.ProcGroup(), dag, id, &p).ok());
+      ASSERT_TRUE(stores_.procs.Acquire(d.ProcGroup(), dag, id, &p).ok());
     }
   }
 
   RunRecord Record(const std::string& dag, const std::string& id) {
     RunRecord r;
-    EXPECT_TRUE(runs_.ReadLatest(dag, id, nullptr, nullptr, &r).ok());
+    EXPECT_TRUE(stores_.runs.ReadLatest(dag, id, nullptr, nullptr, &r).ok());
     return r;
   }
 
   TempDir dir_;
   FakeClock clock_;
   FaultyFileSystem fs_;
-  RunStore runs_;
-  ProcStore procs_;
-  QueueStore queues_;
-  RunOperations ops_;
+  testing::TestStores stores_;
   FakeLease lease_;
 };
 
@@ -75,7 +60,7 @@ TEST_F(ReaperTest, MarksRunningRunsWithoutAHeartbeatAsFailed) {
   AddRunning("etl", "live", T("2026-03-12T10:05:00Z"), true);
   AddRunning("grouped", "live-in-queue", T("2026-03-12T10:06:00Z"), true, "shared");
   clock_.SetWall(T("2026-03-12T11:00:00Z"));
-  Reaper reaper(&clock_, &runs_, &procs_, &ops_, ReaperOptions{});
+  Reaper reaper(&clock_, &stores_.runs, &stores_.procs, &stores_.ops, ReaperOptions{});
   EXPECT_EQ(reaper.RunOnce(&lease_), 1);
 
   RunRecord dead = Record("etl", "dead");
@@ -92,7 +77,7 @@ TEST_F(ReaperTest, LooksBackToYesterdayButNoFurther) {
   AddRunning("etl", "yesterday", T("2026-03-11T23:50:00Z"), false);
   AddRunning("etl", "older", T("2026-03-10T12:00:00Z"), false);
   clock_.SetWall(T("2026-03-12T00:10:00Z"));
-  Reaper reaper(&clock_, &runs_, &procs_, &ops_, ReaperOptions{});
+  Reaper reaper(&clock_, &stores_.runs, &stores_.procs, &stores_.ops, ReaperOptions{});
   EXPECT_EQ(reaper.RunOnce(&lease_), 1);
   EXPECT_EQ(Record("etl", "yesterday").status, RunStatus::kFailed);
   EXPECT_EQ(Record("etl", "older").status, RunStatus::kRunning);
@@ -103,7 +88,7 @@ TEST_F(ReaperTest, FailureThresholdNeedsConsecutiveStaleObservations) {
   clock_.SetWall(T("2026-03-12T11:00:00Z"));
   ReaperOptions o;
   o.failure_threshold = 3;
-  Reaper reaper(&clock_, &runs_, &procs_, &ops_, o);
+  Reaper reaper(&clock_, &stores_.runs, &stores_.procs, &stores_.ops, o);
   EXPECT_EQ(reaper.RunOnce(&lease_), 0);
   EXPECT_EQ(reaper.RunOnce(&lease_), 0);
   EXPECT_EQ(Record("etl", "dead").status, RunStatus::kRunning);
@@ -114,7 +99,7 @@ TEST_F(ReaperTest, FailureThresholdNeedsConsecutiveStaleObservations) {
 TEST_F(ReaperTest, FencedReaperMarksNothing) {
   AddRunning("etl", "dead", T("2026-03-12T10:00:00Z"), false);
   clock_.SetWall(T("2026-03-12T11:00:00Z"));
-  Reaper reaper(&clock_, &runs_, &procs_, &ops_, ReaperOptions{});
+  Reaper reaper(&clock_, &stores_.runs, &stores_.procs, &stores_.ops, ReaperOptions{});
   lease_.may = false;
   EXPECT_EQ(reaper.RunOnce(&lease_), 0);
   EXPECT_EQ(Record("etl", "dead").status, RunStatus::kRunning);
@@ -124,7 +109,7 @@ TEST_F(ReaperTest, UnreadableHeartbeatsMarkNothing) {
   AddRunning("etl", "dead", T("2026-03-12T10:00:00Z"), false);
   clock_.SetWall(T("2026-03-12T11:00:00Z"));
   fs_.FailWith("ListDir", "proc", Status::IOError("EIO"));
-  Reaper reaper(&clock_, &runs_, &procs_, &ops_, ReaperOptions{});
+  Reaper reaper(&clock_, &stores_.runs, &stores_.procs, &stores_.ops, ReaperOptions{});
   EXPECT_EQ(reaper.RunOnce(&lease_), 0);
   EXPECT_EQ(Record("etl", "dead").status, RunStatus::kRunning);
 }
@@ -132,7 +117,7 @@ TEST_F(ReaperTest, UnreadableHeartbeatsMarkNothing) {
 TEST_F(ReaperTest, ZeroIntervalDisablesTheLoop) {
   ReaperOptions o;
   o.interval = std::chrono::seconds(0);
-  Reaper reaper(&clock_, &runs_, &procs_, &ops_, o);
+  Reaper reaper(&clock_, &stores_.runs, &stores_.procs, &stores_.ops, o);
   reaper.Start(Activation{}, &lease_);
   reaper.Stop();  // returns at once: no thread was started
 }

@@ -10,6 +10,7 @@
 #include "support/faulty_file_system.h"
 #include "support/scheduling_fakes.h"
 #include "support/test_dags.h"
+#include "support/test_stores.h"
 #include "ticker/slot_id.h"
 #include "ticker/store_run_catalog.h"
 
@@ -27,22 +28,16 @@ class StoreCatchupEnqueuerTest : public ::testing::Test {
  protected:
   StoreCatchupEnqueuerTest()
       : fs_(PosixFileSystem()),
-        runs_(&fs_, &clock_, dir_.Sub("data/dag-runs")),
-        procs_(&fs_, Clock::Real(), dir_.Sub("data/proc")),
-        queues_(&fs_, &clock_, dir_.Sub("data/queue")),
-        ops_(&fs_, &clock_, &runs_, &queues_),
-        catalog_(&runs_, &procs_, &queues_),
-        enqueuer_(&ops_, dir_.Sub("logs")),
+        stores_(&fs_, &clock_, dir_.Sub("data")),
+        catalog_(&stores_.runs, &stores_.procs, &stores_.queues),
+        enqueuer_(&stores_.ops, dir_.Sub("logs")),
         dags_(dir_, &fs_) {
     setenv("TZ", "UTC", 1);
   }
 
   Dag& AddDag(const std::string& name) {
     Dag& d = dags_.Add(name, {"0 * * * *"});
-    Step s;
-    s.name = "one";
-    s.commands = {"true"};
-    d.steps.push_back(s);
+    d.steps = testing::OneStepDag(name).steps;
     d.params = {{"FOO", "bar"}};
     return d;
   }
@@ -50,10 +45,7 @@ class StoreCatchupEnqueuerTest : public ::testing::Test {
   TempDir dir_;
   FakeClock clock_{T("2026-03-12T14:00:30Z")};
   FaultyFileSystem fs_;
-  RunStore runs_;
-  ProcStore procs_;
-  QueueStore queues_;
-  RunOperations ops_;
+  testing::TestStores stores_;
   StoreRunCatalog catalog_;
   StoreCatchupEnqueuer enqueuer_;
   TestDags dags_;
@@ -66,19 +58,19 @@ TEST_F(StoreCatchupEnqueuerTest, WritesAQueuedCatchupRunAndALowPriorityItem) {
   ASSERT_TRUE(enqueuer_.EnqueueCatchup(d, id, slot).ok());
 
   RunRecord rec;
-  ASSERT_TRUE(runs_.ReadLatest("etl", id, nullptr, nullptr, &rec).ok());
+  ASSERT_TRUE(stores_.runs.ReadLatest("etl", id, nullptr, nullptr, &rec).ok());
   EXPECT_EQ(rec.status, RunStatus::kQueued);
   EXPECT_EQ(rec.trigger_type, TriggerType::kCatchUp);
   EXPECT_EQ(rec.schedule_time, "2026-03-12T13:00:00Z");
   EXPECT_EQ(rec.params, "FOO=bar");
   std::vector<QueueItem> items;
-  ASSERT_TRUE(queues_.List("etl", &items).ok());
+  ASSERT_TRUE(stores_.queues.List("etl", &items).ok());
   ASSERT_EQ(items.size(), 1u);
   EXPECT_EQ(items[0].run_id, id);
   EXPECT_EQ(items[0].priority, QueuePriority::kLow);
 
   EXPECT_TRUE(enqueuer_.EnqueueCatchup(d, id, slot).IsAlreadyExists());
-  ASSERT_TRUE(queues_.List("etl", &items).ok());
+  ASSERT_TRUE(stores_.queues.List("etl", &items).ok());
   EXPECT_EQ(items.size(), 1u);
 }
 
@@ -101,17 +93,17 @@ TEST_F(StoreCatchupEnqueuerTest, ReplayerCreatesNothingWhileExistingRunsCannotBe
   replayer.AfterTick(T("2026-03-12T14:00:00Z"));
   fs_.Clear();
   std::vector<QueueItem> items;
-  ASSERT_TRUE(queues_.List("etl", &items).ok());
+  ASSERT_TRUE(stores_.queues.List("etl", &items).ok());
   EXPECT_TRUE(items.empty());
   EXPECT_EQ(replayer.Pending()["etl"].size(), 2u);  // kept for the next tick
 
   replayer.AfterTick(T("2026-03-12T14:01:00Z"));
-  ASSERT_TRUE(queues_.List("etl", &items).ok());
+  ASSERT_TRUE(stores_.queues.List("etl", &items).ok());
   ASSERT_EQ(items.size(), 1u);
   EXPECT_EQ(items[0].run_id, ScheduledRunId(dir_.Sub("data"), "etl", T("2026-03-12T12:00:00Z")));
   // The DAG is queued now: the next slot waits (overlap_policy all).
   replayer.AfterTick(T("2026-03-12T14:02:00Z"));
-  ASSERT_TRUE(queues_.List("etl", &items).ok());
+  ASSERT_TRUE(stores_.queues.List("etl", &items).ok());
   EXPECT_EQ(items.size(), 1u);
 }
 

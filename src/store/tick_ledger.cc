@@ -1,22 +1,20 @@
-#include "store/tick_ledger.h"
-
 #include <nlohmann/json.hpp>
 
 #include "core/time_format.h"
+#include "store/tick_ledger.h"
 
 namespace dagu {
 namespace {
 
 constexpr int kVersion = 1;
 
-Status BadField(const std::string& origin, const std::string& what) {
-  return Status::Corruption(origin + ": " + what);
-}
+Status BadField(const std::string& origin, const std::string& what) { return Status::Corruption(origin + ": " + what); }
 
 // Reads a required RFC3339 time field.
 Status ReadTime(const nlohmann::json& obj, const char* key, const std::string& origin, WallTime* out) {
   auto it = obj.find(key);
-  if (it == obj.end() || !it->is_string()) return BadField(origin, std::string("missing or non-string \"") + key + "\"");
+  if (it == obj.end() || !it->is_string())
+    return BadField(origin, std::string("missing or non-string \"") + key + "\"");
   bool is_set = false;
   Status s = ParseRFC3339(it->get<std::string>(), out, &is_set);
   if (!s.ok()) return BadField(origin, std::string("\"") + key + "\": " + s.message());

@@ -1,8 +1,7 @@
-#include "ticker/start_rules.h"
-
 #include <algorithm>
 
 #include "ticker/slots.h"
+#include "ticker/start_rules.h"
 
 namespace dagu {
 
@@ -21,7 +20,8 @@ StartRule CheckStartRules(const Dag& dag, WallTime slot, const std::optional<Run
   std::optional<WallTime> ref = ReferenceTime(*latest);
   if (!ref) return StartRule::kStart;
   const std::vector<CronSchedule>& schedules = dag.schedules.start;
-  bool slot_run = std::any_of(schedules.begin(), schedules.end(), [&](const CronSchedule& s) { return DueAt(s, *ref); });
+  bool slot_run =
+      std::any_of(schedules.begin(), schedules.end(), [&](const CronSchedule& s) { return DueAt(s, *ref); });
   if (slot_run) return *ref >= slot ? StartRule::kAlreadyRan : StartRule::kStart;
   if (!dag.skip_if_successful || latest->status != RunStatus::kSucceeded) return StartRule::kStart;
   std::optional<WallTime> prev;

@@ -1,9 +1,8 @@
-#include "ticker/start_rules.h"
-
 #include <gtest/gtest.h>
 
 #include "core/time_format.h"
 #include "cron/time_zone.h"
+#include "ticker/start_rules.h"
 
 namespace dagu {
 namespace {
@@ -28,7 +27,7 @@ Dag Hourly(bool skip_if_successful = false) {
 }
 
 RunSummary MakeRun(RunStatus status, std::optional<WallTime> schedule_time, std::optional<WallTime> started_at,
-               std::optional<WallTime> queued_at = std::nullopt) {
+                   std::optional<WallTime> queued_at = std::nullopt) {
   RunSummary r;
   r.run_id = "r1";
   r.status = status;
@@ -41,9 +40,9 @@ RunSummary MakeRun(RunStatus status, std::optional<WallTime> schedule_time, std:
 TEST(StartRulesTest, ReferenceTimePrefersScheduleTimeElseEarliestOfStartAndQueue) {
   EXPECT_EQ(ReferenceTime(MakeRun(RunStatus::kSucceeded, T("2026-03-12T14:00:00Z"), T("2026-03-12T14:00:30Z"))),
             T("2026-03-12T14:00:00Z"));
-  EXPECT_EQ(ReferenceTime(MakeRun(RunStatus::kSucceeded, std::nullopt, T("2026-03-12T14:07:30Z"),
-                              T("2026-03-12T14:05:59Z"))),
-            T("2026-03-12T14:05:00Z"));
+  EXPECT_EQ(
+      ReferenceTime(MakeRun(RunStatus::kSucceeded, std::nullopt, T("2026-03-12T14:07:30Z"), T("2026-03-12T14:05:59Z"))),
+      T("2026-03-12T14:05:00Z"));
   EXPECT_EQ(ReferenceTime(MakeRun(RunStatus::kSucceeded, std::nullopt, std::nullopt)), std::nullopt);
 }
 
@@ -77,8 +76,9 @@ TEST(StartRulesTest, SkipIfSuccessfulSkipsAfterAManualSuccessSinceThePreviousSlo
   EXPECT_EQ(CheckStartRules(Hourly(true), slot,
                             MakeRun(RunStatus::kPartiallySucceeded, std::nullopt, T("2026-03-12T13:30:00Z"))),
             StartRule::kStart);
-  EXPECT_EQ(CheckStartRules(Hourly(true), slot, MakeRun(RunStatus::kSucceeded, std::nullopt, T("2026-03-12T12:59:00Z"))),
-            StartRule::kStart);
+  EXPECT_EQ(
+      CheckStartRules(Hourly(true), slot, MakeRun(RunStatus::kSucceeded, std::nullopt, T("2026-03-12T12:59:00Z"))),
+      StartRule::kStart);
   // The previous slot's own successful run does not suppress this slot.
   EXPECT_EQ(CheckStartRules(Hourly(true), slot,
                             MakeRun(RunStatus::kSucceeded, T("2026-03-12T13:00:00Z"), T("2026-03-12T13:00:02Z"))),

@@ -5,11 +5,11 @@
 
 #include <gtest/gtest.h>
 
-#include "store/run_operations.h"
 #include "support/fake_clock.h"
 #include "support/faulty_file_system.h"
 #include "support/scheduling_fakes.h"
 #include "support/test_dags.h"
+#include "support/test_stores.h"
 #include "ticker/slot_id.h"
 #include "ticker/ticker.h"
 
@@ -28,33 +28,18 @@ class StoreRunCatalogTest : public ::testing::Test {
  protected:
   StoreRunCatalogTest()
       : fs_(PosixFileSystem()),
-        runs_(&fs_, &clock_, dir_.Sub("data/dag-runs")),
-        procs_(&fs_, Clock::Real(), dir_.Sub("data/proc")),
-        queues_(&fs_, &clock_, dir_.Sub("data/queue")),
-        ops_(&fs_, &clock_, &runs_, &queues_),
-        catalog_(&runs_, &procs_, &queues_),
+        stores_(&fs_, &clock_, dir_.Sub("data")),
+        catalog_(&stores_.runs, &stores_.procs, &stores_.queues),
         dags_(dir_, &fs_) {}
 
   Dag MakeDag(const std::string& name, const std::string& queue = "") {
-    Dag d;
-    d.name = name;
+    Dag d = testing::OneStepDag(name);
     d.queue = queue;
-    Step s;
-    s.name = "one";
-    s.commands = {"true"};
-    d.steps.push_back(s);
     return d;
   }
 
   void Enqueue(const Dag& dag, const std::string& id, const char* schedule_time) {
-    EnqueueRequest req;
-    req.dag = &dag;
-    req.run_id = id;
-    req.log_root = dir_.Sub("logs");
-    req.trigger = TriggerType::kCatchUp;
-    req.schedule_time = schedule_time;
-    EnqueuedRun out;
-    Status s = ops_.Enqueue(req, &out);
+    Status s = stores_.Enqueue(dag, id, TriggerType::kCatchUp, schedule_time);
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
@@ -64,22 +49,19 @@ class StoreRunCatalogTest : public ::testing::Test {
     RunDir run;
     AttemptDir attempt;
     RunRecord rec;
-    ASSERT_TRUE(runs_.ReadLatest(dag.name, id, &run, &attempt, &rec).ok());
+    ASSERT_TRUE(stores_.runs.ReadLatest(dag.name, id, &run, &attempt, &rec).ok());
     rec.status = status;
     rec.started_at = started_at;
-    ASSERT_TRUE(runs_.WriteFinalStatus(attempt, rec).ok());
+    ASSERT_TRUE(stores_.runs.WriteFinalStatus(attempt, rec).ok());
     std::vector<QueueItem> items;
-    ASSERT_TRUE(queues_.FindRunItems(dag.ProcGroup(), id, &items).ok());
-    for (const QueueItem& item : items) ASSERT_TRUE(queues_.RemoveItem(item).ok());
+    ASSERT_TRUE(stores_.queues.FindRunItems(dag.ProcGroup(), id, &items).ok());
+    for (const QueueItem& item : items) ASSERT_TRUE(stores_.queues.RemoveItem(item).ok());
   }
 
   TempDir dir_;
   FakeClock clock_{T("2026-03-12T14:00:00Z")};
   FaultyFileSystem fs_;
-  RunStore runs_;
-  ProcStore procs_;
-  QueueStore queues_;
-  RunOperations ops_;
+  testing::TestStores stores_;
   StoreRunCatalog catalog_;
   TestDags dags_;
 };
@@ -123,8 +105,8 @@ TEST_F(StoreRunCatalogTest, CountsLiveHeartbeatsOfTheDagInItsGroup) {
   Dag a = MakeDag("a", "shared");
   Dag b = MakeDag("b", "shared");
   ProcEntry e;
-  ASSERT_TRUE(procs_.Acquire("shared", "a", "r1", &e).ok());
-  ASSERT_TRUE(procs_.Acquire("shared", "a", "r2", &e).ok());
+  ASSERT_TRUE(stores_.procs.Acquire("shared", "a", "r1", &e).ok());
+  ASSERT_TRUE(stores_.procs.Acquire("shared", "a", "r2", &e).ok());
   int alive = 0;
   ASSERT_TRUE(catalog_.CountAlive(a, &alive).ok());
   EXPECT_EQ(alive, 2);
@@ -175,7 +157,7 @@ TEST_F(StoreRunCatalogTest, TickerCreatesNothingWhenExistingRunsCannotBeRead) {
 
   // Once the slot's run exists (the start command created it), it is not started again.
   RunDir created;
-  ASSERT_TRUE(runs_.CreateRun("etl", dispatcher.Calls()[0].run_id, clock_.Now(), &created).ok());
+  ASSERT_TRUE(stores_.runs.CreateRun("etl", dispatcher.Calls()[0].run_id, clock_.Now(), &created).ok());
   ticker.RunTick(slot, &lease);
   EXPECT_EQ(dispatcher.Calls().size(), 1u);
 }

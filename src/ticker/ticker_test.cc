@@ -1,5 +1,3 @@
-#include "ticker/ticker.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,6 +10,7 @@
 #include "support/temp_dir.h"
 #include "support/test_dags.h"
 #include "ticker/slot_id.h"
+#include "ticker/ticker.h"
 
 namespace dagu {
 namespace {
@@ -52,7 +51,8 @@ class TickerTest : public ::testing::Test {
     opts.instance_id = "host-a-1-1";
     opts.queues_enabled = queues_enabled;
     opts.max_wait = milliseconds(5);
-    return std::make_unique<Ticker>(&clock_, &dags_.catalog(), &suspend_, &runs_, &dispatcher_, &ledger_, listener, opts);
+    return std::make_unique<Ticker>(&clock_, &dags_.catalog(), &suspend_, &runs_, &dispatcher_, &ledger_, listener,
+                                    opts);
   }
 
   TickRecord Ledger() {
