@@ -1,0 +1,78 @@
+// `dagu start-all`: the web server and a scheduler in one process. Two on one
+// home: one active, one standby, both UIs list both; the one that loses its
+// role exits 75 and its web port stops answering.
+#include <csignal>
+
+#include "web_process_fixture.h"
+
+namespace dagu::testing {
+namespace {
+
+
+TEST_F(WebProcessTest, TwoStartAllsServeOneActiveOneStandby) {
+  DaguProcess* a = Launch("a", "start-all");
+  ASSERT_TRUE(WaitWeb(a)) << a->Describe();
+  ASSERT_TRUE(PollUntil([&] { return a->Health().role == "active"; }, 20s)) << a->Describe();
+  DaguProcess* b = Launch("b", "start-all");
+  ASSERT_TRUE(WaitWeb(b)) << b->Describe();
+  ASSERT_TRUE(PollUntil([&] { return b->Health().role == "standby"; }, 20s)) << b->Describe();
+
+  for (DaguProcess* p : {a, b}) {
+    ASSERT_TRUE(PollUntil([&] { return ListedRoles(p) == std::vector<std::string>{"active", "standby"}; }, 20s))
+        << p->name() << ": " << GetJson(p, "/api/v2/services/scheduler").dump();
+    auto list = GetJson(p, "/api/v2/services/scheduler")["schedulers"];
+    EXPECT_EQ(list[0]["pid"], a->pid());
+    EXPECT_EQ(list[1]["pid"], b->pid());
+    EXPECT_TRUE(list[0]["roleSince"].is_string());
+    auto metrics = Call(p, "GET", "/metrics").body;
+    EXPECT_NE(metrics.find("dagu_scheduler_instances{status=\"active\"} 1\n"), std::string::npos) << metrics;
+    EXPECT_NE(metrics.find("dagu_scheduler_instances{status=\"standby\"} 1\n"), std::string::npos) << metrics;
+    std::string promtool;
+    EXPECT_EQ(Promtool(metrics, &promtool), 0) << promtool << "\n" << metrics;
+  }
+  // Each process reports its own scheduler's role.
+  EXPECT_NE(Call(a, "GET", "/metrics").body.find("dagu_scheduler_role{role=\"active\"} 1\n"), std::string::npos);
+  EXPECT_NE(Call(b, "GET", "/metrics").body.find("dagu_scheduler_role{role=\"standby\"} 1\n"), std::string::npos);
+
+  // A clean stop of the active one: exit 0, its port closes, the standby takes over.
+  a->Signal(SIGTERM);
+  auto status = a->Wait(15s);
+  ASSERT_TRUE(status.has_value()) << a->Describe();
+  EXPECT_EQ(*status, 0);
+  EXPECT_EQ(a->Web("/health").status, 0);
+  EXPECT_TRUE(PollUntil([&] { return b->Health().role == "active"; }, 20s)) << b->Describe();
+  EXPECT_TRUE(PollUntil([&] { return ListedRoles(b) == std::vector<std::string>{"active"}; }, 20s));
+}
+
+TEST_F(WebProcessTest, StartAllThatLosesTheLockExits75AndStopsServing) {
+  DaguProcess* a = Launch("a", "start-all");
+  ASSERT_TRUE(WaitWeb(a)) << a->Describe();
+  ASSERT_TRUE(PollUntil([&] { return a->Health().role == "active"; }, 20s)) << a->Describe();
+  DaguProcess* b = Launch("b", "start-all");
+  ASSERT_TRUE(WaitWeb(b)) << b->Describe();
+  ASSERT_TRUE(PollUntil([&] { return b->Health().role == "standby"; }, 20s)) << b->Describe();
+
+  // Stall A past the stale threshold (3 s): B takes over; A, resumed, finds
+  // the lock is no longer its own.
+  a->Signal(SIGSTOP);
+  bool took_over = PollUntil([&] { return b->Health().role == "active"; }, 20s);
+  a->Signal(SIGCONT);
+  ASSERT_TRUE(took_over) << b->Describe();
+  auto status = a->Wait(20s);
+  ASSERT_TRUE(status.has_value()) << a->Describe();
+  EXPECT_EQ(*status, 75);
+  EXPECT_EQ(a->Web("/health").status, 0);
+  EXPECT_EQ(b->Web("/health").status, 200);
+  EXPECT_TRUE(PollUntil([&] { return ListedRoles(b) == std::vector<std::string>{"active"}; }, 20s))
+      << GetJson(b, "/api/v2/services/scheduler").dump();
+  // The role history shows the takeover and its duration.
+  auto history = GetJson(b, "/api/v2/services/scheduler/history");
+  bool found = false;
+  for (const auto& c : history["changes"]) {
+    if (c.value("to", "") == "active" && c.value("pid", 0) == b->pid() && c.contains("takeoverSeconds")) found = true;
+  }
+  EXPECT_TRUE(found) << history.dump();
+}
+
+}  // namespace
+}  // namespace dagu::testing
