@@ -112,7 +112,7 @@ TEST_F(ElectorTest, FirstAttemptFailsOnEIOAndENOSPC) {
   }
   {
     Instance a(locks(), "host-a");
-    a.fs.FailWith("WriteFileAtomic", "/owner", Status::NoSpace("ENOSPC"));
+    a.fs.FailWith("WriteFile", "/owner", Status::NoSpace("ENOSPC"));
     ElectionStep step;
     EXPECT_EQ(a.elector->FirstAttempt(&step).code(), Status::Code::kNoSpace);
     EXPECT_FALSE(a.elector->holding());
@@ -311,7 +311,7 @@ TEST_F(ElectorTest, AFailedTakeoverStandsByAndRetries) {
   Instance a(locks(), "host-a", &clock), b(locks(), "host-b", &clock);
   ASSERT_TRUE(First(a).acquired);
   EXPECT_FALSE(First(b).acquired);
-  b.fs.FailWith("WriteFileAtomic", "/owner", Status::NoSpace("ENOSPC"));
+  b.fs.FailWith("WriteFile", "/owner", Status::NoSpace("ENOSPC"));
   clock.Advance(kT);
   ElectionStep step = b.elector->Step();
   EXPECT_FALSE(step.acquired);

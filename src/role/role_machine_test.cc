@@ -194,7 +194,7 @@ TEST_F(RoleMachineTest, AStandbyTakesOverAStaleLockAfterT) {
 TEST_F(RoleMachineTest, RenewalErrorsAreSurvivedUntilTheLeaseEnds) {
   ASSERT_TRUE(machine_.Begin().ok());
   MonoTime acquired = clock_.Monotonic();
-  fs_.FailWith("WriteFileAtomic", "/owner", Status::NoSpace("write owner: ENOSPC"));
+  fs_.FailWith("WriteFile", "/owner", Status::NoSpace("write owner: ENOSPC"));
   while (clock_.Monotonic() + kO < acquired + kL) {
     Tick();
     ASSERT_EQ(machine_.state(), RoleState::kActive);
@@ -353,7 +353,7 @@ TEST_F(RoleMachineTest, ARenewalThatFinishesPastItsDeadlineCountsAsNone) {
   ASSERT_TRUE(machine_.Begin().ok());
   MonoTime acquired = clock_.Monotonic();
   clock_.Advance(kI);
-  fs_.BeforeOnce("WriteFileAtomic", "/owner", [&] { clock_.Advance(kI + 1ms); });  // storage is slow
+  fs_.BeforeOnce("WriteFile", "/owner", [&] { clock_.Advance(kI + 1ms); });  // storage is slow
   renewal_.Step();
   EXPECT_EQ(lease_.deadline(), acquired + kL) << "the slow renewal did not extend the lease";
   EXPECT_EQ(lease_.last_error().code(), Status::Code::kTimedOut);

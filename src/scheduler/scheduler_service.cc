@@ -95,6 +95,7 @@ Status SchedulerService::Start() {
     return s;
   }
   p->identity = CurrentInstance(*p->clock);
+  if (!options_.instance_id.empty()) p->identity.instance_id = options_.instance_id;
   const std::string scheduler_dir = SchedulerDirOf(config_.paths);
   p->lock = std::make_shared<LockHolder>(p->fs, LocksDirOf(config_.paths), p->clock, p->identity, p->timing);
   p->elector = std::shared_ptr<Elector>(p->lock, &p->lock->elector);
@@ -156,13 +157,13 @@ Status SchedulerService::Start() {
     int status = raw->machine->exit_status();
     raw->watchdog->Disarm();
     spdlog::info("Scheduler stopped status={}", status);
+    if (options_.on_finished) options_.on_finished(status);
     {
       std::lock_guard<std::mutex> l(mu_);
       exit_status_ = status;
       driver_done_ = true;
     }
     cv_.notify_all();
-    if (options_.on_finished) options_.on_finished(status);
   });
   raw->lease->SetWakeup([raw] { raw->driver->Wake(); });
   bool stop_early;

@@ -48,8 +48,12 @@ struct SchedulerServiceOptions {
   std::string health_bind_host = "0.0.0.0";  // all interfaces, like Dagu
   std::chrono::milliseconds stop_timeout{10000};
   // Called once when the service has ended (lost the lock or stopped), with
-  // its exit status, before Wait() returns.
+  // its exit status, before Wait() returns, on an internal thread. It must
+  // not call Wait() (start-all: stop the web server from here).
   std::function<void(int)> on_finished;
+  // Overrides the instance ID (default <hostname>-<pid>-<unix>); for tests
+  // that run several instances in one process.
+  std::string instance_id;
 };
 
 class SchedulerService {

@@ -137,7 +137,16 @@ Status SchedulerLockStore::Look(LockSnapshot* out) {
 Status SchedulerLockStore::MakeLockDir() { return fs_->MakeDir(lock_path_, 0700); }
 
 Status SchedulerLockStore::WriteOwner(const LockOwner& owner, WallTime touch) {
-  DAGU_RETURN_IF_ERROR(fs_->WriteFileAtomic(owner_path_, EncodeLockOwner(owner), 0600));
+  // Temp file in the lock directory + rename. No fsync: the record only has
+  // to be atomic, not durable (after a power loss the lock goes stale
+  // anyway), and an fsync would put disk latency into every renewal.
+  std::string tmp = owner_path_ + ".tmp." + std::to_string(::getpid()) + "." + RandomHex16();
+  Status s = fs_->WriteFile(tmp, EncodeLockOwner(owner), 0600);
+  if (s.ok()) s = fs_->Rename(tmp, owner_path_);
+  if (!s.ok()) {
+    (void)fs_->RemoveFile(tmp);
+    return s;
+  }
   return fs_->SetMtime(lock_path_, touch);
 }
 

@@ -92,7 +92,8 @@ class SchedulerLockStore {
   Status Look(LockSnapshot* out);
   // mkdir of the lock (0700). AlreadyExists when someone holds it.
   Status MakeLockDir();
-  // Replaces the owner record atomically, then sets the lock's mtime to
+  // Replaces the owner record atomically (owner.tmp.<pid>.<hex> in the lock
+  // directory, then rename; not fsynced), then sets the lock's mtime to
   // `touch` (so a Dagu 1.30.2 standby sees a live lock).
   Status WriteOwner(const LockOwner& owner, WallTime touch);
   // Renames the lock to a fresh aside name (returned). NotFound when the

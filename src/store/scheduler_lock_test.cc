@@ -169,7 +169,7 @@ TEST_F(SchedulerLockStoreTest, StorageErrorsAreReturned) {
   LockSnapshot s;
   EXPECT_EQ(store_.Look(&s).code(), Status::Code::kIOError);
   fs_.Clear();
-  fs_.FailWith("WriteFileAtomic", "/owner", Status::NoSpace("ENOSPC"));
+  fs_.FailWith("WriteFile", "/owner", Status::NoSpace("ENOSPC"));
   EXPECT_EQ(store_.WriteOwner(SampleOwner(), WallTime{}).code(), Status::Code::kNoSpace);
 }
 
