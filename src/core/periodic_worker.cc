@@ -2,14 +2,14 @@
 
 namespace dagu {
 
-void PeriodicWorker::Start(std::function<void()> fn, std::chrono::nanoseconds interval, First first) {
+void StoppableThread::Start(std::function<void(StoppableThread&)> body) {
   std::lock_guard<std::mutex> l(mu_);
   if (thread_.joinable()) return;
   stopping_ = false;
-  thread_ = std::thread([this, fn = std::move(fn), interval, first] { Loop(fn, interval, first); });
+  thread_ = std::thread([this, body = std::move(body)] { body(*this); });
 }
 
-void PeriodicWorker::Stop() {
+void StoppableThread::Stop() {
   std::thread t;
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -20,20 +20,24 @@ void PeriodicWorker::Stop() {
   if (t.joinable()) t.join();
 }
 
-bool PeriodicWorker::running() const {
+bool StoppableThread::running() const {
   std::lock_guard<std::mutex> l(mu_);
   return thread_.joinable() && !stopping_;
 }
 
-void PeriodicWorker::Loop(std::function<void()> fn, std::chrono::nanoseconds interval, First first) {
+bool StoppableThread::WaitFor(std::chrono::nanoseconds d) {
   std::unique_lock<std::mutex> l(mu_);
-  if (first == First::kWaitFirst) cv_.wait_for(l, interval, [this] { return stopping_; });
-  while (!stopping_) {
-    l.unlock();
-    fn();
-    l.lock();
-    cv_.wait_for(l, interval, [this] { return stopping_; });
-  }
+  cv_.wait_for(l, d, [this] { return stopping_; });
+  return !stopping_;
+}
+
+void PeriodicWorker::Start(std::function<void()> fn, std::chrono::nanoseconds interval, First first) {
+  thread_.Start([fn = std::move(fn), interval, first](StoppableThread& self) {
+    if (first == First::kWaitFirst && !self.WaitFor(interval)) return;
+    do {
+      fn();
+    } while (self.WaitFor(interval));
+  });
 }
 
 }  // namespace dagu

@@ -39,5 +39,19 @@ TEST(PeriodicWorkerTest, StopIsPromptDuringALongIntervalAndWaitFirstDelaysTheFir
   w.Stop();
 }
 
+TEST(StoppableThreadTest, WaitForReturnsFalseOnceStopped) {
+  std::atomic<int> rounds{0};
+  std::atomic<bool> ended{false};
+  StoppableThread t;
+  t.Start([&](StoppableThread& self) {
+    while (self.WaitFor(milliseconds(1))) ++rounds;
+    ended = true;
+  });
+  EXPECT_TRUE(PollUntil([&] { return rounds >= 2; }, std::chrono::seconds(5)));
+  t.Stop();
+  EXPECT_TRUE(ended);
+  EXPECT_FALSE(t.running());
+}
+
 }  // namespace
 }  // namespace dagu

@@ -36,35 +36,21 @@ Ticker::Ticker(const Clock* clock, DagCatalog* dags, const SuspendFlags* suspend
 Ticker::~Ticker() { Stop(); }
 
 void Ticker::Start(const Activation& /*activation*/, const Lease* lease) {
-  std::lock_guard<std::mutex> l(mu_);
-  if (thread_.joinable()) return;
-  stopping_ = false;
-  thread_ = std::thread([this, lease] { Loop(lease); });
+  thread_.Start([this, lease](StoppableThread& self) { Loop(self, lease); });
 }
 
-void Ticker::Stop() {
-  std::thread t;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    stopping_ = true;
-    t = std::move(thread_);
-  }
-  cv_.notify_all();
-  if (t.joinable()) t.join();
-}
+void Ticker::Stop() { thread_.Stop(); }
 
-void Ticker::Loop(const Lease* lease) {
+void Ticker::Loop(StoppableThread& self, const Lease* lease) {
   WallTime next = FloorToMinute(clock_->Now());
-  std::unique_lock<std::mutex> l(mu_);
-  while (!stopping_) {
+  for (;;) {
     WallTime now = clock_->Now();
     if (next > now + minutes(1)) {
       spdlog::warn("wall clock went back to {}; ticking from the current minute", FormatRFC3339UTC(now));
       next = FloorToMinute(now);
     }
     if (now < next) {
-      auto wait = std::min<Duration>(next - now, options_.max_wait);
-      cv_.wait_for(l, wait, [this] { return stopping_; });
+      if (!self.WaitFor(std::min<Duration>(next - now, options_.max_wait))) return;
       continue;
     }
     if (now - next > minutes(kMaxBackToBackTicks)) {
@@ -73,10 +59,9 @@ void Ticker::Loop(const Lease* lease) {
                    FormatRFC3339UTC(next), FormatRFC3339UTC(current - minutes(1)), FormatRFC3339UTC(current));
       next = current;
     }
-    l.unlock();
     RunTick(next, lease);
-    l.lock();
     next += minutes(1);
+    if (!self.WaitFor(Duration::zero())) return;
   }
 }
 

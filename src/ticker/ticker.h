@@ -31,12 +31,10 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "core/clock.h"
+#include "core/periodic_worker.h"
 #include "dagwatch/dag_catalog.h"
 #include "dagwatch/suspend_flags.h"
 #include "launcher/run_dispatcher.h"
@@ -72,7 +70,7 @@ class Ticker final : public ActiveComponent {
 
  private:
   struct Plan;
-  void Loop(const Lease* lease);
+  void Loop(StoppableThread& self, const Lease* lease);
   void PlanDag(const DagPtr& dag, WallTime tick, std::vector<Plan>* plans);
   bool StartAllowed(const Dag& dag, WallTime slot);
   bool HasLiveRun(const Dag& dag, WallTime slot, const char* what);
@@ -87,10 +85,7 @@ class Ticker final : public ActiveComponent {
   TickListener* listener_;
   TickerOptions options_;
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::thread thread_;
+  StoppableThread thread_;
   bool fenced_logged_ = false;  // "not dispatching" logged for the current stretch
 };
 
