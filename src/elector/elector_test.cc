@@ -326,13 +326,22 @@ TEST_F(ElectorTest, AFailedTakeoverStandsByAndRetries) {
   EXPECT_EQ(step.acquisition.previous_holder, a.id());
 }
 
-TEST_F(ElectorTest, ATakeoverThatLosesTheMkdirRaceStandsBy) {
+// a holds the lock and dies; b and c have watched it for T: both judge it stale.
+class StaleRaceTest : public ElectorTest {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(First(a).acquired);
+    EXPECT_FALSE(First(b).acquired);
+    EXPECT_FALSE(First(c).acquired);
+    clock.Advance(kT);
+  }
   FakeClock clock;
-  Instance a(locks(), "host-a", &clock), b(locks(), "host-b", &clock), c(locks(), "host-c", &clock);
-  ASSERT_TRUE(First(a).acquired);
-  EXPECT_FALSE(First(b).acquired);
-  EXPECT_FALSE(First(c).acquired);
-  clock.Advance(kT);
+  Instance a{locks(), "host-a", &clock};
+  Instance b{locks(), "host-b", &clock};
+  Instance c{locks(), "host-c", &clock};
+};
+
+TEST_F(StaleRaceTest, ATakeoverThatLosesTheMkdirRaceStandsBy) {
   // c moves the stale lock aside; right then b sees no lock and creates it.
   c.fs.BeforeOnce("MakeDir", ".dagu_lock", [&] { EXPECT_TRUE(b.elector->Step().acquired); });
   ElectionStep step = c.elector->Step();
@@ -341,13 +350,7 @@ TEST_F(ElectorTest, ATakeoverThatLosesTheMkdirRaceStandsBy) {
   EXPECT_EQ(Look().owner->instance_id, b.id());
 }
 
-TEST_F(ElectorTest, TwoStandbysRacingForAStaleLockLeaveOneHolder) {
-  FakeClock clock;
-  Instance a(locks(), "host-a", &clock), b(locks(), "host-b", &clock), c(locks(), "host-c", &clock);
-  ASSERT_TRUE(First(a).acquired);
-  EXPECT_FALSE(First(b).acquired);
-  EXPECT_FALSE(First(c).acquired);
-  clock.Advance(kT);
+TEST_F(StaleRaceTest, TwoStandbysRacingForAStaleLockLeaveOneHolder) {
   // Both judge the lock stale. c confirms it unchanged; just before c renames
   // it aside, b completes its whole takeover.
   c.fs.BeforeOnce("Rename", "/.dagu_lock", [&] { EXPECT_TRUE(b.elector->Step().acquired); });
