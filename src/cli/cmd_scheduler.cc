@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "core/exit_codes.h"
+#include "scheduler/active_parts.h"
 #include "scheduler/scheduler_service.h"
 #include "scheduler/status_report.h"
 #include "scheduler/stop_signals.h"
@@ -23,7 +24,10 @@ int RunScheduler(const CommonFlags& flags) {
   }
   SchedulerService service(config);
   StopSignals signals;  // before the service starts any thread
-  signals.Start([&service](int) { service.RequestStop(); });
+  signals.Start([&service](int sig) {
+    PropagateStopSignal(sig);  // signal_handling.enable_propagation
+    service.RequestStop();
+  });
   if (Status s = service.Start(); !s.ok()) {
     spdlog::error("Scheduler failed to start: {}", s.message());
     return kExitConfig;

@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "core/exit_codes.h"
+#include "scheduler/active_parts.h"
 #include "scheduler/scheduler_service.h"
 #include "scheduler/stop_signals.h"
 #include "web/web_app.h"
@@ -87,7 +88,10 @@ int RunStartAll(const ServerFlags& flags) {
     spdlog::error("Web server failed to start: {}", s.message());
     return s.code() == Status::Code::kInvalidArgument ? kExitConfig : kExitFailure;
   }
-  signals.Start([&service](int) { service.RequestStop(); });
+  signals.Start([&service](int sig) {
+    PropagateStopSignal(sig);  // signal_handling.enable_propagation
+    service.RequestStop();
+  });
   if (Status s = service.Start(); !s.ok()) {
     spdlog::error("Scheduler failed to start: {}", s.message());
     app.Stop();
