@@ -200,6 +200,15 @@ TEST_F(Spec085Roles, StandbyKeepsWaitingThroughStorageErrors) {
   fs::create_directory_symlink(home_.data_dir(), link);
   auto& b = StartScheduler("b", {{"DAGU_HOME", b_home}});
   ASSERT_TRUE(WaitForRole(b, "standby", 10s));
+  // /health answers from before the first attempt at the lock (role standby,
+  // state "starting"); b has started waiting once its state is "standby".
+  ASSERT_TRUE(dt::PollUntil(
+      [&] {
+        auto h = b.Health();
+        return h.body.is_object() && h.body.value("state", "") == "standby";
+      },
+      10s))
+      << "b never reported state standby: " << b.Health().Describe();
 
   auto point_link_at = [&](const std::string& target) {
     std::string tmp = link + ".new";
