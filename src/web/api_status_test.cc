@@ -50,8 +50,9 @@ TEST_F(StatusApiTest, SchedulersListsLiveInstancesActiveFirst) {
   EXPECT_EQ(list[0]["host"], "host-A");
   EXPECT_EQ(list[0]["pid"], 100);
   EXPECT_TRUE(list[0]["roleSince"].is_string());
-  EXPECT_GE(list[0]["lastRenewalAgeSeconds"].get<double>(), 1.5);
-  EXPECT_LT(list[0]["lastRenewalAgeSeconds"].get<double>(), 30);
+  EXPECT_EQ(list[0]["lastRenewalAgeSeconds"].get<double>(), 1.5);
+  EXPECT_GE(list[0]["reportAgeSeconds"].get<double>(), 0);
+  EXPECT_LT(list[0]["reportAgeSeconds"].get<double>(), 30);
   EXPECT_EQ(list[1]["instanceId"], "B");
   EXPECT_EQ(list[1]["status"], "inactive");
   EXPECT_EQ(list[1]["role"], "standby");
@@ -166,6 +167,7 @@ TEST_F(StatusApiTest, MetricsCountInstancesAndQueuesAndPassPromtool) {
   for (const char* want : {"dagu_scheduler_instances{status=\"active\"} 1\n",
                            "dagu_scheduler_instances{status=\"standby\"} 2\n",
                            "dagu_scheduler_running 1\n",
+                           "dagu_scheduler_instance_last_renewal_age_seconds{instance=\"A\",role=\"active\"} 1.5\n",
                            "dagu_queue_depth{queue=\"hello\"} 1\n",
                            "dagu_dag_runs_today{status=\"succeeded\"} 1\n",
                            "dagu_dag_runs_today{status=\"queued\"} 1\n",

@@ -1,5 +1,6 @@
 #include "web/api_views.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/duration.h"
@@ -95,11 +96,10 @@ ApiJson SchedulerJson(const ServiceEntry& e, WallTime now) {
   j["pid"] = e.pid;
   if (e.role_since) j["roleSince"] = FormatRFC3339NanoUTC(*e.role_since);
   if (!e.lock_holder.empty()) j["lockHolder"] = e.lock_holder;
-  if (e.last_renewal_seen_seconds) {
-    WallTime at = e.updated_at ? *e.updated_at : e.file_mtime;
-    double since = std::chrono::duration<double>(now - at).count();
-    j["lastRenewalAgeSeconds"] = *e.last_renewal_seen_seconds + (since > 0 ? since : 0);
-  }
+  if (e.last_renewal_seen_seconds) j["lastRenewalAgeSeconds"] = *e.last_renewal_seen_seconds;
+  // How old that report is: the entry's write time, else its file's mtime.
+  WallTime reported = e.updated_at ? *e.updated_at : e.file_mtime;
+  j["reportAgeSeconds"] = std::max(0.0, std::chrono::duration<double>(now - reported).count());
   if (e.updated_at) j["updatedAt"] = FormatRFC3339NanoUTC(*e.updated_at);
   if (!e.version.empty()) j["version"] = e.version;
   return j;

@@ -8,7 +8,9 @@
 //   Node           {step, stdout, stderr, startedAt, finishedAt, status, statusLabel, retryCount,
 //                   doneCount, error?, subRuns?}
 //   scheduler      {instanceId, host, status:"active"|"inactive"|"unknown", startedAt} + our fields
-//                  {role, state, port, pid, roleSince, lockHolder, lastRenewalAgeSeconds, updatedAt, version}
+//                  {role, state, port, pid, roleSince, lockHolder, lastRenewalAgeSeconds, reportAgeSeconds,
+//                   updatedAt, version}: lastRenewalAgeSeconds is the age the instance reported when it
+//                  wrote its entry, reportAgeSeconds how long ago that was
 //   role change    {time, instance, host, pid, from, to, reason, activation?, previousHolder?, takeoverSeconds?}
 //
 // triggerType and scheduleTime are our additions (HEAD's fields, by name);
@@ -31,7 +33,7 @@ ApiJson RunSummaryJson(const RunRecord& record);
 ApiJson RunDetailsJson(const RunRecord& record);
 ApiJson NodeJson(const NodeRecord& node);
 
-// `now` computes the current renewal age from the entry's age at updated_at.
+// `now` dates the entry's report (reportAgeSeconds).
 ApiJson SchedulerJson(const ServiceEntry& entry, WallTime now);
 ApiJson RoleChangeJson(const RoleChange& change);
 

@@ -195,7 +195,8 @@ const char* const kChunks0[] = {
         '<td class="num">' + esc(s.pid || "–") + "</td>" +
         "<td>" + (s.roleSince ? esc(fmtTime(s.roleSince)) + ' <span class="muted">(' + esc(ago(s.roleSince)) + ")</span>" : "–") + "</td>" +
         )dagu_asset",
-    R"dagu_asset("<td>" + (typeof s.lastRenewalAgeSeconds === "number" ? esc(fmtDuration(s.lastRenewalAgeSeconds)) + " ago" : "–") + "</td>" +
+    R"dagu_asset("<td" + (typeof s.reportAgeSeconds === "number" ? ' title="as reported by the instance ' + esc(fmtDuration(s.reportAgeSeconds)) + ' ago"' : "") + ">" +
+        (typeof s.lastRenewalAgeSeconds === "number" ? esc(fmtDuration(s.lastRenewalAgeSeconds)) + " ago" : "–") + "</td>" +
         '<td class="mono">' + esc(s.lockHolder || "–") + "</td>" +
         "<td>" + esc(fmtTime(s.startedAt)) + "</td></tr>";
     });
@@ -228,10 +229,10 @@ const char* const kChunks0[] = {
       if (lane.open !== null) lane.segs.push([lane.open, now, true]);
       html += '<div class="lane"><div class="lane-name mono" title="' + esc(id) + '">' + esc(id) + '</div><div class="lane-track">';
       lane.segs.forEach(function (s) {
-        var left = (s[0] - start) / span * 100, width = (s[1] - s[0]) / span * 100;
+        var left = (s[0] - start) / span * 100, width = (s[1] - s[0]) / span * 100;)dagu_asset",
+    R"dagu_asset(
         html += '<div class="seg' + (s[2] ? " open" : "") + '" style="left:' + left.toFixed(3) + "%;width:" + width.toFixed(3) +
-          '%" title=")dagu_asset",
-    R"dagu_asset(active ' + esc(fmtTime(new Date(s[0]))) + " – " + (s[2] ? "now" : esc(fmtTime(new Date(s[1])))) + '"></div>';
+          '%" title="active ' + esc(fmtTime(new Date(s[0]))) + " – " + (s[2] ? "now" : esc(fmtTime(new Date(s[1])))) + '"></div>';
       });
       html += "</div></div>";
     });
@@ -259,12 +260,12 @@ const char* const kChunks0[] = {
       }
       html += '<div class="panel flush"><table id="dags-table"><thead><tr><th>Name</th><th>Schedule</th><th>Next run</th>' +
         "<th>Last run</th><th>Status</th><th></th></tr></thead><tbody>";
-      if (!dags.length) html += '<tr><td colspan="6" class="empty">No DAG files in the DAGs directory.</td></tr>';
+      if (!dags.length) html += '<tr><td colspan="6" class="empty">No DAG files in the DAGs direc)dagu_asset",
+    R"dagu_asset(tory.</td></tr>';
       dags.forEach(function (d) {
         var dag = d.dag || {};
         var sched = dag.schedule || [];
-        var next = nextRunOf)dagu_asset",
-    R"dagu_asset((sched);
+        var next = nextRunOf(sched);
         var last = d.latestDAGRun;
         html += '<tr data-dag="' + esc(d.fileName) + '"><td><a href="#/dags/' + esc(enc(d.fileName)) + '">' + esc(dag.name || d.fileName) + "</a>" +
           (dag.description ? '<div class="muted">' + esc(dag.description) + "</div>" : "") +
@@ -293,11 +294,11 @@ const char* const kChunks0[] = {
   }
   function dagDetail(file) {
     return Promise.all([api("GET", "/dags/" + enc(file)), api("GET", "/dags/" + enc(file) + "/dag-runs")]).then(function (res) {
-      var d = res[0], runs = res[1].dagRuns || [];
+      var d = res[0], run)dagu_asset",
+    R"dagu_asset(s = res[1].dagRuns || [];
       var dag = d.dag || {};
       var html = '<div class="crumbs"><a href="#/dags">DAGs</a> / ' + esc(file) + "</div>";
-    )dagu_asset",
-    R"dagu_asset(  html += '<div class="page-head"><h1>' + esc(dag.name || file) + "</h1>" + (d.suspended ? badge("suspended") : "") +
+      html += '<div class="page-head"><h1>' + esc(dag.name || file) + "</h1>" + (d.suspended ? badge("suspended") : "") +
         '<span class="spacer"></span>' + dagButtons(file, d.suspended) + "</div>";
       html += '<div class="panel"><dl class="kv">' +
         "<dt>Description</dt><dd>" + esc(dag.description || "–") + "</dd>" +
@@ -322,10 +323,10 @@ const char* const kChunks0[] = {
     if (f.name) q += "&name=" + enc(f.name);
     if (f.status !== "") q += "&status=" + enc(f.status);
     return api("GET", "/dag-runs" + q).then(function (data) {
-      var runs = data.dagRuns || [];
+      var r)dagu_asset",
+    R"dagu_asset(uns = data.dagRuns || [];
       var focused = document.activeElement && document.activeElement.id === "filter-name";
-      if (focused) return null; //)dagu_asset",
-    R"dagu_asset( keep the filter box stable while typing
+      if (focused) return null; // keep the filter box stable while typing
       var html = '<div class="page-head"><h1>Runs</h1><span class="muted">' + runs.length + " runs</span></div>";
       html += '<div class="filters"><input id="filter-name" placeholder="DAG name" value="' + esc(f.name) + '">' +
         '<select id="filter-status">' + [["", "any status"], ["1", "running"], ["5", "queued"], ["4", "succeeded"], ["2", "failed"],
@@ -348,10 +349,10 @@ const char* const kChunks0[] = {
         '<td class="mono"><a href="#/runs/' + esc(enc(r.name)) + "/" + esc(enc(r.dagRunId)) + '">' + esc(r.dagRunId) + "</a></td>" +
         "<td>" + statusBadge(r) + "</td>" +
         "<td>" + esc(triggerLabel(r.triggerType)) + "</td>" +
-        "<td>" + esc(fmtTime(r.scheduleTime)) + "</td>" +
+        "<td>)dagu_asset",
+    R"dagu_asset(" + esc(fmtTime(r.scheduleTime)) + "</td>" +
         "<td>" + esc(fmtTime(r.startedAt || r.queuedAt)) + "</td>" +
-        '<td class="num">' + esc(fmtD)dagu_asset",
-    R"dagu_asset(uration(runDuration(r))) + "</td>" +
+        '<td class="num">' + esc(fmtDuration(runDuration(r))) + "</td>" +
         '<td class="actions">' + runButtons(r) + "</td></tr>";
     });
     return html + "</tbody></table>";
@@ -379,9 +380,9 @@ const char* const kChunks0[] = {
         (r.error ? "<dt>Error</dt><dd>" + esc(r.error) + "</dd>" : "") +
         "</dl></div>";
       var nodes = r.nodes || [];
-      html += '<div class="panel flush"><h2>Steps</h2><table id="steps-table"><thead><tr><th>Step</th><th>Status</th><th>Started</th><th>Finished</th><th>Duration</th><th>Error</th></tr></thead><tbody>';
-     )dagu_asset",
-    R"dagu_asset( if (!nodes.length) html += '<tr><td colspan="6" class="empty">No steps.</td></tr>';
+      html += '<div class="panel flush"><h2>Steps</h2><tab)dagu_asset",
+    R"dagu_asset(le id="steps-table"><thead><tr><th>Step</th><th>Status</th><th>Started</th><th>Finished</th><th>Duration</th><th>Error</th></tr></thead><tbody>';
+      if (!nodes.length) html += '<tr><td colspan="6" class="empty">No steps.</td></tr>';
       nodes.forEach(function (n) {
         var stepName = (n.step && n.step.name) || "";
         html += '<tr class="clickable' + (pageState.step === stepName ? " row-selected" : "") + '" data-step="' + esc(stepName) + '">' +
@@ -405,13 +406,13 @@ const char* const kChunks0[] = {
           return html;
         });
     });
-  }
+  )dagu_asset",
+    R"dagu_asset(}
 
   // ---------- Queue ----------
   pages.queues = function () {
     return api("GET", "/queues").then(function (data) {
-      var qs = data.queues |)dagu_asset",
-    R"dagu_asset(| [], sum = data.summary || {};
+      var qs = data.queues || [], sum = data.summary || {};
       var html = '<div class="page-head"><h1>Queues</h1></div>';
       html += '<div class="cards">' + card("Queues", sum.totalQueues || 0, "") + card("Running", sum.totalRunning || 0, "") +
         card("Queued", sum.totalQueued || 0, "") + card("Capacity", sum.totalCapacity || 0, (sum.utilizationPercentage || 0) + "% used") + "</div>";
@@ -442,9 +443,9 @@ const char* const kChunks0[] = {
     }
     if (a === "start") act("POST", "/dags/" + enc(dag) + "/start", {}, "Started " + dag);
     else if (a === "enqueue") act("POST", "/dags/" + enc(dag) + "/enqueue", {}, "Enqueued " + dag);
-    else if (a === "suspend" || a === "resume") act("POST", "/dags/" + enc(dag) + "/suspend", { suspend: a === "suspend" }, (a === "suspend" ? "Suspended " : "Resumed ") + dag);
-    else if (a === "stop") act("POST", "/dag-runs/" + enc(name) + )dagu_asset",
-    R"dagu_asset("/" + enc(id) + "/stop", {}, "Stop requested for " + id);
+    else if (a === "suspend" || a === "resume") act("POST", "/dags/" + enc(dag) + "/suspend",)dagu_asset",
+    R"dagu_asset( { suspend: a === "suspend" }, (a === "suspend" ? "Suspended " : "Resumed ") + dag);
+    else if (a === "stop") act("POST", "/dag-runs/" + enc(name) + "/" + enc(id) + "/stop", {}, "Stop requested for " + id);
     else if (a === "retry") act("POST", "/dag-runs/" + enc(name) + "/" + enc(id) + "/retry", { dagRunId: id }, "Retrying " + id);
     else if (a === "dequeue") act("POST", "/dag-runs/" + enc(name) + "/" + enc(id) + "/dequeue", {}, "Dequeued " + id);
     else if (t.hasAttribute("data-stream")) { pageState.stream = t.getAttribute("data-stream"); refresh(); }

@@ -20,16 +20,15 @@ void CollectInstances(const ApiContext& ctx, std::vector<MetricFamily>* out) {
   MetricFamily instances = Gauge("dagu_scheduler_instances", "Live scheduler instances by role, from the service registry.");
   MetricFamily running = Gauge("dagu_scheduler_running", "1 when a live scheduler instance is active.");
   MetricFamily ages = Gauge("dagu_scheduler_instance_last_renewal_age_seconds",
-                            "Seconds since each live instance last renewed (active) or saw the lock renewed (standby).");
+                            "Per live instance: seconds from its last renewal made (active) or seen (standby) to "
+                            "its last registry report.");
   int active = 0, standby = 0;
   if (ctx.registry->List("scheduler", now, kServiceEntryStaleAfter, &entries).ok()) {
     for (const ServiceEntry& e : entries) {
       bool is_active = e.role.empty() ? e.status == kServiceStatusActive : e.role == "active";
       (is_active ? active : standby)++;
       if (e.last_renewal_seen_seconds) {
-        WallTime at = e.updated_at ? *e.updated_at : e.file_mtime;
-        double since = std::max(0.0, std::chrono::duration<double>(now - at).count());
-        ages.Add({{"instance", e.id}, {"role", is_active ? "active" : "standby"}}, *e.last_renewal_seen_seconds + since);
+        ages.Add({{"instance", e.id}, {"role", is_active ? "active" : "standby"}}, *e.last_renewal_seen_seconds);
       }
     }
   }

@@ -6,7 +6,7 @@
 //   dagu_scheduler_instances{status="active"|"standby"} live service-registry entries (stale ones excluded)
 //   dagu_scheduler_running                              1 when any live instance is active (Dagu's metric)
 //   dagu_scheduler_instance_last_renewal_age_seconds{instance,role}
-//                                                       per live instance, from its registry entry
+//                                                       per live instance, as of its last registry report
 //   dagu_dags                                           DAG files in the DAG directory
 //   dagu_queue_depth{queue}                             queue items waiting
 //   dagu_queue_running{queue}                           live runs in the queue's proc group

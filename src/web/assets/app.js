@@ -171,7 +171,8 @@
         "<td>" + esc(s.host) + "</td>" +
         '<td class="num">' + esc(s.pid || "–") + "</td>" +
         "<td>" + (s.roleSince ? esc(fmtTime(s.roleSince)) + ' <span class="muted">(' + esc(ago(s.roleSince)) + ")</span>" : "–") + "</td>" +
-        "<td>" + (typeof s.lastRenewalAgeSeconds === "number" ? esc(fmtDuration(s.lastRenewalAgeSeconds)) + " ago" : "–") + "</td>" +
+        "<td" + (typeof s.reportAgeSeconds === "number" ? ' title="as reported by the instance ' + esc(fmtDuration(s.reportAgeSeconds)) + ' ago"' : "") + ">" +
+        (typeof s.lastRenewalAgeSeconds === "number" ? esc(fmtDuration(s.lastRenewalAgeSeconds)) + " ago" : "–") + "</td>" +
         '<td class="mono">' + esc(s.lockHolder || "–") + "</td>" +
         "<td>" + esc(fmtTime(s.startedAt)) + "</td></tr>";
     });

@@ -1,0 +1,271 @@
+// End-to-end test of the dagu web UI in real headless Chromium (Debian's
+// /usr/bin/chromium driven by playwright-core; no browser is downloaded).
+//
+// It starts `dagu start-all` A, B and C on one temporary DAGU_HOME (A
+// active; A stops and B takes over; C stands by), opens the UI of B and
+// checks every page: Instances (one active, one standby, with a screenshot check), DAGs
+// (suspend/resume, start), Runs (the started run, its steps and a step log),
+// and Queue. Any uncaught page error fails the test.
+//
+// usage: node web_ui_e2e.js <dagu binary> <node_modules dir> <output dir>
+// env:   DAGU_E2E_SCREENSHOT  where to copy the Instances screenshot too
+//                             (docs/images/instances.png when updating it)
+"use strict";
+
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const net = require("net");
+const zlib = require("zlib");
+const { spawn } = require("child_process");
+
+const [daguBinary, nodeModules, outDir] = process.argv.slice(2).map((p) => path.resolve(p));
+if (process.argv.length < 5) {
+  console.error("usage: node web_ui_e2e.js <dagu binary> <node_modules dir> <output dir>");
+  process.exit(2);
+}
+const { chromium } = require(path.join(nodeModules, "playwright-core"));
+
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync", "--no-first-run"];
+const VIEWPORT = { width: 1366, height: 768 };  // a laptop screen
+
+let passed = 0, failed = 0;
+const procs = [];
+
+function check(ok, what) {
+  if (ok) { passed++; console.log("ok   " + what); }
+  else { failed++; console.log("FAIL " + what); }
+  return ok;
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function pollUntil(fn, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try { last = await fn(); if (last) return last; } catch (e) { last = e.message; }
+    await sleep(200);
+  }
+  throw new Error("timed out waiting for " + what + " (last: " + JSON.stringify(last) + ")");
+}
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => resolve(p)); });
+    s.on("error", reject);
+  });
+}
+async function getJson(port, target) {
+  const res = await fetch("http://127.0.0.1:" + port + target);
+  if (!res.ok) throw new Error(target + " -> HTTP " + res.status);
+  return res.json();
+}
+
+// Decodes an 8-bit, non-interlaced RGB/RGBA PNG (what Chromium writes) into
+// {width, height, channels, pixels}.
+function decodePng(buf) {
+  if (buf.readUInt32BE(0) !== 0x89504e47) throw new Error("not a PNG");
+  let pos = 8, width = 0, height = 0, colorType = 0, depth = 0;
+  const idat = [];
+  while (pos < buf.length) {
+    const len = buf.readUInt32BE(pos), type = buf.toString("ascii", pos + 4, pos + 8);
+    const data = buf.subarray(pos + 8, pos + 8 + len);
+    if (type === "IHDR") {
+      width = data.readUInt32BE(0); height = data.readUInt32BE(4); depth = data[8]; colorType = data[9];
+      if (data[12] !== 0) throw new Error("interlaced PNG");
+    } else if (type === "IDAT") idat.push(data);
+    else if (type === "IEND") break;
+    pos += 12 + len;
+  }
+  if (depth !== 8 || (colorType !== 2 && colorType !== 6)) throw new Error("unsupported PNG " + depth + "/" + colorType);
+  const channels = colorType === 6 ? 4 : 3, stride = width * channels;
+  const raw = zlib.inflateSync(Buffer.concat(idat));
+  const px = Buffer.alloc(height * stride);
+  for (let y = 0; y < height; y++) {
+    const f = raw[y * (stride + 1)], row = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let x = 0; x < stride; x++) {
+      const a = x >= channels ? px[y * stride + x - channels] : 0;
+      const b = y > 0 ? px[(y - 1) * stride + x] : 0;
+      const c = x >= channels && y > 0 ? px[(y - 1) * stride + x - channels] : 0;
+      let v = row[x];
+      if (f === 1) v += a;
+      else if (f === 2) v += b;
+      else if (f === 3) v += (a + b) >> 1;
+      else if (f === 4) { const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c); v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c; }
+      px[y * stride + x] = v & 0xff;
+    }
+  }
+  return { width, height, channels, pixels: px };
+}
+// Pixels within `tol` of an RGB colour, inside an optional box.
+function countColour(img, [r, g, b], tol, box) {
+  const x0 = box ? Math.max(0, Math.floor(box.x)) : 0, y0 = box ? Math.max(0, Math.floor(box.y)) : 0;
+  const x1 = box ? Math.min(img.width, Math.ceil(box.x + box.width)) : img.width;
+  const y1 = box ? Math.min(img.height, Math.ceil(box.y + box.height)) : img.height;
+  let n = 0;
+  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) {
+    const i = (y * img.width + x) * img.channels;
+    if (Math.abs(img.pixels[i] - r) <= tol && Math.abs(img.pixels[i + 1] - g) <= tol && Math.abs(img.pixels[i + 2] - b) <= tol) n++;
+  }
+  return n;
+}
+
+async function startAll(name, home) {
+  const webPort = await freePort(), healthPort = await freePort();
+  const env = Object.assign({}, process.env, {
+    DAGU_HOME: home, HOME: path.join(home, "..", "user"),
+    DAGU_SCHEDULER_PORT: String(healthPort),
+    DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: "3s", DAGU_SCHEDULER_LOCK_RETRY_INTERVAL: "1s",
+    DAGU_PORT: "", DAGU_HOST: "", DAGU_BASICAUTH_USERNAME: "", DAGU_BASICAUTH_PASSWORD: "", DAGU_AUTHTOKEN: "",
+  });
+  const log = fs.openSync(path.join(outDir, "e2e-" + name + ".log"), "w");
+  const child = spawn(daguBinary, ["start-all", "--host", "127.0.0.1", "--port", String(webPort)],
+    { env, stdio: ["ignore", log, log] });
+  const p = { name, child, webPort, healthPort, exited: null };
+  child.on("exit", (code, sig) => { p.exited = code !== null ? code : 128 + (os.constants.signals[sig] || 0); });
+  procs.push(p);
+  await pollUntil(async () => (await fetch("http://127.0.0.1:" + webPort + "/health")).ok, 30000, name + " web server");
+  return p;
+}
+
+async function stopAll() {
+  for (const p of procs) if (p.exited === null) p.child.kill("SIGTERM");
+  const deadline = Date.now() + 15000;
+  while (procs.some((p) => p.exited === null) && Date.now() < deadline) await sleep(100);
+  for (const p of procs) if (p.exited === null) p.child.kill("SIGKILL");
+}
+
+async function main() {
+  fs.mkdirSync(outDir, { recursive: true });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "dagu-e2e-"));
+  const home = path.join(tmp, "home");
+  fs.mkdirSync(path.join(home, "dags"), { recursive: true });
+  fs.writeFileSync(path.join(home, "dags", "hello.yaml"),
+    "description: Says hello every five minutes\nschedule: \"*/5 * * * *\"\ntags: [demo]\nsteps:\n" +
+    "  - name: greet\n    run: echo hello from the e2e test\n  - name: done\n    run: echo done\n    depends: [greet]\n");
+  fs.writeFileSync(path.join(home, "dags", "nightly-report.yaml"),
+    "description: Builds the nightly report\nschedule: \"30 2 * * *\"\nsteps:\n  - name: build\n    run: echo report\n");
+
+  // A becomes active, B stands by; A stops cleanly and B takes over; C
+  // stands by. The UI of B then shows one active (B), one standby (C) and
+  // the history of the handover.
+  const a = await startAll("a", home);
+  await pollUntil(async () => (await getJson(a.webPort, "/api/v2/services/scheduler")).schedulers.some((s) => s.role === "active"), 30000, "an active scheduler");
+  const b = await startAll("b", home);
+  const roles = async (port) => (await getJson(port, "/api/v2/services/scheduler")).schedulers.map((s) => s.role + ":" + s.pid).join(",");
+  await pollUntil(async () => (await roles(a.webPort)) === "active:" + a.child.pid + ",standby:" + b.child.pid, 30000, "A active, B standby");
+  a.child.kill("SIGTERM");
+  await pollUntil(async () => a.exited !== null, 15000, "A to stop");
+  check(a.exited === 0, "A stopped cleanly on SIGTERM (exit " + a.exited + ")");
+  await pollUntil(async () => (await roles(b.webPort)) === "active:" + b.child.pid, 30000, "B to take over");
+  const c = await startAll("c", home);
+  await pollUntil(async () => (await roles(b.webPort)) === "active:" + b.child.pid + ",standby:" + c.child.pid, 30000, "B active, C standby");
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  const page = await browser.newPage({ viewport: VIEWPORT });
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  page.on("console", (m) => { if (m.type() === "error") pageErrors.push(m.text()); });
+  const base = "http://127.0.0.1:" + b.webPort + "/";
+
+  // ---- Instances ----
+  await page.goto(base + "#/instances");
+  await page.waitForSelector('#instances-table tr[data-role="standby"]', { timeout: 20000 });
+  const activeRows = await page.locator('#instances-table tbody tr[data-role="active"]').count();
+  const standbyRows = await page.locator('#instances-table tbody tr[data-role="standby"]').count();
+  check(activeRows === 1, "Instances: one active instance row (" + activeRows + ")");
+  check(standbyRows === 1, "Instances: one standby instance row (" + standbyRows + ")");
+  const activeText = await page.locator('#instances-table tbody tr[data-role="active"]').innerText();
+  check(activeText.includes(String(b.child.pid)), "Instances: the active row shows B's pid " + b.child.pid);
+  const standbyText = await page.locator('#instances-table tbody tr[data-role="standby"]').innerText();
+  check(standbyText.includes(String(c.child.pid)), "Instances: the standby row shows C's pid " + c.child.pid);
+  check(/ago/.test(activeText), "Instances: the active row shows a last renewal age");
+  const lanes = await page.locator(".timeline .lane").count();
+  check(lanes === 3, "Instances: the role history has a lane per instance (" + lanes + ")");
+  check((await page.locator(".timeline .seg").count()) >= 2, "Instances: the timeline shows A's and B's active periods");
+  check((await page.locator(".events li").count()) >= 5, "Instances: the role changes are listed");
+  const takeover = await page.locator(".events .takeover").first().innerText();
+  check(/takeover \d/.test(takeover), "Instances: the handover shows its measured duration (" + takeover + ")");
+  const lastTakeover = await page.locator(".cards .card").nth(3).innerText();
+  check(!/–/.test(lastTakeover.split("\n")[1] || "–"), "Instances: the Last takeover card has a duration (" + lastTakeover.replace(/\n/g, " ") + ")");
+  await sleep(500);  // let the page settle after its first refresh
+  const shot = path.join(outDir, "instances.png");
+  await page.screenshot({ path: shot });
+  const img = decodePng(fs.readFileSync(shot));
+  check(img.width === VIEWPORT.width && img.height === VIEWPORT.height, "screenshot is " + img.width + "x" + img.height);
+  const activeBadge = await page.locator('#instances-table tbody tr[data-role="active"] .badge').boundingBox();
+  const standbyBadge = await page.locator('#instances-table tbody tr[data-role="standby"] .badge').boundingBox();
+  const green = countColour(img, [0xdc, 0xfc, 0xe7], 6, activeBadge);
+  const grey = countColour(img, [0xe5, 0xe7, 0xeb], 6, standbyBadge);
+  check(green > 50, "screenshot: the active badge is green (" + green + " px)");
+  check(grey > 50, "screenshot: the standby badge is grey (" + grey + " px)");
+  check(countColour(img, [0x11, 0x18, 0x27], 2, { x: 0, y: 0, width: VIEWPORT.width, height: 40 }) > 20000,
+    "screenshot: the dark top bar is drawn");
+  if (process.env.DAGU_E2E_SCREENSHOT) {
+    fs.mkdirSync(path.dirname(process.env.DAGU_E2E_SCREENSHOT), { recursive: true });
+    fs.copyFileSync(shot, process.env.DAGU_E2E_SCREENSHOT);
+    console.log("wrote " + process.env.DAGU_E2E_SCREENSHOT);
+  }
+
+  // ---- DAGs ----
+  await page.goto(base + "#/dags");
+  await page.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 10000 });
+  const helloRow = page.locator('#dags-table tr[data-dag="hello"]');
+  const rowText = await helloRow.innerText();
+  check(rowText.includes("*/5 * * * *"), "DAGs: hello shows its schedule");
+  check(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/.test(rowText), "DAGs: hello shows its next run time");
+  await helloRow.locator('button[data-act="suspend"]').click();
+  await page.waitForSelector('#dags-table tr[data-dag="hello"] button[data-act="resume"]', { timeout: 10000 });
+  check(fs.existsSync(path.join(home, "suspend", "hello.suspend")), "DAGs: Suspend wrote the suspend flag");
+  await page.locator('#dags-table tr[data-dag="hello"] button[data-act="resume"]').click();
+  await page.waitForSelector('#dags-table tr[data-dag="hello"] button[data-act="suspend"]', { timeout: 10000 });
+  check(!fs.existsSync(path.join(home, "suspend", "hello.suspend")), "DAGs: Resume removed the suspend flag");
+
+  await page.locator('#dags-table tr[data-dag="hello"] button[data-act="start"]').click();
+  await page.waitForFunction(() => /Started hello/.test(document.getElementById("toast").textContent), null, { timeout: 15000 });
+  check(true, "DAGs: Start reports the new run (" + (await page.locator("#toast").innerText()) + ")");
+
+  // ---- Runs ----
+  await page.goto(base + "#/runs");
+  await page.waitForSelector(".runs-table tbody tr[data-run]", { timeout: 15000 });
+  const runId = await page.locator(".runs-table tbody tr[data-run]").first().getAttribute("data-run");
+  check(!!runId, "Runs: the started run is listed (" + runId + ")");
+  await pollUntil(async () => {
+    const d = await getJson(b.webPort, "/api/v2/dag-runs/hello/" + encodeURIComponent(runId));
+    return ["succeeded", "failed"].includes(d.dagRunDetails.statusLabel) && d.dagRunDetails.statusLabel;
+  }, 60000, "the run to finish");
+  await page.goto(base + "#/runs/hello/" + encodeURIComponent(runId));
+  await page.waitForSelector('#steps-table tr[data-step="greet"]', { timeout: 15000 });
+  await page.waitForFunction(() => document.querySelector(".page-head .badge") &&
+    document.querySelector(".page-head .badge").textContent === "succeeded", null, { timeout: 15000 });
+  check(true, "Runs: the run detail shows succeeded");
+  await page.locator('#steps-table tr[data-step="greet"]').click();
+  await page.waitForFunction(() => (document.getElementById("log") || {}).textContent &&
+    document.getElementById("log").textContent.includes("hello from the e2e test"), null, { timeout: 15000 });
+  check(true, "Runs: clicking a step shows its log");
+
+  // ---- Queue ----
+  await page.goto(base + "#/queues");
+  await page.waitForSelector("h1", { timeout: 10000 });
+  check((await page.locator("h1").innerText()) === "Queues", "Queue: the page renders");
+  check((await page.locator(".cards .card").count()) === 4, "Queue: the summary cards are shown");
+
+  // The page refreshes itself: a third instance appears without a reload.
+  await page.goto(base + "#/instances");
+  await page.waitForSelector('#instances-table tr[data-role="standby"]', { timeout: 10000 });
+  await startAll("d", home);
+  await pollUntil(async () => (await page.locator('#instances-table tbody tr[data-role="standby"]').count()) === 2,
+    20000, "the Instances page to show a second standby by itself");
+  check(true, "Instances: refreshes itself (a new standby appears)");
+
+  check(pageErrors.length === 0, "no page errors" + (pageErrors.length ? ": " + pageErrors.join("; ") : ""));
+  await browser.close();
+}
+
+main().catch((e) => { failed++; console.log("FAIL " + (e && e.stack ? e.stack : e)); })
+  .then(stopAll)
+  .then(() => {
+    console.log(passed + " passed, " + failed + " failed");
+    process.exit(failed === 0 && passed > 0 ? 0 : 1);
+  });
