@@ -95,10 +95,11 @@ void Launcher::ForgetExitStatus(pid_t pid) {
 int Launcher::PropagateSignal(int sig) {
   std::lock_guard<std::mutex> l(mu_);
   int signalled = 0;
-  for (const auto& [pid, child] : children_) {
-    if (!child.propagate) continue;
+  for (auto& [pid, child] : children_) {
+    if (!child.propagate || child.signalled) continue;
     Status s = spawner_->Signal(pid, sig);
     if (s.ok()) {
+      child.signalled = true;
       ++signalled;
       spdlog::info("forwarded signal {} to {} (pid {})", sig, child.what, pid);
     } else {

@@ -63,8 +63,9 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   std::optional<int> ExitStatusOf(pid_t pid) override;
   void ForgetExitStatus(pid_t pid) override;
 
-  // Sends `sig` to every live child started with propagation on. Returns how
-  // many were signalled.
+  // Sends `sig` to every live child started with propagation on that has not
+  // been sent a propagated signal yet (a run gets one stop signal, however
+  // often this is called). Returns how many were signalled.
   int PropagateSignal(int sig);
 
   // One reaping pass: reaps exited children and advances pending restarts.
@@ -79,6 +80,7 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
     std::string what;       // for logs: "start etl sched-..." etc.
     bool propagate = false;
     bool keep_exit_status = false;
+    bool signalled = false;  // a propagated stop signal was sent
   };
   struct PendingRestart {
     std::string dag_name;

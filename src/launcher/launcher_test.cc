@@ -153,6 +153,11 @@ TEST_F(LauncherTest, PropagatesOnlyToLiveRunsOfPropagatingDags) {
   launcher_.ReapOnce();
   EXPECT_EQ(launcher_.PropagateSignal(SIGTERM), 2);
   EXPECT_THAT(spawner_.signals, ElementsAre(std::make_pair(1001, SIGTERM), std::make_pair(q1, SIGTERM)));
+  // Once per run: a second call only reaches runs started since.
+  pid_t q3 = -1;
+  ASSERT_TRUE(launcher_.RetryQueued("prop", "q3", true, &q3).ok());
+  EXPECT_EQ(launcher_.PropagateSignal(SIGTERM), 1);
+  EXPECT_EQ(spawner_.signals.back(), std::make_pair(q3, SIGTERM));
 }
 
 TEST_F(LauncherTest, RestartStopsWaitsForTheOldRunThenStarts) {

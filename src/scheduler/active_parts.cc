@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 #include <set>
 
@@ -74,7 +75,12 @@ class SchedulingParts final : public ActiveComponent {
   void Start(const Activation& activation, const Lease* lease) override;
   void Stop() override;
 
-  int PropagateSignal(int sig) { return launcher_.PropagateSignal(sig); }
+  // Forwards `sig` now, and again when the parts stop, to reach a run
+  // started in between.
+  int PropagateSignal(int sig) {
+    stop_signal_ = sig;
+    return launcher_.PropagateSignal(sig);
+  }
 
  private:
   RunStore runs_;
@@ -92,6 +98,7 @@ class SchedulingParts final : public ActiveComponent {
   Ticker ticker_;
   QueueConsumer consumer_;
   Reaper reaper_;
+  std::atomic<int> stop_signal_{0};
 };
 
 std::mutex g_parts_mu;
@@ -172,6 +179,7 @@ void SchedulingParts::Stop() {
   ticker_.Stop();
   replayer_.Stop();
   watcher_.Stop();
+  if (int sig = stop_signal_.load(); sig != 0) launcher_.PropagateSignal(sig);
 }
 
 }  // namespace
