@@ -9,7 +9,8 @@ def _col(reps, key):
 
 def _crash_rows(results):
     rows = ["| implementation | settings | n | after kill -9 (min / median / max) "
-            "| after last renewal (min / median / max) | self-reported |",
+            "| after last renewal (min / median / max) "
+            "| self-reported (Dagu: its log stamp − kill; ours: /health `takeover_seconds`) |",
             "|---|---|---|---|---|---|"]
     for case, reps in results:
         if case.scenario != "crash":

@@ -133,7 +133,9 @@ def clean_handover(impl, stale, retry, rng, root, cap):
         out["exit_after"] = exit_at[0] - t_term if exit_at[0] is not None else None
         out["exit_status"] = a.proc.returncode
         mtime = home.lock_mtime()
-        out["lock_renewed_after_term"] = mtime is not None and mtime > t_term_wall + 0.05
+        # Only telling when nobody took over (then only A can have touched it).
+        out["lock_renewed_after_term"] = (None if got else
+                                          mtime is not None and mtime > t_term_wall + 0.05)
         out["watched"] = time.monotonic() - t_term
         out["a_alive_at_end"] = a.alive()
         return out
