@@ -70,6 +70,34 @@ TEST_F(WebProcessTest, TokenAuth) {
   EXPECT_EQ(Call(s, "GET", "/api/v2/queues", "", {{"Authorization", "Bearer tok-12"}}).status, 401);
 }
 
+TEST_F(WebProcessTest, TlsServesHttpsOnly) {
+  std::string cert = home_.Scratch("cert.pem"), key = home_.Scratch("key.pem");
+  ASSERT_EQ(std::system(("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -keyout '" + key +
+                         "' -out '" + cert + "' > /dev/null 2>&1")
+                            .c_str()),
+            0);
+  WriteConfig("tls:\n  cert_file: " + cert + "\n  key_file: " + key + "\n");
+  DaguProcess* s = Launch("server", "server");
+  std::string out = home_.Scratch("curl.out");
+  std::string curl = "curl -sk --max-time 2 -o '" + out + "' -w '%{http_code}' https://127.0.0.1:" +
+                     std::to_string(s->web_port) + "/health > '" + out + ".code'";
+  ASSERT_TRUE(PollUntil([&] { return std::system(curl.c_str()) == 0; }, 20s, 100ms)) << s->Describe();
+  std::ifstream code(out + ".code");
+  std::string http_code;
+  code >> http_code;
+  EXPECT_EQ(http_code, "200");
+  EXPECT_EQ(s->Web("/health").status, 0);  // plain HTTP gets no HTTP answer
+}
+
+TEST_F(WebProcessTest, UnreadableTlsFilesExit78) {
+  WriteConfig("tls:\n  cert_file: /nonexistent/cert.pem\n  key_file: /nonexistent/key.pem\n");
+  DaguProcess* s = Launch("server", "server");
+  auto status = s->Wait(10s);
+  ASSERT_TRUE(status.has_value()) << s->Describe();
+  EXPECT_EQ(*status, 78);
+  EXPECT_NE(s->Output().find("/nonexistent/cert.pem"), std::string::npos) << s->Describe();
+}
+
 TEST_F(WebProcessTest, BadInputNeverCrashesTheServer) {
   home_.WriteDag("hello", kHello);
   DaguProcess* s = Launch("server", "server");
