@@ -576,6 +576,7 @@ code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, m
 .muted { color: var(--muted); }
 
 h1 { font-size: 20px; margin: 0; }
+h1.mono { font-size: 17px; }
 h2 { font-size: 15px; margin: 0 0 10px; }
 .page-head { display: flex; align-items: center; gap: 12px; margin-bottom: 16px; flex-wrap: wrap; }
 .page-head .spacer { flex: 1; }
@@ -607,8 +608,8 @@ td.actions { white-space: nowrap; text-align: right; }
   background: var(--idle-soft); color: var(--idle); white-space: nowrap;
 }
 .badge.active, .badge.succeeded { background: var(--ok-soft); color: var(--ok); }
-.badge.standby, .badge.not_started, .badge.skipped, .badge.in)dagu_asset",
-    R"dagu_asset(active { background: var(--idle-soft); color: var(--idle); }
+.badge.standby, .badge.not_start)dagu_asset",
+    R"dagu_asset(ed, .badge.skipped, .badge.inactive { background: var(--idle-soft); color: var(--idle); }
 .badge.running, .badge.queued, .badge.waiting { background: var(--run-soft); color: var(--run); }
 .badge.failed, .badge.rejected, .badge.lost { background: var(--bad-soft); color: var(--bad); }
 .badge.aborted, .badge.partially_succeeded, .badge.suspended, .badge.stopped { background: var(--warn-soft); color: var(--warn); }
@@ -630,7 +631,7 @@ input, select {
 }
 .filters { display: flex; gap: 8px; align-items: center; margin-bottom: 12px; flex-wrap: wrap; }
 
-.kv { display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; font-size: 13px; }
+.kv { display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; font-size: 13px; margin: 0; }
 .kv dt { color: var(--muted); }
 .kv dd { margin: 0; }
 
@@ -639,8 +640,8 @@ input, select {
 .lane-name { font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .lane-track { position: relative; height: 22px; background: #f3f4f6; border-radius: 4px; }
 .seg { position: absolute; top: 0; bottom: 0; border-radius: 4px; background: #22c55e; min-width: 2px; }
-.seg.open { background: linear-gradient(90deg, #22c55e)dagu_asset",
-    R"dagu_asset(, #16a34a); }
+.seg.open { ba)dagu_asset",
+    R"dagu_asset(ckground: linear-gradient(90deg, #22c55e, #16a34a); }
 .gap-mark { position: absolute; top: -2px; bottom: -2px; width: 2px; background: var(--bad); }
 .axis { display: grid; grid-template-columns: 220px 1fr; gap: 10px; font-size: 11px; color: var(--muted); }
 .axis-track { display: flex; justify-content: space-between; }
