@@ -45,13 +45,11 @@ void LeaseState::Failed(const Status& error) {
 
 void LeaseState::LostOwnership(const std::string& reason) {
   active_.store(false, std::memory_order_release);
-  std::function<void()> wakeup;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (!not_ours_) not_ours_ = reason;
-    wakeup = wakeup_;
-  }
-  if (wakeup) wakeup();
+  // Called under the mutex, so that once SetWakeup(nullptr) has returned no
+  // call into the old target can still be running.
+  std::lock_guard<std::mutex> l(mu_);
+  if (!not_ours_) not_ours_ = reason;
+  if (wakeup_) wakeup_();
 }
 
 void LeaseState::Revoke() { active_.store(false, std::memory_order_release); }

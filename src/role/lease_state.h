@@ -43,7 +43,9 @@ class LeaseState final : public Lease {
   bool Expired(MonoTime now) const { return now >= deadline(); }
   std::optional<std::string> not_ours() const;
   Status last_error() const;
-  // Called (from the renewal thread) when ownership is lost, to wake the role machine.
+  // Called (from the renewal thread) when ownership is lost, to wake the role
+  // machine. It must not call back into this LeaseState. After
+  // SetWakeup(nullptr) returns, the previous one is never called again.
   void SetWakeup(std::function<void()> wakeup);
 
  private:

@@ -152,6 +152,7 @@ Status SchedulerService::Start() {
   }
   raw->driver = std::make_unique<RoleDriver>(raw->machine.get(), raw->clock, [this, raw] {
     // The role machine has finished (lost or stopped): take down the rest.
+    raw->lease->SetWakeup(nullptr);  // a renewal thread left behind may outlive us
     if (raw->health) raw->health->Stop();
     raw->publisher->StopAndRemove();
     int status = raw->machine->exit_status();
