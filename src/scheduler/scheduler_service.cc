@@ -19,6 +19,7 @@
 #include "scheduler/scheduler_paths.h"
 #include "scheduler/status_publisher.h"
 #include "scheduler/stop_watchdog.h"
+#include "scheduler/systemd_notify.h"
 #include "store/role_journal.h"
 #include "store/scheduler_lock.h"
 #include "store/service_registry.h"
@@ -35,12 +36,20 @@ struct LockHolder {
   Elector elector;
 };
 
-// Arms the stop watchdog the moment the role is lost, then tells the publisher.
+// The STATUS= line systemd shows for a role change.
+std::string SystemdStatus(const RoleEvent& e) {
+  return std::string("STATUS=") + RoleStateName(e.to) + (e.reason.empty() ? "" : ": " + e.reason);
+}
+
+// Arms the stop watchdog the moment the role is lost, tells systemd, then
+// tells the publisher.
 class ServiceListener final : public RoleListener {
  public:
   ServiceListener(StatusPublisher* publisher, StopWatchdog* watchdog) : publisher_(publisher), watchdog_(watchdog) {}
   void OnRoleChange(const RoleEvent& e) override {
     if (e.to == RoleState::kLost) watchdog_->Arm(kExitTempFail);
+    bool stopping = e.to == RoleState::kLost || e.to == RoleState::kStopping || e.to == RoleState::kStopped;
+    NotifySystemd((stopping ? "STOPPING=1\n" : "") + SystemdStatus(e));
     publisher_->OnRoleChange(e);
   }
 
@@ -150,6 +159,8 @@ Status SchedulerService::Start() {
     driver_done_ = true;
     return s;
   }
+  NotifySystemd(std::string("READY=1\nSTATUS=") + RoleStateName(raw->machine->state()) + " (lock held by " +
+                raw->elector->holder() + ")");
   raw->driver = std::make_unique<RoleDriver>(raw->machine.get(), raw->clock, [this, raw] {
     // The role machine has finished (lost or stopped): take down the rest.
     raw->lease->SetWakeup(nullptr);  // a renewal thread left behind may outlive us
