@@ -1,6 +1,9 @@
 #include "ha_scenario.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -24,6 +27,19 @@ std::string Seconds(Steady::duration d) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(3) << std::chrono::duration<double>(d).count() << "s";
   return os.str();
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int64_t MtimeNs(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return -1;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
 std::string EveryMinuteDag(const std::string& command, const std::string& extra_root_keys) {
@@ -120,6 +136,41 @@ std::optional<Steady::time_point> HaScenario::WaitForRole(dt::DaguProcess& p, co
   if (seen) Note(p.name() + " reports role " + role);
   if (exited) Note(p.name() + " exited while waiting for it to report role " + role);
   return seen;
+}
+
+std::pair<dt::DaguProcess*, dt::DaguProcess*> HaScenario::StartActiveAndStandby() {
+  auto& a = StartScheduler("a");
+  EXPECT_TRUE(WaitForRole(a, "active", 10s)) << "the first scheduler on a fresh home never became active";
+  auto& b = StartScheduler("b");
+  EXPECT_TRUE(WaitUntilWaiting(b, 10s)) << "the second scheduler never reported standby (waiting for the lock): "
+                                        << b.Health().Describe();
+  return {&a, &b};
+}
+
+bool HaScenario::WaitUntilWaiting(dt::DaguProcess& p, Ms timeout) {
+  auto deadline = Steady::now() + timeout;
+  if (!WaitForRole(p, "standby", timeout)) return false;
+  return dt::PollUntil(
+      [&] {
+        auto h = p.Health();
+        return h.body.is_object() && h.body.value("state", "") == "standby";
+      },
+      std::chrono::duration_cast<Ms>(deadline - Steady::now()));
+}
+
+std::optional<Steady::duration> HaScenario::TakeoverAfter(dt::DaguProcess& from, int sig, dt::DaguProcess& to) {
+  auto sent = Steady::now();
+  from.Signal(sig);
+  Note("signal " + std::to_string(sig) + " to " + from.name());
+  auto active = WaitForRole(to, "active", kT + 2 * kR + 10s);
+  if (!active) return std::nullopt;
+  return *active - sent;
+}
+
+void HaScenario::Measure(const std::string& key, const std::string& what, Steady::duration took,
+                         const std::string& bound) {
+  std::cout << "[measure] " << what << ": " << Seconds(took) << " (" << bound << ")" << std::endl;
+  RecordProperty(key + "_ms", static_cast<int>(std::chrono::duration_cast<Ms>(took).count()));
 }
 
 dt::DaguProcess* HaScenario::WaitForOneActive(const std::vector<dt::DaguProcess*>& procs, Ms timeout) {

@@ -74,6 +74,17 @@ class HaScenario : public ::testing::Test {
   // Polls /health of `p` until it reports `role` ("active" or "standby").
   // Returns the moment it was first seen, nullopt at the deadline.
   std::optional<Steady::time_point> WaitForRole(dt::DaguProcess& p, const std::string& role, Ms timeout);
+  // Polls until `p` reports role standby and has started waiting for the
+  // lock (/health state "standby": it answers from before its first attempt
+  // at the lock, with state "starting").
+  bool WaitUntilWaiting(dt::DaguProcess& p, Ms timeout);
+  // Sends `sig` to `from` and waits until `to` reports role active; returns
+  // how long that took, nullopt when it did not happen within T + 2R + 10 s.
+  std::optional<Steady::duration> TakeoverAfter(dt::DaguProcess& from, int sig, dt::DaguProcess& to);
+  // Starts "a" and waits until it is active, then "b" until it is standby and
+  // has started waiting (its /health state is "standby", not "starting").
+  // Failures are recorded (check HasFailure()); returns {a, b}.
+  std::pair<dt::DaguProcess*, dt::DaguProcess*> StartActiveAndStandby();
   // Polls until exactly one of `procs` reports role active; returns it.
   dt::DaguProcess* WaitForOneActive(const std::vector<dt::DaguProcess*>& procs, Ms timeout);
 
@@ -104,6 +115,10 @@ class HaScenario : public ::testing::Test {
   // least `lead` of it left; returns the start of that minute.
   static SysTime EnsureMinuteWindow(Ms earliest, Ms lead);
 
+  // Prints "[measure] <what>: <took> (<bound>)" and records the figure as the
+  // test property <key>_ms.
+  void Measure(const std::string& key, const std::string& what, Steady::duration took, const std::string& bound);
+
   // Everything this test saw (see the header comment).
   std::string Evidence();
 
@@ -119,5 +134,9 @@ class HaScenario : public ::testing::Test {
 
 // Milliseconds as a decimal seconds string ("3.412s").
 std::string Seconds(Steady::duration d);
+// The whole contents of a file ("" when it cannot be read).
+std::string ReadFile(const std::string& path);
+// The modification time of `path` in nanoseconds, -1 when it cannot be read.
+int64_t MtimeNs(const std::string& path);
 
 }  // namespace dagu::conformance

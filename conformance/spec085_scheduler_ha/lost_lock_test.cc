@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -30,13 +29,6 @@ enum class Cause {
   kLockImmutable,       // the lock directory cannot be written: renewal impossible, owner still ours
 };
 
-std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The owner record of some other instance, in the same format as `ours`: the
 // identity fields (instance ID, host, token) get foreign values, the pid is 1,
 // the renewal counter restarts; everything else is kept.
@@ -51,13 +43,6 @@ std::string ForeignOwnerRecord(const std::string& ours) {
     if (key == "counter" && value.is_number()) value = 0;
   }
   return j.dump() + "\n";
-}
-
-// The modification time of `path` in nanoseconds, -1 when it cannot be read.
-int64_t MtimeNs(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return -1;
-  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
 // Sets or clears the immutable attribute of a directory (root cannot write
@@ -79,17 +64,25 @@ bool SetImmutable(const std::string& path, bool on, std::string* err) {
   return ok;
 }
 
-using LostLockParam = std::tuple<Command, Cause>;
-
-class Spec085LostLock : public HaScenario, public ::testing::WithParamInterface<LostLockParam> {
+// A scenario that may make the lock directory immutable; never leaves it so.
+class LockFaultScenario : public HaScenario {
  protected:
   void TearDown() override {
     std::string ignored;
     if (immutable_) SetImmutable(home_.lock_dir(), false, &ignored);
     HaScenario::TearDown();
   }
+  bool MakeLockImmutable(bool on, std::string* err) {
+    bool ok = SetImmutable(home_.lock_dir(), on, err);
+    if (ok) immutable_ = on;
+    return ok;
+  }
   bool immutable_ = false;
 };
+
+using LostLockParam = std::tuple<Command, Cause>;
+
+class Spec085LostLock : public LockFaultScenario, public ::testing::WithParamInterface<LostLockParam> {};
 
 TEST_P(Spec085LostLock, EndsTheProcessWithStatus75) {
   auto [command, cause] = GetParam();
@@ -103,7 +96,7 @@ TEST_P(Spec085LostLock, EndsTheProcessWithStatus75) {
     ASSERT_TRUE(dt::PollUntil([&] { return p.Web("/").status != 0; }, 10s))
         << "start-all's web server never answered on port " << p.web_port;
   }
-  std::string ours = ReadWhole(home_.owner_file());
+  std::string ours = ReadFile(home_.owner_file());
   ASSERT_FALSE(ours.empty()) << "no owner record at " << home_.owner_file();
 
   std::string foreign;
@@ -129,8 +122,7 @@ TEST_P(Spec085LostLock, EndsTheProcessWithStatus75) {
       break;
     case Cause::kLockImmutable: {
       std::string err;
-      if (!SetImmutable(home_.lock_dir(), true, &err)) GTEST_SKIP() << "filesystem cannot do this: " << err;
-      immutable_ = true;
+      if (!MakeLockImmutable(true, &err)) GTEST_SKIP() << "filesystem cannot do this: " << err;
       Note("lock directory made immutable: no renewal can succeed, the owner record is still ours");
       break;
     }
@@ -139,7 +131,7 @@ TEST_P(Spec085LostLock, EndsTheProcessWithStatus75) {
   auto st = p.Wait(kT + kStopBound);
   ASSERT_TRUE(st.has_value()) << "the instance kept running " << Seconds(kT + kStopBound) << " after losing the lock";
   auto took = Steady::now() - caused;
-  std::cout << "[measure] lost lock -> exit " << *st << " after " << Seconds(took) << std::endl;
+  Measure("lost_lock_exit", "lost lock -> exit " + std::to_string(*st), took, "bound T + 10 s");
   EXPECT_EQ(*st, 75) << "losing the lock must end the process with 75 (EX_TEMPFAIL)";
   if (cause == Cause::kLockImmutable) {
     // The owner record is still ours: it may only give up once T - I has
@@ -150,31 +142,22 @@ TEST_P(Spec085LostLock, EndsTheProcessWithStatus75) {
     EXPECT_EQ(p.Web("/").status, 0) << "start-all's web port still answers after the process exited";
   }
   if (cause == Cause::kForeignOwner) {
-    EXPECT_EQ(ReadWhole(home_.owner_file()), foreign)
+    EXPECT_EQ(ReadFile(home_.owner_file()), foreign)
         << "the instance that lost the lock changed or removed the new owner's lock on its way out";
   }
-  if (immutable_ && SetImmutable(home_.lock_dir(), false, &foreign)) immutable_ = false;
 }
 
-class Spec085RenewalErrors : public HaScenario {
- protected:
-  void TearDown() override {
-    std::string ignored;
-    if (immutable_) SetImmutable(home_.lock_dir(), false, &ignored);
-    HaScenario::TearDown();
-  }
-  bool immutable_ = false;
-};
+class Spec085RenewalErrors : public LockFaultScenario {};
 
 TEST_F(Spec085RenewalErrors, ActiveKeepsRunningThroughAFailedRenewal) {
   Clause(
       "Roles: the active instance keeps running through renewal errors (here: one failed renewal), and stops "
       "being active only once it has gone T - I without a renewal; a standby keeps waiting for as long as the "
       "active instance renews the lock.");
-  auto& a = StartScheduler("a");
-  ASSERT_TRUE(WaitForRole(a, "active", 10s));
-  auto& b = StartScheduler("b");
-  ASSERT_TRUE(WaitForRole(b, "standby", 10s));
+  auto [pa, pb] = StartActiveAndStandby();
+  ASSERT_FALSE(HasFailure());
+  auto& a = *pa;
+  auto& b = *pb;
   // Fail exactly one renewal attempt: the fault starts right after a renewal
   // has completed and ends between the next attempt (I later) and the one
   // after (2I later), which must then succeed well before the deadline
@@ -197,16 +180,14 @@ TEST_F(Spec085RenewalErrors, ActiveKeepsRunningThroughAFailedRenewal) {
       },
       kI / 2, 1ms))
       << "the renewal never completed";
-  std::string before = ReadWhole(home_.owner_file());
+  std::string before = ReadFile(home_.owner_file());
   std::string err;
-  if (!SetImmutable(home_.lock_dir(), true, &err)) GTEST_SKIP() << "filesystem cannot do this: " << err;
-  immutable_ = true;
+  if (!MakeLockImmutable(true, &err)) GTEST_SKIP() << "filesystem cannot do this: " << err;
   Note("lock directory immutable right after a renewal: the next renewal fails");
   std::this_thread::sleep_until(renewed + kI + kI / 2);  // the length of the storage fault
-  ASSERT_TRUE(SetImmutable(home_.lock_dir(), false, &err)) << err;
-  immutable_ = false;
+  ASSERT_TRUE(MakeLockImmutable(false, &err)) << err;
   Note("lock directory writable again");
-  EXPECT_EQ(ReadWhole(home_.owner_file()), before) << "no renewal attempt failed during the fault";
+  EXPECT_EQ(ReadFile(home_.owner_file()), before) << "no renewal attempt failed during the fault";
   auto until = Steady::now() + 2 * kT;
   while (Steady::now() < until) {
     ASSERT_TRUE(a.running()) << "the active instance exited on a renewal error shorter than T - I";
@@ -214,7 +195,7 @@ TEST_F(Spec085RenewalErrors, ActiveKeepsRunningThroughAFailedRenewal) {
     ASSERT_EQ(b.Health().role, "standby") << "the standby took over a lock whose holder was only briefly failing";
     std::this_thread::sleep_for(100ms);  // the cadence of the watch
   }
-  EXPECT_NE(ReadWhole(home_.owner_file()), before) << "renewals did not resume after the fault";
+  EXPECT_NE(ReadFile(home_.owner_file()), before) << "renewals did not resume after the fault";
 }
 
 std::string ParamName(const ::testing::TestParamInfo<LostLockParam>& info) {

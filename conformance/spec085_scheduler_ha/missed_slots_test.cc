@@ -178,7 +178,7 @@ TEST_F(Spec085MissedSlots, SlotRunsOnceWhenTheActiveIsKilledAsItComesDue) {
   auto& a = StartScheduler("a");
   ASSERT_TRUE(WaitForRole(a, "active", 10s));
   auto& b = StartScheduler("b");
-  ASSERT_TRUE(WaitForRole(b, "standby", 10s));
+  ASSERT_TRUE(WaitUntilWaiting(b, 10s));
   SysTime first = dt::FloorMinute(Now());
 
   SysTime due = first + 1min;
@@ -221,7 +221,7 @@ TEST_F(Spec085MissedSlots, StalledSchedulerFailsOnResumeDispatchesNothingAndItsS
   ASSERT_FALSE(HasFailure());
   auto& a = *procs_.back();
   auto& b = StartScheduler("b");
-  ASSERT_TRUE(WaitForRole(b, "standby", 10s));
+  ASSERT_TRUE(WaitUntilWaiting(b, 10s));
 
   SysTime due = m0 + 1min;
   ASSERT_GT(due - Now(), kT + 2 * kR + kStartup) << "harness: too little time left before the next slot";

@@ -43,10 +43,10 @@ TEST_F(Spec085Observability, HealthAnswersOnEveryInstanceAndRoleActiveSelectsThe
   Clause(
       "Observability: every scheduler serves GET /health on scheduler.port, including a standby: 200 with status "
       "and role (active or standby). GET /health?role=active answers 503 on an instance that is not active.");
-  auto& a = StartScheduler("a");
-  ASSERT_TRUE(WaitForRole(a, "active", 10s));
-  auto& b = StartScheduler("b");
-  ASSERT_TRUE(WaitForRole(b, "standby", 10s));
+  auto [pa, pb] = StartActiveAndStandby();
+  ASSERT_FALSE(HasFailure());
+  auto& a = *pa;
+  auto& b = *pb;
   for (auto* p : {&a, &b}) {
     auto h = p->Health();
     EXPECT_EQ(h.http_status, 200) << p->name() << ": " << h.Describe();

@@ -2,11 +2,9 @@
 // directory, renewal every I, waiting through storage errors, and a wrong data
 // directory failing startup at once.
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -17,20 +15,6 @@ namespace dagu::conformance {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The modification time of `path` in nanoseconds, -1 when it cannot be read.
-int64_t MtimeNs(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return -1;
-  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-}
 
 // Longest gap between consecutive moments (and from `from` to the first).
 Steady::duration LongestGap(Steady::time_point from, const std::vector<Steady::time_point>& moments) {
@@ -50,10 +34,10 @@ TEST_F(Spec085Roles, OneOfTwoIsActiveAndStaysActivePastTheStaleThreshold) {
   Clause(
       "Roles: schedulers that use the same data directory compete for one lock; the holder is active, every other "
       "is standby. A standby keeps waiting for as long as the active instance renews the lock.");
-  auto& a = StartScheduler("a");
-  ASSERT_TRUE(WaitForRole(a, "active", 10s)) << "the first scheduler on a fresh home never became active";
-  auto& b = StartScheduler("b");
-  ASSERT_TRUE(WaitForRole(b, "standby", 10s)) << "the second scheduler never reported standby";
+  auto [pa, pb] = StartActiveAndStandby();
+  ASSERT_FALSE(HasFailure());
+  auto& a = *pa;
+  auto& b = *pb;
 
   // Watch both for three stale thresholds: at every look exactly one instance
   // is active, by /health and by /health?role=active, and it is always a.
@@ -88,7 +72,7 @@ TEST_F(Spec085Roles, OnlyTheActiveInstanceSchedulesRunsAndConsumesQueues) {
   auto& a = StartScheduler("a", {{"DAGU_QUEUE_ENABLED", "false"}});
   ASSERT_TRUE(WaitForRole(a, "active", 10s));
   auto& b = StartScheduler("b", {}, {"--dags", dags_b});
-  ASSERT_TRUE(WaitForRole(b, "standby", 10s));
+  ASSERT_TRUE(WaitUntilWaiting(b, 10s));
   ASSERT_EQ(RunCommand("enqueue", {"enqueue", "--run-id=queued-run-1", queued_dag}), 0) << "dagu enqueue failed";
 
   SysTime boundary = dt::FloorMinute(Now()) + 1min;
@@ -127,7 +111,7 @@ TEST_F(Spec085Roles, ActiveInstanceRenewsTheLockEveryI) {
   auto& a = StartScheduler("a");
   ASSERT_TRUE(WaitForRole(a, "active", 10s));
 
-  std::string owner = ReadWhole(home_.owner_file());
+  std::string owner = ReadFile(home_.owner_file());
   int64_t dir_mtime = MtimeNs(home_.lock_dir());
   ASSERT_FALSE(owner.empty()) << "no owner record at " << home_.owner_file();
   std::vector<Steady::time_point> owner_changes, mtime_changes;
@@ -141,7 +125,7 @@ TEST_F(Spec085Roles, ActiveInstanceRenewsTheLockEveryI) {
   const auto watch = 5s;
   auto start = Steady::now();
   while (Steady::now() - start < watch) {
-    std::string now_owner = ReadWhole(home_.owner_file());
+    std::string now_owner = ReadFile(home_.owner_file());
     if (!now_owner.empty() && now_owner != owner) {
       owner = now_owner;
       record(&owner_changes);
@@ -199,16 +183,7 @@ TEST_F(Spec085Roles, StandbyKeepsWaitingThroughStorageErrors) {
   std::ofstream(not_a_dir) << "x\n";
   fs::create_directory_symlink(home_.data_dir(), link);
   auto& b = StartScheduler("b", {{"DAGU_HOME", b_home}});
-  ASSERT_TRUE(WaitForRole(b, "standby", 10s));
-  // /health answers from before the first attempt at the lock (role standby,
-  // state "starting"); b has started waiting once its state is "standby".
-  ASSERT_TRUE(dt::PollUntil(
-      [&] {
-        auto h = b.Health();
-        return h.body.is_object() && h.body.value("state", "") == "standby";
-      },
-      10s))
-      << "b never reported state standby: " << b.Health().Describe();
+  ASSERT_TRUE(WaitUntilWaiting(b, 10s)) << "b never started waiting: " << b.Health().Describe();
 
   auto point_link_at = [&](const std::string& target) {
     std::string tmp = link + ".new";
@@ -231,12 +206,10 @@ TEST_F(Spec085Roles, StandbyKeepsWaitingThroughStorageErrors) {
   auto seen_standby = WaitForRole(b, "standby", 2s);
   EXPECT_TRUE(seen_standby) << "b: " << b.Health().Describe();
 
-  a.Signal(SIGKILL);
-  auto killed = Steady::now();
-  Note("kill -9 a");
-  auto active = WaitForRole(b, "active", kT + 2 * kR + kStartup);
-  ASSERT_TRUE(active) << "after surviving storage errors the standby did not take over within T + 2R + startup";
-  Note("b took over " + Seconds(*active - killed) + " after a died");
+  auto took = TakeoverAfter(a, SIGKILL, b);
+  ASSERT_TRUE(took) << "after surviving storage errors the standby never took over";
+  Note("b took over " + Seconds(*took) + " after a died");
+  EXPECT_LE(*took, kT + 2 * kR + kStartup) << "after surviving storage errors the takeover exceeded T + 2R + startup";
 }
 
 }  // namespace

@@ -16,7 +16,22 @@ namespace fs = std::filesystem;
 enum class Start { kQueued, kDirect };
 using SurviveParam = std::tuple<Start, int>;
 
-class Spec085RunsInProgress : public HaScenario, public ::testing::WithParamInterface<SurviveParam> {};
+class RunsScenario : public HaScenario {
+ protected:
+  // Starts scheduler "s" and waits until it is active and run `run_id` of
+  // `dag` is running. Failures are recorded (check HasFailure()).
+  dt::DaguProcess& StartSchedulerUntilRunning(const std::string& dag, const std::string& run_id) {
+    auto& s = StartScheduler("s");
+    EXPECT_TRUE(WaitForRole(s, "active", 10s));
+    auto running =
+        WaitForRun(dag, run_id, [](const dt::RunRecord& r) { return r.status_code() == dt::kRunRunning; }, 30s);
+    EXPECT_TRUE(running) << "the scheduler never started run " << run_id;
+    if (running) Note("run " + run_id + " is running");
+    return s;
+  }
+};
+
+class Spec085RunsInProgress : public RunsScenario, public ::testing::WithParamInterface<SurviveParam> {};
 
 // Scenario 8 (and its direct-start twin).
 TEST_P(Spec085RunsInProgress, RunFinishesAfterTheSchedulerThatStartedItStops) {
@@ -39,12 +54,8 @@ TEST_P(Spec085RunsInProgress, RunFinishesAfterTheSchedulerThatStartedItStops) {
   } else {
     run_id = SlotId(dag, EnsureMinuteLeft(20s));
   }
-  auto& s = StartScheduler("s");
-  ASSERT_TRUE(WaitForRole(s, "active", 10s));
-  auto running =
-      WaitForRun(dag, run_id, [](const dt::RunRecord& r) { return r.status_code() == dt::kRunRunning; }, 30s);
-  ASSERT_TRUE(running) << "the scheduler never started run " << run_id;
-  Note("run " + run_id + " is running");
+  auto& s = StartSchedulerUntilRunning(dag, run_id);
+  ASSERT_FALSE(HasFailure());
 
   s.Signal(sig);
   Note(std::string("sent ") + (sig == SIGKILL ? "SIGKILL" : "SIGTERM") + " to the scheduler");
@@ -77,7 +88,7 @@ INSTANTIATE_TEST_SUITE_P(Stop, Spec085RunsInProgress,
                                             ::testing::Values(SIGTERM, SIGKILL)),
                          SurviveName);
 
-class Spec085Propagation : public HaScenario, public ::testing::WithParamInterface<int> {};
+class Spec085Propagation : public RunsScenario, public ::testing::WithParamInterface<int> {};
 
 TEST_P(Spec085Propagation, StoppingSchedulerForwardsTheSignalToItsRuns) {
   Clause(
@@ -86,12 +97,8 @@ TEST_P(Spec085Propagation, StoppingSchedulerForwardsTheSignalToItsRuns) {
   const std::string dag = "propagating";
   home_.WriteDag(dag, EveryMinuteDag("sleep 60", "signal_handling:\n  enable_propagation: true\n"));
   std::string run_id = SlotId(dag, EnsureMinuteLeft(20s));
-  auto& s = StartScheduler("s");
-  ASSERT_TRUE(WaitForRole(s, "active", 10s));
-  auto running =
-      WaitForRun(dag, run_id, [](const dt::RunRecord& r) { return r.status_code() == dt::kRunRunning; }, 30s);
-  ASSERT_TRUE(running) << "the scheduler never started run " << run_id;
-  Note("run " + run_id + " is running");
+  auto& s = StartSchedulerUntilRunning(dag, run_id);
+  ASSERT_FALSE(HasFailure());
   s.Signal(GetParam());
   Note(std::string("sent ") + (GetParam() == SIGINT ? "SIGINT" : "SIGTERM") + " to the scheduler");
   auto st = s.Wait(kStopBound + 2s);

@@ -16,37 +16,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class Spec085Takeover : public HaScenario {
- protected:
-  // Starts a and b; returns {active, standby}.
-  std::pair<dt::DaguProcess*, dt::DaguProcess*> StartPair() {
-    auto& a = StartScheduler("a");
-    EXPECT_TRUE(WaitForRole(a, "active", 10s)) << "the first scheduler on a fresh home never became active";
-    auto& b = StartScheduler("b");
-    EXPECT_TRUE(WaitForRole(b, "standby", 10s)) << "the second scheduler never reported standby";
-    return {&a, &b};
-  }
-};
+class Spec085Takeover : public HaScenario {};
 
 // Scenario 2.
 TEST_F(Spec085Takeover, AfterKillNineTheStandbyIsActiveWithinTPlus2R) {
   Clause(
       "Takeover: when the active instance dies without releasing the lock, a standby becomes active after the "
       "lock goes stale, within T + 2R plus startup of the death.");
-  auto [a, b] = StartPair();
+  auto [a, b] = StartActiveAndStandby();
   ASSERT_FALSE(HasFailure());
   // Let a renew a few times so the kill does not land on the first renewal.
   std::this_thread::sleep_for(2 * kI);  // scenario set-up, not a wait for a condition
   ASSERT_EQ(a->Health().role, "active");
-  auto killed = Steady::now();
-  a->Signal(SIGKILL);
-  Note("kill -9 a");
-  auto active = WaitForRole(*b, "active", kT + 2 * kR + kStartup + 10s);
-  ASSERT_TRUE(active) << "the standby never became active after the active instance was killed";
-  auto took = *active - killed;
-  std::cout << "[measure] kill -9 takeover: " << Seconds(took) << " (bound T + 2R + startup = "
-            << Seconds(kT + 2 * kR + kStartup) << ")" << std::endl;
-  RecordProperty("kill9_takeover_ms", static_cast<int>(std::chrono::duration_cast<Ms>(took).count()));
+  auto taken = TakeoverAfter(*a, SIGKILL, *b);
+  ASSERT_TRUE(taken) << "the standby never became active after the active instance was killed";
+  auto took = *taken;
+  Measure("kill9_takeover", "kill -9 takeover", took, "bound T + 2R + startup = " + Seconds(kT + 2 * kR + kStartup));
   EXPECT_LE(took, kT + 2 * kR + kStartup) << "takeover after kill -9 exceeded T + 2R plus startup";
   // The lock was renewed at most I before the kill; taking it over earlier
   // than T after that renewal would take a live lock.
@@ -59,17 +44,12 @@ TEST_F(Spec085Takeover, AfterSigtermTheStandbyIsActiveWithinRAndTheStoppedOneExi
   Clause(
       "Takeover: the active instance releases the lock when it stops cleanly; a standby then becomes active "
       "within the lock retry interval plus startup. decisions.md section 4: a clean stop exits 0.");
-  auto [a, b] = StartPair();
+  auto [a, b] = StartActiveAndStandby();
   ASSERT_FALSE(HasFailure());
-  auto stopped = Steady::now();
-  a->Signal(SIGTERM);
-  Note("SIGTERM a");
-  auto active = WaitForRole(*b, "active", kT + 2 * kR + kStartup + 10s);
-  ASSERT_TRUE(active) << "the standby never became active after the active instance stopped cleanly";
-  auto took = *active - stopped;
-  std::cout << "[measure] SIGTERM handover: " << Seconds(took) << " (bound R + startup = " << Seconds(kR + kStartup)
-            << ")" << std::endl;
-  RecordProperty("sigterm_handover_ms", static_cast<int>(std::chrono::duration_cast<Ms>(took).count()));
+  auto taken = TakeoverAfter(*a, SIGTERM, *b);
+  ASSERT_TRUE(taken) << "the standby never became active after the active instance stopped cleanly";
+  auto took = *taken;
+  Measure("sigterm_handover", "SIGTERM handover", took, "bound R + startup = " + Seconds(kR + kStartup));
   EXPECT_LE(took, kR + kStartup) << "a clean handover waited longer than R plus startup (staleness?)";
   auto st = a->Wait(kStopBound);
   ASSERT_TRUE(st.has_value()) << "the stopped instance did not exit within 10 s";
@@ -131,8 +111,8 @@ TEST_P(Spec085LeftBehindLock, StandbyWaitsAFullTAndNoLongerThanTPlus2R) {
   auto active = WaitForRole(b, "active", kT + 2 * kR + kStartup + 10s);
   ASSERT_TRUE(active) << "the standby never took over the lock left behind";
   auto took = *active - started;
-  std::cout << "[measure] start next to a left-behind lock -> active: " << Seconds(took) << " (must be in [T, T + 2R + "
-            << "startup] = [" << Seconds(kT) << ", " << Seconds(kT + 2 * kR + kStartup) << "])" << std::endl;
+  Measure("left_lock_takeover", "start next to a left-behind lock -> active", took,
+          "must be in [T, T + 2R + startup] = [" + Seconds(kT) + ", " + Seconds(kT + 2 * kR + kStartup) + "]");
   EXPECT_GE(took, kT) << "the standby did not wait a full T from its start before taking the left-behind lock";
   EXPECT_LE(took, kT + 2 * kR + kStartup) << "the standby waited longer than T + 2R plus startup";
 }
