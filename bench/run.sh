@@ -47,6 +47,10 @@ if ! peer="$("$root/bench/fetch_peer.sh")"; then
   peer=none
 fi
 
-out="$root/bench/results/$(date -u +%F)$([[ "$mode" == quick ]] && echo -quick).md"
-for arg in "${pass[@]}"; do [[ "$arg" == --out* ]] && out=""; done
+suffix=""
+if [[ "$mode" == quick ]]; then suffix="-quick"; fi
+out="$root/bench/results/$(date -u +%F)$suffix.md"
+for arg in "${pass[@]}"; do
+  if [[ "$arg" == --out* ]]; then out=""; fi
+done
 exec python3 "$root/bench/bench.py" --ours "$ours" --peer "$peer" ${out:+--out "$out"} "${pass[@]}"
