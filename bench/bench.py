@@ -15,6 +15,7 @@ import json
 import os
 import platform
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,8 +27,10 @@ from dagubench import impls, plan, proc, report, scenarios, slots  # noqa: E402
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--ours", required=True, help="our dagu binary, or 'none'")
-    p.add_argument("--peer", required=True, help="Dagu 1.30.2 binary, or 'none'")
+    p.add_argument("--ours", help="our dagu binary, or 'none'")
+    p.add_argument("--peer", help="Dagu 1.30.2 binary, or 'none'")
+    p.add_argument("--from-json", help="re-render the report of an earlier run from its .json"
+                                       " (with --out), measuring nothing")
     p.add_argument("--quick", action="store_true", help="short mode (< 2 min)")
     p.add_argument("--out", help="report file (markdown); a .json of the raw values is written next to it")
     p.add_argument("--seed", type=int, default=None, help="seed of the kill phases")
@@ -70,8 +73,20 @@ def run_case(case, impl, rng, root, args):
     return reps
 
 
+def rerender(args):
+    with open(args.from_json) as f:
+        saved = json.load(f)
+    results = [(plan.Case(**r["case"]), r["reps"]) for r in saved["results"]]
+    check_lines = [line for case, reps in results for line in plan.checks(case, reps)]
+    return finish(args, saved["meta"], results, check_lines)
+
+
 def main():
     args = parse_args()
+    if args.from_json:
+        return rerender(args)
+    if args.ours is None or args.peer is None:
+        sys.exit("bench: --ours and --peer are required (a path or 'none')")
     proc.install_signal_cleanup()
     niceness = _set_nice(args.nice)
     available = make_impls(args)
@@ -108,6 +123,7 @@ def main():
             ("load average before / after", f"{_load(load_before)} / "
                                             f"{_load(scenarios.load_average())}"),
             ("ours", _describe(available.get("ours"), args.ours)),
+            ("repository at the time of the run", _repo_state()),
             ("Dagu", _describe(available.get("dagu"), args.peer)),
             ("detection", f"poll every {scenarios.POLL * 1000:.0f} ms: ours GET /health role;"
                           " Dagu its `Acquired scheduler lock` log line"),
@@ -115,6 +131,11 @@ def main():
             ("seed of the kill phases", seed),
         ] + [("not measured", f"{c.scenario} {c.title} (binary not given)") for c in skipped],
     }
+    return finish(args, meta, results, check_lines)
+
+
+def finish(args, meta, results, check_lines):
+    """Prints and writes the report; the exit status of the run."""
     text = report.render(meta, results, check_lines)
     print()
     print(text)
@@ -141,6 +162,19 @@ def _set_nice(wanted):
         except OSError as e:
             return f"{os.getpriority(os.PRIO_PROCESS, 0)} (asked for {wanted}: {e.strerror})"
     return str(os.getpriority(os.PRIO_PROCESS, 0))
+
+
+def _repo_state():
+    """HEAD of the repository and whether src/ has uncommitted changes."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--", "../src"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return f"{head or 'unknown'}{' (src/ has uncommitted changes)' if dirty else ''}"
 
 
 def _load(la):

@@ -16,8 +16,8 @@ def _crash_rows(results):
         if case.scenario != "crash":
             continue
         good = [r for r in reps if "error" not in r]
-        self_rep = fmt_summary(_col(reps, "logged_after_signal")
-                               or _col(reps, "self_reported_takeover"))
+        self_key = "logged_after_signal" if case.impl == "dagu" else "self_reported_takeover"
+        self_rep = fmt_summary(_col(reps, self_key))
         rows.append(f"| {case.impl} | T={case.stale:g}s R={case.retry:g}s "
                     f"| {len(good)}/{len(reps)} | {fmt_summary(_col(reps, 'after_kill'))} "
                     f"| {fmt_summary(_col(reps, 'after_renewal'))} | {self_rep} |")

@@ -31,11 +31,16 @@ def wait_role(impl, inst, want, timeout):
     return t
 
 
-def _pair(impl, home, stale, retry, started):
-    """Starts A, waits until it is active, then B as standby."""
+def _pair(impl, home, stale, retry, started, rng):
+    """Starts A, waits until it is active, then B as standby. B starts after a
+    random part of R: a standby checks the lock every R (Dagu) or every
+    min(R, 250 ms) (ours) counted from its own start, and A renews at fixed
+    times from its acquisition, so without this the lag between a last renewal
+    and the standby's next check would be the same in every repetition."""
     a = impl.start(home, "a", stale, retry)
     started.append(a)
     wait_role(impl, a, "active", START_TIMEOUT)
+    time.sleep(rng.uniform(0.0, retry))
     b = impl.start(home, "b", stale, retry)
     started.append(b)
     wait_role(impl, b, "standby", START_TIMEOUT)
@@ -71,7 +76,7 @@ def crash_failover(impl, stale, retry, rng, root, cap):
     """kill -9 of the active; time until the standby reports active."""
 
     def body(home, started):
-        a, b = _pair(impl, home, stale, retry, started)
+        a, b = _pair(impl, home, stale, retry, started, rng)
         _settle(impl, a, b, stale, rng)
         t_kill_wall = time.time()
         t_kill = time.monotonic()
@@ -110,7 +115,7 @@ def clean_handover(impl, stale, retry, rng, root, cap):
     what the stopped process did (exit status and time, or still running)."""
 
     def body(home, started):
-        a, b = _pair(impl, home, stale, retry, started)
+        a, b = _pair(impl, home, stale, retry, started, rng)
         _settle(impl, a, b, stale, rng)
         t_term_wall = time.time()
         t_term = time.monotonic()
