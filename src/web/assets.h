@@ -1,8 +1,7 @@
 // The web UI's static files, embedded in the binary so that `dagu server` and
 // `dagu start-all` need nothing on disk and no build step at run time. The
-// sources are the real files under src/web/assets/; embedded_assets.cc is
-// generated from them by src/web/embed_assets.py (run it after editing an
-// asset; web_test fails while the generated file is out of date).
+// sources are the real files under src/web/assets/; the build generates
+// embedded_assets.cc from them (src/web/embed_assets.py) into the build tree.
 #pragma once
 
 #include <string_view>

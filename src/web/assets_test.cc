@@ -28,11 +28,11 @@ TEST(AssetsTest, EmbeddedCopyMatchesTheFiles) {
     std::string rel = std::filesystem::relative(entry.path(), kAssetsDir).generic_string();
     on_disk.insert(rel);
     const Asset* asset = FindAsset(rel);
-    ASSERT_NE(asset, nullptr) << rel << " is not embedded: run python3 src/web/embed_assets.py";
-    EXPECT_TRUE(asset->body == Slurp(entry.path())) << rel << " changed: run python3 src/web/embed_assets.py";
+    ASSERT_NE(asset, nullptr) << rel << " is not embedded: rebuild (the build embeds src/web/assets/)";
+    EXPECT_TRUE(asset->body == Slurp(entry.path())) << rel << " changed: rebuild (the build embeds src/web/assets/)";
   }
   for (const Asset& a : EmbeddedAssets()) {
-    EXPECT_TRUE(on_disk.count(std::string(a.path))) << a.path << " was removed: run python3 src/web/embed_assets.py";
+    EXPECT_TRUE(on_disk.count(std::string(a.path))) << a.path << " was removed: rebuild (the build embeds src/web/assets/)";
   }
 }
 
