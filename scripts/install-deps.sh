@@ -15,7 +15,7 @@ PACKAGES=(
   libcli11-dev libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
   libhowardhinnant-date-dev tzdata libgtest-dev libgmock-dev libsystemd-dev
   # tests: fetching the reference Dagu 1.30.2 from the npm registry, promtool, UI end-to-end
-  curl ca-certificates nodejs npm prometheus chromium
+  python3 curl ca-certificates nodejs npm prometheus chromium
 )
 
 # Every installed package name and every name an installed package provides.
