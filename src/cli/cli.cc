@@ -1,12 +1,5 @@
 #include "cli/cli.h"
 
-// GCC 12 at -O2 reports a false "potential null pointer dereference" inside
-// CLI11's string splitting (libstdc++'s vector growth) once it is inlined
-// here; the code is library code, so the check is off for this file only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#endif
-
 #include <exception>
 #include <iostream>
 
