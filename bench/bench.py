@@ -99,6 +99,7 @@ def main():
 
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = scenarios.load_average()
+    repo_before = _repo_state()
     results, check_lines, skipped = [], [], []
     root = tempfile.mkdtemp(prefix="dagu-bench-")
     for case in cases:
@@ -123,7 +124,7 @@ def main():
             ("load average before / after", f"{_load(load_before)} / "
                                             f"{_load(scenarios.load_average())}"),
             ("ours", _describe(available.get("ours"), args.ours)),
-            ("repository at the time of the run", _repo_state()),
+            ("repository HEAD at the start of the run", repo_before),
             ("Dagu", _describe(available.get("dagu"), args.peer)),
             ("detection", f"poll every {scenarios.POLL * 1000:.0f} ms: ours GET /health role;"
                           " Dagu its `Acquired scheduler lock` log line"),
