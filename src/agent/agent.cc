@@ -312,6 +312,7 @@ RunStatus Agent::Execute() {
   ExecutorOptions opt;
   opt.clock = deps_.clock;
   opt.runner = deps_.runner;
+  opt.executors = deps_.executors;
   Observer observer(this);
   opt.observer = &observer;
   opt.base_env = deps_.process_env;

@@ -38,7 +38,8 @@
 
 #include "agent/executor.h"
 #include "agent/run_log.h"
-#include "agent/step_runner.h"
+#include "executors/executor_registry.h"
+#include "executors/step_runner.h"
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "core/status.h"
@@ -51,7 +52,8 @@ namespace dagu {
 struct AgentDeps {
   FileSystem* fs = nullptr;
   Clock* clock = nullptr;
-  StepRunner* runner = nullptr;
+  StepRunner* runner = nullptr;                     // the shell
+  const ExecutorRegistry* executors = nullptr;      // the other executor types; may be null
   std::string dag_runs_dir;   // Config::paths.dag_runs_dir
   std::string proc_dir;       // Config::paths.proc_dir
   std::string log_dir;        // Config::paths.log_dir (a DAG's log_dir wins)

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <thread>
 
-#include "agent/shell_runner.h"
+#include "executors/shell_runner.h"
 #include "core/time_format.h"
 #include "store/queue_store.h"
 #include "store/run_operations.h"

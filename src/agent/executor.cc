@@ -214,6 +214,15 @@ void Executor::CancelLocked(int signal, bool timeout) {
   retry_at_.clear();
 }
 
+StepRunner* Executor::RunnerFor(const Step& step) const {
+  if (step.executor_type.empty() || opt_.executors == nullptr) {
+    if (step.executor_type.empty()) return opt_.runner;
+    static const ExecutorRegistry kNone;
+    return kNone.FindOrMissing(step.executor_type);
+  }
+  return opt_.executors->FindOrMissing(step.executor_type);
+}
+
 std::string Executor::ShellFor(const Step& step) const {
   if (!step.shell.empty()) return step.shell;
   if (!dag_.shell.empty()) return dag_.shell;
@@ -400,6 +409,11 @@ void Executor::StartNode(NodeState* node, size_t index, const std::string& extra
   inv.extra_stdout_path = ExpandVars(def.stdout_file, env.Lookup());
   inv.extra_stderr_path = ExpandVars(def.stderr_file, env.Lookup());
   inv.capture_limit = static_cast<size_t>(dag_.max_output_size > 0 ? dag_.max_output_size : 1 << 20);
+  inv.executor_type = def.executor_type;
+  inv.executor_config_json = def.executor_config_json;
+  inv.dag = &dag_;
+  inv.step = &def;
+  inv.expand = [owned](const std::string& text) { return ExpandVars(text, owned); };
   if (!inv.working_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(inv.working_dir, ec);
@@ -417,7 +431,7 @@ void Executor::StartNode(NodeState* node, size_t index, const std::string& extra
   auto r = std::make_unique<Running>();
   r->index = index;
   r->node = node;
-  r->step = opt_.runner->Start(inv);
+  r->step = RunnerFor(def)->Start(inv);
   if (def.timeout.count() > 0) r->deadline = now + def.timeout;
   Running* raw = r.get();
   r->worker = std::thread([this, raw] {

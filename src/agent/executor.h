@@ -51,7 +51,8 @@
 #include <vector>
 
 #include "agent/env_expand.h"
-#include "agent/step_runner.h"
+#include "executors/executor_registry.h"
+#include "executors/step_runner.h"
 #include "core/clock.h"
 #include "dag/dag.h"
 #include "store/dag_snapshot.h"
@@ -99,7 +100,11 @@ struct StepLogPaths {
 
 struct ExecutorOptions {
   Clock* clock = nullptr;                 // required
-  StepRunner* runner = nullptr;           // required
+  StepRunner* runner = nullptr;           // required: the shell (steps without a type,
+                                          // preconditions, backticks)
+  // Runners of the other executor types (src/executors/executor_registry.h);
+  // may be null when every step is a shell step.
+  const ExecutorRegistry* executors = nullptr;
   ExecutionObserver* observer = nullptr;  // may be null
   // The environment every step starts from ("K=V"): the process env plus
   // run-level variables (DAG_NAME, DAG_RUN_ID, DAG_RUN_LOG_FILE, ...).
@@ -145,6 +150,9 @@ class Executor {
                      std::string* why);
   std::string EvalBackticks(const std::string& text, const VarList& env, const std::string& dir);
   std::string ShellFor(const Step& step) const;
+  // The runner of the step's executor type: the shell for "", else from the
+  // registry (a runner that fails to start for a type nobody registered).
+  StepRunner* RunnerFor(const Step& step) const;
   std::string WorkingDirFor(const Step& step, const VarList& env) const;
   void BuildBaseVars();
   bool DependenciesReady(size_t i);

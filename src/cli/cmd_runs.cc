@@ -18,8 +18,8 @@
 #include "agent/agent.h"
 #include "agent/dag_ref.h"
 #include "agent/params.h"
-#include "agent/shell_runner.h"
 #include "agent/status_report.h"
+#include "cli/builtin_executors.h"
 #include "cli/commands.h"
 #include "core/exit_codes.h"
 #include "core/time_format.h"
@@ -160,11 +160,12 @@ class SignalForwarder {
 // Runs a prepared request to its end; the exit status of start and retry.
 int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& request, bool quiet) {
   SignalForwarder signals;
-  ShellRunner runner;
+  BuiltinExecutors executors(ctx.config);
   AgentDeps deps;
   deps.fs = PosixFileSystem();
   deps.clock = Clock::Real();
-  deps.runner = &runner;
+  deps.runner = executors.shell();
+  deps.executors = executors.registry();
   deps.dag_runs_dir = ctx.config.paths.dag_runs_dir;
   deps.proc_dir = ctx.config.paths.proc_dir;
   deps.log_dir = ctx.config.paths.log_dir;

@@ -85,6 +85,15 @@ struct Step {
   std::chrono::nanoseconds timeout{0};
   std::vector<Condition> preconditions;
   std::string signal_on_stop;         // e.g. "SIGINT"; "" means SIGTERM
+  // A non-shell executor (Dagu 1.30.2 step `type:` + `config:`, legacy
+  // `executor:`): the type name ("" = the shell) and the config mapping as
+  // JSON text ("" = none). The run picks the runner by type
+  // (src/executors/executor_registry.h).
+  std::string executor_type;
+  std::string executor_config_json;
+  // call: <dag> (and Dagu 1.30.2's `run: <dag>`): the step runs that DAG as a
+  // child run instead of a command; "" = not a call.
+  std::string call;
 };
 
 // Handler steps are named onInit, onSuccess, onFailure, onCancel (abort) and

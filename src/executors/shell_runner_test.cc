@@ -1,4 +1,4 @@
-#include "agent/shell_runner.h"
+#include "executors/shell_runner.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,14 +1,21 @@
-// StepRunner: how the executor runs a step's processes, behind an interface
-// so that the execution semantics (executor.h) are unit-tested with a fake
-// and the real thing (shell_runner.h) is tested on its own.
+// StepRunner: how the run's executor (src/agent/executor.h) runs one step,
+// behind an interface so that the execution semantics are unit-tested with a
+// fake and each real runner is tested on its own. This is the executor
+// contract of Dagu 1.30.2's step `type:` / `executor:`: the shell
+// (shell_runner.h) runs steps without a type; every other type (jq, http,
+// mail, ssh, a sub-DAG call, ...) is a StepRunner of its own in this folder,
+// found through ExecutorRegistry (executor_registry.h) by the step's type.
 //
-// A step is one or more command lines run one after another (stopping at the
-// first failure), or a script. Every process runs in its own process group;
-// Signal() reaches the whole group of the process running now. Output goes
-// to the step's log files; stdout is also captured (for `output:`) up to a
-// limit.
+// For the shell, a step is one or more command lines run one after another
+// (stopping at the first failure), or a script. Every process runs in its
+// own process group; Signal() reaches the whole group of the process running
+// now. Whatever the runner, output goes to the step's log files; stdout is
+// also captured (for `output:`) up to a limit; Signal() stops the step at
+// once (a runner that is not a process treats SIGKILL and the stop signal
+// alike: abandon the work and return from Wait()).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +23,9 @@
 #include "core/status.h"
 
 namespace dagu {
+
+struct Dag;
+struct Step;
 
 struct StepInvocation {
   std::string step_name;
@@ -31,6 +41,19 @@ struct StepInvocation {
   std::string extra_stdout_path;      // step `stdout:`/`stderr:` copies ("" = none)
   std::string extra_stderr_path;
   size_t capture_limit = 1 << 20;     // bytes of stdout to capture; more sets output_too_large
+
+  // For runners other than the shell. `executor_type` is the step's type
+  // ("" = the shell); `executor_config_json` its `config:` mapping as JSON
+  // text ("" = none), values not yet expanded: a runner expands the string
+  // values it uses with `expand`, which substitutes variables the way the
+  // step's command text is substituted (params, env, outputs, step
+  // references). `dag` and `step` are the run's DAG and the step as defined;
+  // both outlive the step's execution.
+  std::string executor_type;
+  std::string executor_config_json;
+  const Dag* dag = nullptr;
+  const Step* step = nullptr;
+  std::function<std::string(const std::string&)> expand;
 };
 
 struct StepResult {

@@ -8,7 +8,7 @@
 // optional extra copies); stdout is captured up to the limit.
 #pragma once
 
-#include "agent/step_runner.h"
+#include "executors/step_runner.h"
 
 namespace dagu {
 
