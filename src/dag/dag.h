@@ -94,6 +94,39 @@ struct Step {
   // call: <dag> (and Dagu 1.30.2's `run: <dag>`): the step runs that DAG as a
   // child run instead of a command; "" = not a call.
   std::string call;
+  bool mail_on_error = false;         // mail_on_error: send the run's error mail if this step fails
+};
+
+// Mail settings (Dagu 1.30.2 `smtp`, `errorMail`/`infoMail`, `mailOn`).
+struct SmtpConfig {
+  std::string host;
+  std::string port;      // as written ("587"); Dagu keeps it a string
+  std::string username;  // with password: STARTTLS when offered, then AUTH
+  std::string password;
+  bool empty() const { return host.empty() && port.empty() && username.empty() && password.empty(); }
+};
+
+struct MailConfig {
+  std::string from;
+  std::vector<std::string> to;
+  std::string prefix;       // subject prefix
+  bool attach_logs = false;  // attach each step's non-empty stdout log
+  bool empty() const { return from.empty() && to.empty() && prefix.empty() && !attach_logs; }
+};
+
+struct MailOn {
+  bool failure = false;  // failed, aborted or partially succeeded: errorMail
+  bool success = false;  // succeeded: infoMail
+};
+
+// One `secrets:` entry: the value of `key` at `provider` becomes the
+// environment variable `name` of every step, and is masked in every log and
+// record (src/secrets/secrets.h).
+struct SecretRef {
+  std::string name;
+  std::string provider;  // "env", "file"
+  std::string key;
+  std::vector<std::pair<std::string, std::string>> options;  // provider options, as written
 };
 
 // Handler steps are named onInit, onSuccess, onFailure, onCancel (abort) and
@@ -134,6 +167,11 @@ struct Dag {
   int64_t max_output_size = 1024 * 1024;  // bytes of stdout an output: capture may hold
   std::string log_dir;                  // "" means the config's log dir
   std::chrono::nanoseconds restart_wait{0};
+  SmtpConfig smtp;
+  MailOn mail_on;
+  MailConfig error_mail;
+  MailConfig info_mail;
+  std::vector<SecretRef> secrets;
   std::vector<Step> steps;     // depends are complete (chain order applied, ids resolved)
   std::string yaml_data;       // the original file contents
 

@@ -6,7 +6,6 @@ namespace {
 constexpr KeySupport kIgnored = KeySupport::kIgnored;
 constexpr KeySupport kUnsupported = KeySupport::kUnsupported;
 
-constexpr const char* kNoMail = "e-mail notifications are not sent by this implementation";
 constexpr const char* kShellOnly = "this implementation runs shell steps only";
 constexpr const char* kNoTz =
     "there is no DAG-level time zone; prefix the cron expression with CRON_TZ=<zone> (or set tz in the config)";
@@ -49,19 +48,19 @@ const KeyTable& RootKeys() {
           {"restart_wait_sec", {}},
           {"log_output", {}, kIgnored, "step output always goes to separate .out and .err logs here"},
           {"hist_retention_runs", {}, kIgnored, "history is kept by hist_retention_days"},
-          {"mail_on", {}, kIgnored, kNoMail},
-          {"smtp", {}, kIgnored, kNoMail},
-          {"error_mail", {}, kIgnored, kNoMail},
-          {"info_mail", {}, kIgnored, kNoMail},
-          {"wait_mail", {}, kIgnored, kNoMail},
-          {"mail_accounts", {}, kIgnored, kNoMail},
+          {"mail_on", {}},
+          {"smtp", {}},
+          {"error_mail", {}},
+          {"info_mail", {}},
+          {"secrets", {}},
+          {"wait_mail", {}, kIgnored, "there are no human-approval waits in this implementation"},
+          {"mail_accounts", {}, kIgnored, "use smtp"},
           {"otel", {}, kIgnored, "OpenTelemetry tracing is not emitted by this implementation"},
           {"run_config", {}, kIgnored, "web UI run options are not applied by this implementation"},
           {"worker_selector", {}, kIgnored, "runs always execute on the scheduler's host here"},
           {"container", {}, kUnsupported, "docker containers; this implementation runs shell steps on the host"},
           {"ssh", {}, kUnsupported, "ssh steps; this implementation runs shell steps on the host"},
           {"registry_auths", {}, kUnsupported, "docker registries; this implementation runs shell steps on the host"},
-          {"secrets", {}, kUnsupported, "secret providers; pass secrets through env or dotenv"},
           {"llm", {}, kUnsupported, kShellOnly},
           {"s3", {}, kUnsupported, kShellOnly},
           {"redis", {}, kUnsupported, kShellOnly},
@@ -116,8 +115,10 @@ const KeyTable& StepKeys() {
           {"preconditions", {}},
           {"precondition", {}},
           {"signal_on_stop", {}},
-          {"executor", {"type"}},
-          {"mail_on_error", {}, kIgnored, kNoMail},
+          {"type", {}},
+          {"executor", {}},
+          {"config", {}},
+          {"mail_on_error", {}},
           {"log_output", {}, kIgnored, "step output always goes to separate .out and .err logs here"},
           {"shell_packages", {}, kIgnored, "only used with nix-shell"},
           {"worker_selector", {}, kIgnored, "runs always execute on the scheduler's host here"},
@@ -127,7 +128,6 @@ const KeyTable& StepKeys() {
           {"foreach", {}, kUnsupported, kShellOnly},
           {"action", {}, kUnsupported, "actions; use run:"},
           {"with", {}, kUnsupported, "action settings; use run:, shell: and shell_args:"},
-          {"config", {}, kUnsupported, "executor settings; this implementation runs shell steps only"},
           {"container", {}, kUnsupported, "docker containers; this implementation runs shell steps on the host"},
           {"exec", {}, kUnsupported, "direct exec; use run:"},
           {"llm", {}, kUnsupported, kShellOnly},
@@ -223,6 +223,32 @@ const KeyTable& OutputKeys() {
        {"key", {}, kIgnored, "the output is stored under its name"},
        {"omit", {}, kIgnored, "outputs are always kept"}},
       {}};
+  return table;
+}
+
+const KeyTable& SmtpKeys() {
+  static const KeyTable table{"smtp", {{"host", {}}, {"port", {}}, {"username", {}}, {"password", {}}}, {}};
+  return table;
+}
+
+const KeyTable& MailOnKeys() {
+  static const KeyTable table{
+      "mail_on",
+      {{"failure", {}},
+       {"success", {}},
+       {"wait", {}, kIgnored, "there are no human-approval waits in this implementation"}},
+      {}};
+  return table;
+}
+
+const KeyTable& MailKeys() {
+  static const KeyTable table{
+      "mail", {{"from", {}}, {"to", {}}, {"prefix", {}}, {"attach_logs", {}}}, {}};
+  return table;
+}
+
+const KeyTable& SecretKeys() {
+  static const KeyTable table{"secret", {{"name", {}}, {"provider", {}}, {"key", {}}, {"options", {}}}, {}};
   return table;
 }
 

@@ -18,5 +18,9 @@ const KeyTable& ContinueOnKeys();
 const KeyTable& ConditionKeys();
 const KeyTable& OutputKeys();
 const KeyTable& ExecutorKeys();
+const KeyTable& SmtpKeys();
+const KeyTable& MailOnKeys();
+const KeyTable& MailKeys();
+const KeyTable& SecretKeys();
 
 }  // namespace dagu::dag_internal

@@ -75,6 +75,19 @@ void ParseStep(ParseContext& ctx, const Field& f, ParsedStep* out);
 // replace those already in *out (base config values).
 void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out);
 
+// --- executors, mail, secrets (dag_executor.cc, dag_mail.cc, dag_secrets.cc) ---
+
+// type: + config:, or the legacy executor: (a string or {type, config}), into
+// step->executor_type / executor_config_json. Types not built here are errors.
+void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step);
+
+// smtp, mail_on, error_mail, info_mail of the root mapping; present ones
+// replace those in *dag (base config values).
+void ParseMailSettings(ParseContext& ctx, const Fields& fields, Dag* dag);
+
+// secrets: a list of {name, provider, key, options}; replaces dag->secrets.
+void ParseSecrets(ParseContext& ctx, const Field& f, std::vector<SecretRef>* out);
+
 // --- graph (dag_graph.cc) ---
 
 // Names unnamed steps (cmd_N / script_N), checks names and ids, resolves

@@ -166,6 +166,8 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     dag->log_dir = Trim(dag->log_dir);
   }
   if (const Field* x = fields.Get("restart_wait_sec")) ctx.Seconds(*x, &dag->restart_wait);
+  ParseMailSettings(ctx, fields, dag);
+  if (const Field* x = fields.Get("secrets")) ParseSecrets(ctx, *x, &dag->secrets);
 
   if (const Field* x = fields.Get("steps")) {
     if (options.is_base) {

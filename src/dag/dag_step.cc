@@ -225,23 +225,6 @@ void ParseSignal(ParseContext& ctx, const Field& f, std::string* out) {
   ctx.Error(f, msg);
 }
 
-void ParseExecutor(ParseContext& ctx, const Field& f) {
-  std::string type;
-  if (f.value.IsMap()) {
-    Fields fields;
-    ctx.Map(f, ExecutorKeys(), &fields);
-    if (const Field* t = fields.Get("type")) ctx.String(*t, &type);
-    if (const Field* c = fields.Get("config"); c != nullptr && c->value.IsMap() && c->value.size() > 0) {
-      ctx.Error(*c, "not supported: executor config; this implementation runs shell steps only");
-    }
-  } else if (!ctx.String(f, &type)) {
-    return;
-  }
-  type = Lower(Trim(type));
-  if (type.empty() || type == "command" || type == "shell") return;
-  ctx.Error(f, "not supported: executor type " + Quote(type) + "; this implementation runs shell steps only");
-}
-
 void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   Step& step = out->step;
   if (const Field* x = fields.Get("name")) {
@@ -271,7 +254,8 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
       ctx.Error(*script, "the script is empty");
     }
   }
-  if (run == nullptr && command == nullptr && script == nullptr) {
+  ParseStepExecutor(ctx, fields, &step);
+  if (run == nullptr && command == nullptr && script == nullptr && step.executor_type.empty()) {
     ctx.ErrorAt(out->at.value, out->at.path, "the step has nothing to run; give run:");
   }
   if (const Field* x = fields.Get("shell")) ParseShell(ctx, *x, &step.shell, &step.shell_args);
@@ -307,7 +291,7 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   if (const Field* x = fields.Get("preconditions")) ParseConditions(ctx, *x, &step.preconditions);
   if (const Field* x = fields.Get("precondition")) ParseConditions(ctx, *x, &step.preconditions);
   if (const Field* x = fields.Get("signal_on_stop")) ParseSignal(ctx, *x, &step.signal_on_stop);
-  if (const Field* x = fields.Get("executor")) ParseExecutor(ctx, *x);
+  if (const Field* x = fields.Get("mail_on_error")) ctx.Bool(*x, &step.mail_on_error);
 }
 
 std::string StepPath(const std::string& base, size_t index, const YAML::Node& node) {

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "core/base64.h"
+#include "store/dag_snapshot_notify.h"
 #include "store/json_fields.h"
 
 namespace dagu {
@@ -253,7 +254,7 @@ Json StepToSnapshot(const Step& step) {
   PutIfSet(j, "shell", step.shell);
   if (!step.shell_args.empty()) j["shellArgs"] = step.shell_args;
   PutIfSet(j, "dir", step.working_dir);
-  j["executorConfig"] = Json::object();
+  snapshot_internal::PutStepExecutor(step, &j);
   if (!step.commands.empty()) {
     Json commands = Json::array();
     for (const auto& line : step.commands) commands.push_back(CommandToJson(line));
@@ -334,6 +335,7 @@ Json DagToSnapshot(const Dag& dag, const SnapshotOptions& options) {
   j["histRetentionDays"] = dag.hist_retention_days;
   PutIfSet(j, "queue", dag.queue);
   j["maxOutputSize"] = dag.max_output_size;
+  snapshot_internal::PutDagNotify(dag, &j);
   if (!dag.yaml_data.empty()) j["yamlData"] = Base64Encode(dag.yaml_data);
   return j;
 }
@@ -348,17 +350,7 @@ Status SnapshotToStep(const Json& snapshot, Step* step) {
   f.StrList("shellArgs", &step->shell_args);
   f.Str("dir", &step->working_dir);
   if (step->working_dir.empty()) f.Str("workingDir", &step->working_dir);
-  const Json* exec = nullptr;
-  if (f.Object("executorConfig", &exec)) {
-    auto type = exec->find("type");
-    if (type != exec->end() && type->is_string()) {
-      std::string t = type->get<std::string>();
-      if (!t.empty() && t != "command" && t != "shell") {
-        return Status::NotSupported("step \"" + step->name + "\" uses executor \"" + t +
-                                    "\", which this dagu does not run (only shell commands)");
-      }
-    }
-  }
+  DAGU_RETURN_IF_ERROR(snapshot_internal::ReadStepExecutor(snapshot, f, step));
   const Json* commands = nullptr;
   if (f.Array("commands", &commands)) {
     for (const auto& item : *commands) {
@@ -455,6 +447,7 @@ Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
   f.Int("histRetentionDays", &dag->hist_retention_days);
   f.Str("queue", &dag->queue);
   f.Int64("maxOutputSize", &dag->max_output_size);
+  snapshot_internal::ReadDagNotify(f, dag);
   std::string yaml_b64;
   f.Str("yamlData", &yaml_b64);
   if (!yaml_b64.empty() && !Base64Decode(yaml_b64, &dag->yaml_data)) f.Fail("yamlData", "not valid base64");

@@ -1,0 +1,60 @@
+// dag.json keeps executors, mail settings and secrets (a queued or retried
+// run runs from it).
+#include <gtest/gtest.h>
+
+#include "store/dag_snapshot.h"
+
+namespace dagu {
+namespace {
+
+TEST(DagSnapshotNotifyTest, ExecutorMailAndSecretsRoundTrip) {
+  Dag dag;
+  dag.name = "n";
+  dag.smtp = {"smtp.example.com", "587", "user", "pw"};
+  dag.mail_on.failure = true;
+  dag.error_mail = {"a@x", {"b@x", "c@x"}, "[E]", true};
+  dag.info_mail = {"d@x", {"e@x"}, "", false};
+  dag.secrets = {{"TOKEN", "env", "SRC", {}}, {"DB", "file", "/run/db", {{"k", "v"}}}};
+  Step step;
+  step.name = "q";
+  step.executor_type = "jq";
+  step.executor_config_json = R"({"raw":true})";
+  step.commands = {".a"};
+  step.mail_on_error = true;
+  dag.steps.push_back(step);
+
+  Json j = DagToSnapshot(dag, SnapshotOptions());
+  EXPECT_EQ(j["steps"][0]["executorConfig"], Json::parse(R"({"type":"jq","config":{"raw":true}})"));
+  EXPECT_EQ(j["smtp"], Json::parse(R"({"host":"smtp.example.com","port":"587","username":"user","password":"pw"})"));
+  EXPECT_EQ(j["errorMail"], Json::parse(R"({"from":"a@x","to":["b@x","c@x"],"prefix":"[E]","attachLogs":true})"));
+  EXPECT_EQ(j["mailOn"], Json::parse(R"({"failure":true,"success":false})"));
+
+  Dag back;
+  Params params;
+  ASSERT_TRUE(SnapshotToDag(j, &back, &params).ok());
+  EXPECT_EQ(back.smtp.host, "smtp.example.com");
+  EXPECT_EQ(back.smtp.port, "587");
+  EXPECT_EQ(back.smtp.password, "pw");
+  EXPECT_TRUE(back.mail_on.failure);
+  EXPECT_FALSE(back.mail_on.success);
+  EXPECT_EQ(back.error_mail.to, (std::vector<std::string>{"b@x", "c@x"}));
+  EXPECT_TRUE(back.error_mail.attach_logs);
+  EXPECT_EQ(back.info_mail.from, "d@x");
+  ASSERT_EQ(back.secrets.size(), 2u);
+  EXPECT_EQ(back.secrets[1].key, "/run/db");
+  EXPECT_EQ(back.secrets[1].options, (std::vector<std::pair<std::string, std::string>>{{"k", "v"}}));
+  ASSERT_EQ(back.steps.size(), 1u);
+  EXPECT_EQ(back.steps[0].executor_type, "jq");
+  EXPECT_EQ(back.steps[0].executor_config_json, R"({"raw":true})");
+  EXPECT_TRUE(back.steps[0].mail_on_error);
+}
+
+TEST(DagSnapshotNotifyTest, NumericSmtpPortOfDagu) {
+  Dag back;
+  Params params;
+  ASSERT_TRUE(SnapshotToDag(Json::parse(R"({"name":"n","smtp":{"host":"h","port":25}})"), &back, &params).ok());
+  EXPECT_EQ(back.smtp.port, "25");
+}
+
+}  // namespace
+}  // namespace dagu
