@@ -7,6 +7,7 @@
 
 #include <cctype>
 
+#include "agent/run_mail.h"
 #include "core/time_format.h"
 #include "store/run_layout.h"
 #include "store/run_operations.h"
@@ -207,7 +208,7 @@ void Agent::Cleanup() {
     procs_.Release(*proc_);
     proc_.reset();
   }
-  if (!executor_ && created_run_) {
+  if (!ran_ && created_run_) {
     // A start that never ran: leave nothing behind.
     runs_.RemoveRun(run_);
     if (!attempt_log_dir_.empty()) {
@@ -215,7 +216,7 @@ void Agent::Cleanup() {
       deps_.fs->RemoveDir(DirName(attempt_log_dir_));
     }
     created_run_ = false;
-  } else if (!executor_ && !attempt_.path.empty()) {
+  } else if (!ran_ && !attempt_.path.empty()) {
     deps_.fs->RemoveAll(attempt_.path);  // a retry attempt that never ran
     if (!attempt_log_dir_.empty()) deps_.fs->RemoveAll(attempt_log_dir_);
   }
@@ -238,6 +239,7 @@ RunRecord Agent::ToRecord(const ExecutionState& state) const {
   put(state.on_failure, &r.on_failure);
   put(state.on_cancel, &r.on_cancel);
   put(state.on_exit, &r.on_exit);
+  secrets_.MaskRecord(&r);
   return r;
 }
 
@@ -271,9 +273,18 @@ void Agent::WriteOutputs(const RunRecord& record) {
 }
 
 void Agent::Stop(int signal) {
+  stop_mail_ = true;
   std::lock_guard<std::mutex> l(mu_);
   if (executor_) executor_->Cancel(signal);
   else pending_stop_ = signal;
+}
+
+void Agent::SendMails(const RunRecord& record) {
+  VarList vars;
+  for (const auto& [k, v] : deps_.process_env) vars.Set(k, v);
+  for (const auto& [k, v] : secrets_.Env()) vars.Set(k, v);
+  for (const auto& [k, v] : dag_.env) vars.Set(k, ExpandVars(v, vars.LookupOrEmpty()));
+  SendRunMails(dag_, record, vars.LookupOrEmpty(), &log_, &stop_mail_);
 }
 
 void Agent::Watch() {
@@ -298,7 +309,39 @@ void Agent::Watch() {
   }
 }
 
+bool Agent::PrepareSecrets(const RunLog::Fields& who) {
+  if (dag_.secrets.empty()) return true;
+  RunLog::Fields fields = who;
+  fields.emplace_back("count", std::to_string(dag_.secrets.size()));
+  log_.Info("Resolving secrets", fields);
+  Status s = secrets_.Resolve(dag_, deps_.process_env);
+  if (s.ok()) {
+    log_.SetMasker(&secrets_.masker());
+    return true;
+  }
+  std::string error = "failed to resolve secrets: " + s.message();
+  fields = who;
+  fields.emplace_back("err", error);
+  log_.Error("Failed to initialize DAG execution", fields);
+  ExecutionState state;
+  state.status = RunStatus::kFailed;
+  state.started_at = deps_.clock->Now();
+  state.error = error;
+  for (const auto& step : dag_.steps) {
+    NodeState n;
+    n.step = step;
+    state.nodes.push_back(std::move(n));
+  }
+  WriteRecord(ToRecord(state), true);
+  if (proc_) {
+    procs_.Release(*proc_);
+    proc_.reset();
+  }
+  return false;
+}
+
 RunStatus Agent::Execute() {
+  ran_ = true;
   Status s = log_.Open(base_.log);
   if (!s.ok()) spdlog::warn("{}", s.ToString());
   const RunLog::Fields who = {{"name", dag_.name}, {"run-id", run_.run_id}, {"attempt-id", attempt_.attempt_id}};
@@ -307,18 +350,20 @@ RunStatus Agent::Execute() {
     f.insert(f.end(), extra.begin(), extra.end());
     return f;
   };
+  if (!PrepareSecrets(who)) return RunStatus::kFailed;
   log_.Info(previous_.empty() ? "DAG run started" : "DAG run retry started", with({{"params", base_.params}}));
 
   ExecutorOptions opt;
   opt.clock = deps_.clock;
-  opt.runner = deps_.runner;
-  opt.executors = deps_.executors;
+  opt.runner = secrets_.Wrap(deps_.runner);
+  opt.executors = secrets_.Wrap(deps_.executors);
   Observer observer(this);
   opt.observer = &observer;
   opt.base_env = deps_.process_env;
   opt.base_env.emplace_back("DAG_NAME", dag_.name);
   opt.base_env.emplace_back("DAG_RUN_ID", run_.run_id);
   opt.base_env.emplace_back("DAG_RUN_LOG_FILE", base_.log);
+  for (const auto& kv : secrets_.Env()) opt.base_env.push_back(kv);
   opt.default_shell = deps_.default_shell;
   if (opt.default_shell.empty()) {
     for (const auto& [k, v] : deps_.process_env) {
@@ -349,6 +394,7 @@ RunStatus Agent::Execute() {
   RunRecord final_record = ToRecord(executor_->state());
   WriteRecord(final_record, true);
   WriteOutputs(final_record);
+  SendMails(final_record);
   log_.Info("DAG run finished", with({{"status", RunStatusLabel(status)},
                                       {"started-at", final_record.started_at},
                                       {"finished-at", final_record.finished_at}}));

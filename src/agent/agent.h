@@ -38,6 +38,7 @@
 
 #include "agent/executor.h"
 #include "agent/run_log.h"
+#include "agent/run_secrets.h"
 #include "executors/executor_registry.h"
 #include "executors/step_runner.h"
 #include "core/clock.h"
@@ -106,6 +107,11 @@ class Agent {
   void WriteRecord(const RunRecord& record, bool final);
   void WriteOutputs(const RunRecord& record);
   void Watch();  // heartbeat + cancel poll thread
+  // Resolves the DAG's secrets before any step; false (after writing the
+  // failed record) when one cannot be resolved.
+  bool PrepareSecrets(const RunLog::Fields& who);
+  // The mails of a finished run (run_mail.h).
+  void SendMails(const RunRecord& record);
   void Cleanup();
 
   AgentDeps deps_;
@@ -123,6 +129,9 @@ class Agent {
   bool created_run_ = false;   // we created the run dir (undo it on a failed Prepare)
   bool prepared_ = false;
 
+  RunSecrets secrets_;
+  std::atomic<bool> stop_mail_{false};
+  bool ran_ = false;           // Execute() was called: the run is kept whatever happens
   std::unique_ptr<Executor> executor_;
   std::optional<ProcEntry> proc_;
   mutable std::mutex mu_;

@@ -479,8 +479,9 @@ void Executor::FinishNode(NodeState* node, const StepResult& result, bool stoppe
   } else {
     node->status = NodeStatus::kFailed;
     node->error = result.term_signal != 0 ? SignalText(result.term_signal)
-                                          : "failed to execute step \"" + def.name +
-                                                "\": exit status " + std::to_string(result.exit_code);
+                                          : "failed to execute step \"" + def.name + "\": " +
+                                                (result.error.empty() ? "exit status " + std::to_string(result.exit_code)
+                                                                      : result.error);
     if (!result.stderr_tail.empty()) node->error += "\nrecent stderr (tail):\n" + result.stderr_tail;
   }
   // A failure: retry, continue, or stay failed.

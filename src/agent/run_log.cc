@@ -55,6 +55,7 @@ std::string RunLog::FormatLine(WallTime t, const std::string& level, const std::
 
 void RunLog::Write(const char* level, const std::string& msg, const Fields& fields) {
   std::string line = FormatLine(clock_->Now(), level, msg, fields) + "\n";
+  if (masker_ != nullptr) line = masker_->Mask(line);
   std::lock_guard<std::mutex> l(mu_);
   if (fd_ < 0) return;
   (void)!::write(fd_, line.data(), line.size());

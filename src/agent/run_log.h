@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "secrets/secrets.h"
 
 namespace dagu {
 
@@ -25,6 +26,9 @@ class RunLog {
   RunLog& operator=(const RunLog&) = delete;
 
   Status Open(const std::string& path);
+  // Every line written from now on has the secret values of `masker` masked
+  // (not owned; must outlive the log). Call before the run's threads start.
+  void SetMasker(const Masker* masker) { masker_ = masker; }
   void Info(const std::string& msg, const Fields& fields = {}) { Write("INFO", msg, fields); }
   void Warn(const std::string& msg, const Fields& fields = {}) { Write("WARN", msg, fields); }
   void Error(const std::string& msg, const Fields& fields = {}) { Write("ERROR", msg, fields); }
@@ -36,6 +40,7 @@ class RunLog {
   void Write(const char* level, const std::string& msg, const Fields& fields);
 
   Clock* clock_;
+  const Masker* masker_ = nullptr;
   std::mutex mu_;
   int fd_ = -1;
 };

@@ -1,12 +1,17 @@
 // BuiltinExecutors: every step runner this binary has, registered under its
 // Dagu 1.30.2 executor type (src/executors/executor_registry.h), built once
-// per `dagu start`/`retry` process and handed to the agent. Add a runner by
-// giving it a member here and registering it in the constructor.
+// per `dagu start`/`retry` process and handed to the agent. The types are
+// exactly those the DAG loader accepts (BuiltinExecutorTypes() in
+// dag/dag_executor.h); a test checks the two agree.
 #pragma once
 
 #include "config/config.h"
 #include "executors/executor_registry.h"
+#include "executors/http_executor.h"
+#include "executors/jq_executor.h"
+#include "executors/mail_executor.h"
 #include "executors/shell_runner.h"
+#include "executors/ssh_executor.h"
 
 namespace dagu {
 
@@ -22,6 +27,10 @@ class BuiltinExecutors {
 
  private:
   ShellRunner shell_;
+  HttpRunner http_;
+  JqRunner jq_;
+  MailRunner mail_;
+  SshRunner ssh_;
   ExecutorRegistry registry_{&shell_};
 };
 

@@ -64,6 +64,10 @@ struct StepResult {
   std::string captured_stdout;   // up to capture_limit bytes
   bool output_too_large = false;
   std::string stderr_tail;       // the last 1 KiB of stderr
+  // A runner's own failure (exit_code != 0), e.g. "unexpected EOF" from jq or
+  // "http status code not 2xx: 404": the step's error is then
+  // `failed to execute step "<name>": <error>` instead of the exit status.
+  std::string error;
 };
 
 // One step in progress. Wait() is called once, from the executor's worker
@@ -83,9 +87,13 @@ class StepRunner {
   virtual std::unique_ptr<RunningStep> Start(const StepInvocation& invocation) = 0;
   // Runs one shell command line to completion and returns its exit code
   // (-1 when it could not run), with its trimmed stdout in *out. For
-  // preconditions and backtick substitutions.
-  virtual int Capture(const std::string& shell, const std::string& command, const std::vector<std::string>& env,
-                      const std::string& working_dir, std::string* out) = 0;
+  // preconditions and backtick substitutions, which always run in the shell:
+  // runners that are not the shell keep this default (-1).
+  virtual int Capture(const std::string& /*shell*/, const std::string& /*command*/,
+                      const std::vector<std::string>& /*env*/, const std::string& /*working_dir*/,
+                      std::string* /*out*/) {
+    return -1;
+  }
 };
 
 }  // namespace dagu

@@ -1,0 +1,65 @@
+#include "agent/run_secrets.h"
+
+#include "agent/env_expand.h"
+
+namespace dagu {
+namespace {
+
+void MaskJson(const Masker& m, Json* j) {
+  if (j->is_string()) {
+    *j = m.Mask(j->get<std::string>());
+  } else if (j->is_array() || j->is_object()) {
+    for (auto& item : *j) MaskJson(m, &item);
+  }
+}
+
+void MaskNode(const Masker& m, NodeRecord* n) {
+  MaskJson(m, &n->step);
+  n->error = m.Mask(n->error);
+  for (auto& [name, kv] : n->output_variables) kv = m.Mask(kv);
+}
+
+}  // namespace
+
+Status RunSecrets::Resolve(const Dag& dag, const std::vector<std::pair<std::string, std::string>>& env) {
+  if (dag.secrets.empty()) return Status::OK();
+  VarList vars;
+  for (const auto& [k, v] : env) vars.Set(k, v);
+  for (const auto& [k, v] : dag.env) vars.Set(k, ExpandVars(v, vars.LookupOrEmpty()));
+  SecretSources sources;
+  sources.env = [&vars](const std::string& name) { return vars.Get(name); };
+  sources.working_dir = ExpandVars(dag.working_dir, vars.LookupOrEmpty());
+  DAGU_RETURN_IF_ERROR(ResolveSecrets(dag.secrets, sources, &values_));
+  masker_ = Masker(values_);
+  return Status::OK();
+}
+
+std::vector<std::pair<std::string, std::string>> RunSecrets::Env() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& s : values_) out.emplace_back(s.name, s.value);
+  return out;
+}
+
+StepRunner* RunSecrets::Wrap(StepRunner* shell) {
+  if (masker_.empty() || shell == nullptr) return shell;
+  runners_.push_back(std::make_unique<MaskingRunner>(shell, &masker_));
+  return runners_.back().get();
+}
+
+const ExecutorRegistry* RunSecrets::Wrap(const ExecutorRegistry* registry) {
+  if (masker_.empty() || registry == nullptr) return registry;
+  registry_ = std::make_unique<ExecutorRegistry>(Wrap(registry->fallback()));
+  for (const auto& type : registry->Types()) registry_->Register(type, Wrap(registry->Find(type)));
+  return registry_.get();
+}
+
+void RunSecrets::MaskRecord(RunRecord* r) const {
+  if (masker_.empty()) return;
+  r->error = masker_.Mask(r->error);
+  for (auto& n : r->nodes) MaskNode(masker_, &n);
+  for (auto* h : {&r->on_init, &r->on_success, &r->on_failure, &r->on_cancel, &r->on_exit}) {
+    if (h->has_value()) MaskNode(masker_, &**h);
+  }
+}
+
+}  // namespace dagu

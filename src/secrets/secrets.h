@@ -1,0 +1,64 @@
+// Secrets (Dagu 1.30.2 `secrets:`): resolving each entry's value from its
+// provider when a run starts, and masking every resolved value wherever run
+// output is written.
+//
+// Providers:
+//   env   the value of environment variable `key` (the DAG's env, dotenv and
+//         the process environment; "" counts as not set)
+//   file  the contents of file `key`, as is (a trailing newline is part of
+//         the value); a relative path is relative to the DAG's working dir
+// Errors name the secret and the provider, never a value:
+//   failed to resolve secret "DB" from provider "env": environment variable "DB_PASS" is not set
+//   failed to resolve secret "F" from provider "file": secret file not found: /run/f
+//   unknown secret provider: vault
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "dag/dag.h"
+
+namespace dagu {
+
+struct ResolvedSecret {
+  std::string name;
+  std::string value;
+};
+
+struct SecretSources {
+  // A variable of the run's environment (DAG env over the process env).
+  std::function<std::optional<std::string>(const std::string& name)> env;
+  std::string working_dir;  // for relative file keys
+};
+
+// Resolves every entry in order; stops at the first that fails.
+Status ResolveSecrets(const std::vector<SecretRef>& refs, const SecretSources& sources,
+                      std::vector<ResolvedSecret>* out);
+
+// Replaces every occurrence of a secret value by "*******" (1.30.2's mask),
+// longest values first so that a value containing another is masked whole.
+// Empty values are never masked. Immutable once built: thread-safe.
+class Masker {
+ public:
+  static constexpr const char kMask[] = "*******";
+
+  Masker() = default;
+  explicit Masker(const std::vector<ResolvedSecret>& secrets);
+
+  bool empty() const { return values_.empty(); }
+  std::string Mask(std::string_view text) const;
+  // The length of the value that starts at text[pos] (the longest one), or 0.
+  size_t MatchAt(std::string_view text, size_t pos) const;
+  // The length of the longest value (a streaming masker holds back one byte
+  // less than this, so a value split across writes is still masked).
+  size_t longest() const { return values_.empty() ? 0 : values_.front().size(); }
+
+ private:
+  std::vector<std::string> values_;  // longest first
+};
+
+}  // namespace dagu
