@@ -14,8 +14,12 @@ PACKAGES=(
   # libraries (headers and CMake/pkg-config files)
   libcli11-dev libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
   libhowardhinnant-date-dev tzdata libgtest-dev libgmock-dev libsystemd-dev
+  # executors and notifications: jq, HTTP(S) and SMTP(S), ssh
+  libjq-dev libcurl4-openssl-dev libssh-dev
   # tests: fetching the reference Dagu 1.30.2 from the npm registry, promtool, UI end-to-end
   python3 curl ca-certificates nodejs npm prometheus chromium
+  # tests: the executors' real counterparts (SMTP server, OpenSSH server, keys and certificates)
+  python3-aiosmtpd openssh-server openssh-client openssl
 )
 
 # Every installed package name and every name an installed package provides.

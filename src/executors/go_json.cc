@@ -293,6 +293,32 @@ std::string ShortestFloat(double v, std::chars_format format) {
   return std::string(buf, r.ptr);
 }
 
+// strconv.FormatFloat(v, 'f', -1, 64): the shortest digits that round-trip,
+// padded with zeros (12345678901234567000, not the exact ...168).
+std::string ShortestFixed(double v) {
+  std::string sci = ShortestFloat(v, std::chars_format::scientific);
+  size_t e = sci.find('e');
+  int exp = std::stoi(sci.substr(e + 1));
+  std::string mantissa = sci.substr(0, e);
+  bool negative = !mantissa.empty() && mantissa[0] == '-';
+  std::string digits;
+  for (char c : mantissa) {
+    if (c >= '0' && c <= '9') digits.push_back(c);
+  }
+  std::string out = negative ? "-" : "";
+  if (exp >= 0) {
+    size_t int_len = static_cast<size_t>(exp) + 1;
+    if (digits.size() <= int_len) {
+      out += digits + std::string(int_len - digits.size(), '0');
+    } else {
+      out += digits.substr(0, int_len) + "." + digits.substr(int_len);
+    }
+  } else {
+    out += "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+  }
+  return out;
+}
+
 // encoding/json's float64 form.
 std::string JsonFloat(double v) {
   if (std::isnan(v) || std::isinf(v)) return "null";  // Go refuses these; jq emits null for nan
@@ -306,7 +332,7 @@ std::string JsonFloat(double v) {
     }
     return s;
   }
-  return ShortestFloat(v, std::chars_format::fixed);
+  return ShortestFixed(v);
 }
 
 double NumberOf(const nlohmann::json& v) {
@@ -403,7 +429,7 @@ std::string GoFormatFloatV(double v) {
   // strconv.FormatFloat(v, 'g', -1, 64): the shortest digits, in %e form
   // when the exponent is < -4 or >= 6 (Go decides with precision 6).
   if (exp < -4 || exp >= 6) return sci;
-  return ShortestFloat(v, std::chars_format::fixed);
+  return ShortestFixed(v);
 }
 
 }  // namespace dagu

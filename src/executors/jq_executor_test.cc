@@ -14,7 +14,7 @@ namespace {
 
 using testing::StepFixture;
 
-StepResult Run(StepFixture& f, const std::string& query, const std::string& input, const std::string& config = "") {
+StepResult RunJq(StepFixture& f, const std::string& query, const std::string& input, const std::string& config = "") {
   f.step.executor_type = "jq";
   f.step.commands = {query};
   f.step.script = input;
@@ -25,7 +25,7 @@ StepResult Run(StepFixture& f, const std::string& query, const std::string& inpu
 
 TEST(JqRunnerTest, PrettyPrintsLikeGo) {
   StepFixture f;
-  StepResult r = Run(f, ".items[] | {n: .name, v: .v}", R"({"items":[{"name":"a","v":1},{"name":"b","v":[1,2]}]})");
+  StepResult r = RunJq(f, ".items[] | {n: .name, v: .v}", R"({"items":[{"name":"a","v":1},{"name":"b","v":[1,2]}]})");
   EXPECT_TRUE(r.started);
   EXPECT_EQ(r.exit_code, 0);
   const std::string want = "{\n    \"n\": \"a\",\n    \"v\": 1\n}\n{\n    \"n\": \"b\",\n    \"v\": [\n        1,\n"
@@ -38,7 +38,7 @@ TEST(JqRunnerTest, NumbersStringsAndKeyOrderAsGoWritesThem) {
   StepFixture f;
   const std::string input =
       R"({"a":1000000,"b":12345678901234567890,"c":1.5,"d":1e21,"e":0.0000001,"s":"x<y>&\u00e9\n","n":null,"t":true})";
-  Run(f, ".a, .b, .c, .d, .e, (.a*3), .s, .n, .t, {z:1, a:2, m:\"<&>\"}, [1.5, 1e-7]", input);
+  RunJq(f, ".a, .b, .c, .d, .e, (.a*3), .s, .n, .t, {z:1, a:2, m:\"<&>\"}, [1.5, 1e-7]", input);
   EXPECT_EQ(f.Out(),
             "1000000\n12345678901234567000\n1.5\n1e+21\n1e-7\n3000000\n\"x\\u003cy\\u003e\\u0026\xC3\xA9\\n\"\nnull\n"
             "true\n{\n    \"a\": 2,\n    \"m\": \"\\u003c\\u0026\\u003e\",\n    \"z\": 1\n}\n[\n    1.5,\n    1e-7\n]\n");
@@ -48,7 +48,7 @@ TEST(JqRunnerTest, RawOutput) {
   StepFixture f;
   const std::string input =
       R"({"a":1000000,"b":12345678901234567890,"c":1.5,"d":1e21,"e":0.0000001,"s":"x<y>&\u00e9\n","n":null,"t":true})";
-  Run(f, ".a, .b, .c, .d, .e, (.a*3), .s, .n, .t, {z:1, a:2, m:\"<&>\"}, [1.5, 1e-7]", input, R"({"raw":true})");
+  RunJq(f, ".a, .b, .c, .d, .e, (.a*3), .s, .n, .t, {z:1, a:2, m:\"<&>\"}, [1.5, 1e-7]", input, R"({"raw":true})");
   EXPECT_EQ(f.Out(),
             "1e+06\n1.2345678901234567e+19\n1.5\n1e+21\n1e-07\n3e+06\nx<y>&\xC3\xA9\n\n\ntrue\n"
             "{\"a\":2,\"m\":\"\\u003c\\u0026\\u003e\",\"z\":1}\n[1.5,1e-7]\n");
@@ -56,37 +56,37 @@ TEST(JqRunnerTest, RawOutput) {
 
 TEST(JqRunnerTest, RawAcceptsAStringTrue) {
   StepFixture f;
-  Run(f, ".a", R"({"a":"v"})", R"({"raw":"true"})");
+  RunJq(f, ".a", R"({"a":"v"})", R"({"raw":"true"})");
   EXPECT_EQ(f.Out(), "v\n");
 }
 
 TEST(JqRunnerTest, BadInputFailsWithGosMessage) {
   StepFixture f;
-  StepResult r = Run(f, ".", R"({"items":)");
+  StepResult r = RunJq(f, ".", R"({"items":)");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.error, "unexpected end of JSON input");
-  r = Run(f, ".", R"({"a":x})");
+  r = RunJq(f, ".", R"({"a":x})");
   EXPECT_EQ(r.error, "invalid character 'x' looking for beginning of value");
-  r = Run(f, ".", R"({"a":1} {"b":2})");
+  r = RunJq(f, ".", R"({"a":1} {"b":2})");
   EXPECT_EQ(r.error, "invalid character '{' after top-level value");
-  r = Run(f, ".", "");
+  r = RunJq(f, ".", "");
   EXPECT_EQ(r.error, "unexpected end of JSON input");
 }
 
 TEST(JqRunnerTest, TruncatedFilterFails) {
   StepFixture f;
-  StepResult r = Run(f, ".items[] | ", R"({"items":[]})");
+  StepResult r = RunJq(f, ".items[] | ", R"({"items":[]})");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.error, "unexpected EOF");
 }
 
 TEST(JqRunnerTest, RuntimeErrorsGoToStderrAndTheStepSucceeds) {
   StepFixture f;
-  StepResult r = Run(f, ".a | foo", R"({"a":1})");
+  StepResult r = RunJq(f, ".a | foo", R"({"a":1})");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(f.Err(), "failed to run jq query: function not defined: foo/0");
   StepFixture g;
-  r = Run(g, ".a, (.a | .x)", R"({"a":1,"b":2})");
+  r = RunJq(g, ".a, (.a | .x)", R"({"a":1,"b":2})");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(g.Out(), "1\n");
   EXPECT_EQ(g.Err().rfind("failed to run jq query: ", 0), 0u) << g.Err();

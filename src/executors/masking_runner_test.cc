@@ -35,7 +35,7 @@ TEST(MaskingRunnerTest, ShellStepLogsAreMasked) {
   inv.shell = "/bin/sh";
   inv.env.push_back("TOKEN=supersecret123");
   inv.extra_stdout_path = f.dir.Sub("copy.out");
-  Masker masker({{"TOKEN", "supersecret123"}});
+  Masker masker(std::vector<ResolvedSecret>{{"TOKEN", "supersecret123"}});
   ShellRunner shell;
   MaskingRunner runner(&shell, &masker);
   StepResult r = runner.Start(inv)->Wait();
@@ -52,11 +52,12 @@ TEST(MaskingRunnerTest, FailedStartLeavesNoFifosBehind) {
   f.step.commands = {"true"};
   StepInvocation inv = f.Inv();
   inv.shell = "/nonexistent/shell";
-  Masker masker({{"T", "value"}});
+  Masker masker(std::vector<ResolvedSecret>{{"T", "value"}});
   ShellRunner shell;
   MaskingRunner runner(&shell, &masker);
   StepResult r = runner.Start(inv)->Wait();
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(!r.started || r.exit_code != 0);
+  EXPECT_EQ(testing::ReadFile(f.dir.Sub("s.out")), "");
 }
 
 }  // namespace
