@@ -7,7 +7,6 @@
 
 #include <cctype>
 
-#include "agent/run_mail.h"
 #include "core/time_format.h"
 #include "store/run_layout.h"
 #include "store/run_operations.h"
@@ -81,6 +80,7 @@ class Agent::Observer final : public ExecutionObserver {
   void OnStateChanged(const ExecutionState& state) override {
     if (state.finished_at.has_value()) return;  // the final record is written by Execute
     agent_->WriteRecord(agent_->ToRecord(state), false);
+    agent_->StepMails(state);
   }
 
  private:
@@ -94,6 +94,9 @@ Agent::Agent(AgentDeps deps)
       log_(deps_.clock) {}
 
 Agent::~Agent() {
+  for (auto& t : mail_threads_) {
+    if (t.joinable()) t.join();
+  }
   if (!prepared_) return;
   Cleanup();
 }
@@ -279,12 +282,22 @@ void Agent::Stop(int signal) {
   else pending_stop_ = signal;
 }
 
-void Agent::SendMails(const RunRecord& record) {
-  VarList vars;
-  for (const auto& [k, v] : deps_.process_env) vars.Set(k, v);
-  for (const auto& [k, v] : secrets_.Env()) vars.Set(k, v);
-  for (const auto& [k, v] : dag_.env) vars.Set(k, ExpandVars(v, vars.LookupOrEmpty()));
-  SendRunMails(dag_, record, vars.LookupOrEmpty(), &log_, &stop_mail_);
+MailLookup Agent::MailVars() const {
+  auto vars = std::make_shared<VarList>();
+  for (const auto& [k, v] : deps_.process_env) vars->Set(k, v);
+  for (const auto& [k, v] : secrets_.Env()) vars->Set(k, v);
+  for (const auto& [k, v] : dag_.env) vars->Set(k, ExpandVars(v, vars->LookupOrEmpty()));
+  return [vars](std::string_view name) -> std::optional<std::string> { return vars->Get(name).value_or(""); };
+}
+
+void Agent::StepMails(const ExecutionState& state) {
+  step_mailed_.resize(state.nodes.size(), false);
+  for (size_t i = 0; i < state.nodes.size() && i < dag_.steps.size(); ++i) {
+    if (!dag_.steps[i].mail_on_error || state.nodes[i].status != NodeStatus::kFailed || step_mailed_[i]) continue;
+    step_mailed_[i] = true;
+    RunRecord record = ToRecord(state);  // the run as it is now: still running
+    mail_threads_.emplace_back([this, record, vars = MailVars()] { SendStepMail(dag_, record, vars, &log_, &stop_mail_); });
+  }
 }
 
 void Agent::Watch() {
@@ -323,10 +336,10 @@ bool Agent::PrepareSecrets(const RunLog::Fields& who) {
   fields = who;
   fields.emplace_back("err", error);
   log_.Error("Failed to initialize DAG execution", fields);
-  ExecutionState state;
+  init_error_ = error;
+  ExecutionState state;  // as 1.30.2 records it: failed, no step started, no error field
   state.status = RunStatus::kFailed;
   state.started_at = deps_.clock->Now();
-  state.error = error;
   for (const auto& step : dag_.steps) {
     NodeState n;
     n.step = step;
@@ -394,7 +407,9 @@ RunStatus Agent::Execute() {
   RunRecord final_record = ToRecord(executor_->state());
   WriteRecord(final_record, true);
   WriteOutputs(final_record);
-  SendMails(final_record);
+  for (auto& t : mail_threads_) t.join();
+  mail_threads_.clear();
+  SendRunMail(dag_, final_record, MailVars(), &log_, &stop_mail_);
   log_.Info("DAG run finished", with({{"status", RunStatusLabel(status)},
                                       {"started-at", final_record.started_at},
                                       {"finished-at", final_record.finished_at}}));

@@ -38,6 +38,7 @@
 
 #include "agent/executor.h"
 #include "agent/run_log.h"
+#include "agent/run_mail.h"
 #include "agent/run_secrets.h"
 #include "executors/executor_registry.h"
 #include "executors/step_runner.h"
@@ -96,6 +97,9 @@ class Agent {
   const Dag& dag() const { return dag_; }
   // The last record written.
   RunRecord LastRecord() const;
+  // Why the run failed before its first step ("" otherwise), e.g. "failed
+  // to resolve secrets: ..."; the CLI prints it as 1.30.2 does.
+  const std::string& init_error() const { return init_error_; }
 
  private:
   class Observer;
@@ -110,8 +114,11 @@ class Agent {
   // Resolves the DAG's secrets before any step; false (after writing the
   // failed record) when one cannot be resolved.
   bool PrepareSecrets(const RunLog::Fields& who);
-  // The mails of a finished run (run_mail.h).
-  void SendMails(const RunRecord& record);
+  // Variables for the smtp settings and addresses of mails.
+  MailLookup MailVars() const;
+  // The moment a step with mailOnError fails: its mail, on a thread of its
+  // own (joined before the run's mail). Called by the observer.
+  void StepMails(const ExecutionState& state);
   void Cleanup();
 
   AgentDeps deps_;
@@ -130,6 +137,9 @@ class Agent {
   bool prepared_ = false;
 
   RunSecrets secrets_;
+  std::string init_error_;
+  std::vector<bool> step_mailed_;
+  std::vector<std::thread> mail_threads_;
   std::atomic<bool> stop_mail_{false};
   bool ran_ = false;           // Execute() was called: the run is kept whatever happens
   std::unique_ptr<Executor> executor_;

@@ -32,40 +32,38 @@ RunReport ReportOf(const RunRecord& r) {
   return report;
 }
 
-}  // namespace
-
-void SendRunMails(const Dag& dag, const RunRecord& record,
-                  const std::function<std::optional<std::string>(std::string_view)>& lookup, RunLog* log,
-                  const std::atomic<bool>* cancelled) {
-  const std::string status = RunStatusLabel(record.status);
-  const MailConfig* run_mail = MailForStatus(dag, status);
-  bool step_mail = false;
-  for (size_t i = 0; i < record.nodes.size() && i < dag.steps.size(); ++i) {
-    if (dag.steps[i].mail_on_error && record.nodes[i].status == NodeStatus::kFailed) step_mail = true;
-  }
-  if (run_mail == nullptr && !step_mail) return;
+void Send(const Dag& dag, const RunRecord& record, const MailConfig& config, const char* failure,
+          const MailLookup& lookup, RunLog* log, const std::atomic<bool>* cancelled) {
+  if (config.to.empty()) return;
   auto expand = [&](const std::string& s) { return ExpandVars(s, lookup); };
   SmtpConfig smtp{expand(dag.smtp.host), expand(dag.smtp.port), expand(dag.smtp.username),
                   expand(dag.smtp.password)};
-  Mailer mailer(smtp);
   RunReport report = ReportOf(record);
-  auto send = [&](const MailConfig& config, const char* failure) {
-    if (config.to.empty()) return;
-    MailMessage m;
-    m.from = expand(config.from);
-    for (const auto& to : config.to) m.to.push_back(expand(to));
-    m.subject = RunReportSubject(config.prefix, report);
-    m.body = RunReportHtml(report);
-    if (config.attach_logs) m.attachments = RunReportAttachments(report);
-    std::string to_list;
-    for (const auto& a : m.to) to_list += (to_list.empty() ? "" : " ") + a;
-    log->Info("Sending email", {{"name", dag.name}, {"run-id", record.dag_run_id}, {"to", "[" + to_list + "]"},
-                                {"subject", m.subject}});
-    Status s = mailer.Send(m, cancelled);
-    if (!s.ok()) log->Error(failure, {{"name", dag.name}, {"run-id", record.dag_run_id}, {"err", s.message()}});
-  };
-  if (step_mail) send(dag.error_mail, "Failed to report step");
-  if (run_mail != nullptr) send(*run_mail, "Mail notification failed");
+  MailMessage m;
+  m.from = expand(config.from);
+  for (const auto& to : config.to) m.to.push_back(expand(to));
+  m.subject = RunReportSubject(config.prefix, report);
+  m.body = RunReportHtml(report);
+  if (config.attach_logs) m.attachments = RunReportAttachments(report);
+  std::string to_list;
+  for (const auto& a : m.to) to_list += (to_list.empty() ? "" : " ") + a;
+  log->Info("Sending email", {{"name", dag.name}, {"run-id", record.dag_run_id}, {"to", "[" + to_list + "]"},
+                              {"subject", m.subject}});
+  Status s = Mailer(smtp).Send(m, cancelled);
+  if (!s.ok()) log->Error(failure, {{"name", dag.name}, {"run-id", record.dag_run_id}, {"err", s.message()}});
+}
+
+}  // namespace
+
+void SendStepMail(const Dag& dag, const RunRecord& record, const MailLookup& lookup, RunLog* log,
+                  const std::atomic<bool>* cancelled) {
+  Send(dag, record, dag.error_mail, "Failed to report step", lookup, log, cancelled);
+}
+
+void SendRunMail(const Dag& dag, const RunRecord& record, const MailLookup& lookup, RunLog* log,
+                 const std::atomic<bool>* cancelled) {
+  const MailConfig* mail = MailForStatus(dag, RunStatusLabel(record.status));
+  if (mail != nullptr) Send(dag, record, *mail, "Mail notification failed", lookup, log, cancelled);
 }
 
 }  // namespace dagu

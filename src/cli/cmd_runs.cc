@@ -178,6 +178,10 @@ int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& re
   RunStatus status = agent.Execute();
   RunRecord record = agent.LastRecord();
   if (!quiet) std::cout << FormatStatusReport(record, false);
+  if (!agent.init_error().empty()) {
+    std::cerr << "Error: failed to execute the dag-run " << record.name << " (dag-run ID: " << record.dag_run_id
+              << "): " << agent.init_error() << "\n";
+  }
   if (status == RunStatus::kSucceeded) return kExitOk;
   // Unmet DAG preconditions abort the run without failing (as Dagu exits 0).
   if (status == RunStatus::kAborted && record.error.rfind("precondition not met", 0) == 0) return kExitOk;

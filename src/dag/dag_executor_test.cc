@@ -114,7 +114,10 @@ TEST(DagMailTest, SmtpMailOnAndMails) {
 }
 
 TEST(DagMailTest, BadValuesAreErrors) {
-  EXPECT_ONE_ERROR(LoadYaml("smtp: {host: h, port: 70000}\nsteps: [{run: x}]\n"), "smtp.port", 1, 23);
+  EXPECT_ONE_ERROR(LoadYaml("smtp: {host: h, port: 70000}\nsteps: [{run: x}]\n"), "smtp.port: must be a port number", 1,
+                   23);
+  EXPECT_ONE_ERROR(LoadYaml("smtp: {host: h, port: abc}\nsteps: [{run: x}]\n"), "got \"abc\"", 1, 23);
+  EXPECT_LOADS(LoadYaml("smtp: {host: h, port: \"587\"}\nsteps: [{run: x}]\n"));
   EXPECT_ONE_ERROR(LoadYaml("mailOn: {failure: yes please}\nsteps: [{run: x}]\n"), "mailOn.failure", 1, 19);
   EXPECT_ONE_ERROR(LoadYaml("errorMail: {form: a@x}\nsteps: [{run: x}]\n"), "unknown mail key \"form\"", 1, 13);
   Loaded env_port = LoadYaml("smtp: {host: h, port: $SMTP_PORT}\nsteps: [{run: x}]\n");

@@ -1,6 +1,9 @@
 // Mail settings of a DAG: smtp, mail_on, error_mail, info_mail (Dagu 1.30.2's
 // smtp, mailOn, errorMail, infoMail). Step mail_on_error is read with the
 // other step fields.
+#include <algorithm>
+#include <cctype>
+
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
 
@@ -13,10 +16,15 @@ void ParseSmtp(ParseContext& ctx, const Field& f, SmtpConfig* out) {
   SmtpConfig smtp;
   if (const Field* x = fields.Get("host")) ctx.String(*x, &smtp.host);
   if (const Field* x = fields.Get("port")) {
-    if (ctx.String(*x, &smtp.port) && !smtp.port.empty()) {
-      int64_t port = 0;
-      // A number or a variable reference; a number must be a port.
-      if (smtp.port.find('$') == std::string::npos && !ctx.Int(*x, 1, 65535, &port)) return;
+    // A number, quoted or not (Dagu keeps it a string), or a variable.
+    if (ctx.String(*x, &smtp.port)) {
+      std::string port = Trim(smtp.port);
+      bool digits = !port.empty() && port.size() <= 5 &&
+                    std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c); });
+      if (!port.empty() && port.find('$') == std::string::npos && (!digits || std::stoi(port) < 1 || std::stoi(port) > 65535)) {
+        ctx.Error(*x, "must be a port number (1-65535), got " + Quote(port));
+        return;
+      }
     }
   }
   if (const Field* x = fields.Get("username")) ctx.String(*x, &smtp.username);

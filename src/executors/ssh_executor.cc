@@ -24,6 +24,43 @@ std::string ShellQuote(const std::string& s) {
   return out + "'";
 }
 
+// A command line split into words as Dagu 1.30.2 splits a step's command:
+// blanks separate words, '...' and "..." group (quotes removed), a
+// backslash escapes the next character.
+std::vector<std::string> SplitWords(const std::string& line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else if (c == '\\' && quote == '"' && i + 1 < line.size() && (line[i + 1] == '"' || line[i + 1] == '\\')) {
+        word.push_back(line[++i]);
+      } else {
+        word.push_back(c);
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word.push_back(line[++i]);
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word.push_back(c);
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
 struct SshSettings {
   std::string user, host, port = "22", key, password, known_hosts, shell;
   std::vector<std::string> shell_args;
@@ -77,10 +114,6 @@ class Session {
  public:
   Session() : s_(ssh_new()) {}
   ~Session() {
-    if (channel_ != nullptr) {
-      ssh_channel_close(channel_);
-      ssh_channel_free(channel_);
-    }
     if (s_ != nullptr) {
       if (ssh_is_connected(s_)) ssh_disconnect(s_);
       ssh_free(s_);
@@ -89,7 +122,6 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
   ssh_session get() const { return s_; }
-  ssh_channel channel_ = nullptr;
 
  private:
   ssh_session s_;
@@ -138,68 +170,101 @@ std::string Connect(Session& session, const SshSettings& c) {
   return "";
 }
 
+// Runs `script` on the remote shell in a new channel; the exit status, or
+// -1 (with *error set) when it could not run or was cancelled.
+int RunScript(ssh_session s, const SshSettings& cfg, const std::string& script, StepOutput* output,
+              const std::atomic<bool>& cancelled, std::string* error) {
+  ssh_channel ch = ssh_channel_new(s);
+  if (ch == nullptr || ssh_channel_open_session(ch) != SSH_OK) {
+    if (ch != nullptr) ssh_channel_free(ch);
+    *error = "failed to create SSH session: " + SshError(s);
+    return -1;
+  }
+  std::string shell_cmd = cfg.shell;
+  for (const auto& a : cfg.shell_args) shell_cmd += " " + a;
+  int status = -1;
+  if (ssh_channel_request_exec(ch, shell_cmd.c_str()) != SSH_OK) {
+    *error = SshError(s);
+  } else {
+    size_t sent = 0;
+    while (sent < script.size()) {
+      int n = ssh_channel_write(ch, script.data() + sent, static_cast<uint32_t>(script.size() - sent));
+      if (n <= 0) break;
+      sent += static_cast<size_t>(n);
+    }
+    ssh_channel_send_eof(ch);
+    char buf[16384];
+    while (!cancelled) {
+      bool got = false;
+      for (int is_stderr = 0; is_stderr <= 1; ++is_stderr) {
+        int n = ssh_channel_read_timeout(ch, buf, sizeof buf, is_stderr, 50);
+        if (n > 0) {
+          got = true;
+          std::string_view data(buf, static_cast<size_t>(n));
+          if (is_stderr) output->Err(data);
+          else output->Out(data);
+        }
+      }
+      if (!got && (ssh_channel_is_eof(ch) || !ssh_channel_is_open(ch))) break;
+    }
+    if (!cancelled) {
+      status = ssh_channel_get_exit_status(ch);
+      if (status < 0) *error = "wait: remote command exited without exit status or exit signal";
+      else if (status != 0) *error = "Process exited with status " + std::to_string(status);
+    }
+  }
+  ssh_channel_close(ch);
+  ssh_channel_free(ch);
+  return status;
+}
+
 StepResult RunRemote(const StepInvocation& inv, const std::atomic<bool>& cancelled) {
   StepResult result;
   result.started = true;
   auto fail = [&](const std::string& error) {
-    result.exit_code = 1;
+    result.exit_code = result.exit_code == 0 ? 1 : result.exit_code;
     result.error = error;
     return result;
   };
   SshSettings cfg;
   std::string error;
   if (!ReadSettings(inv, &cfg, &error)) return fail(error);
-  const std::vector<std::string>& commands = inv.commands;
-  if (commands.empty() && inv.script.empty()) return result;  // nothing to run
+  if (inv.commands.empty() && inv.script.empty()) return result;  // nothing to run
   std::string dir;
   if (inv.step != nullptr && !inv.step->working_dir.empty()) dir = ExpandConfigString(inv, inv.step->working_dir);
-  std::string script = SshScript(commands, inv.script, dir);
   Session session;
   error = Connect(session, cfg);
   if (!error.empty()) return fail(error);
-  ssh_session s = session.get();
-  session.channel_ = ssh_channel_new(s);
-  ssh_channel ch = session.channel_;
-  if (ch == nullptr || ssh_channel_open_session(ch) != SSH_OK) {
-    return fail("failed to create SSH session: " + SshError(s));
-  }
-  std::string shell_cmd = cfg.shell;
-  for (const auto& a : cfg.shell_args) shell_cmd += " " + a;
-  if (ssh_channel_request_exec(ch, shell_cmd.c_str()) != SSH_OK) {
-    return fail("ssh execution failed: " + SshError(s));
-  }
-  size_t sent = 0;
-  while (sent < script.size()) {
-    int n = ssh_channel_write(ch, script.data() + sent, static_cast<uint32_t>(script.size() - sent));
-    if (n <= 0) break;
-    sent += static_cast<size_t>(n);
-  }
-  ssh_channel_send_eof(ch);
   StepOutput output(inv);
-  char buf[16384];
-  while (!cancelled) {
-    bool got = false;
-    for (int is_stderr = 0; is_stderr <= 1; ++is_stderr) {
-      int n = ssh_channel_read_timeout(ch, buf, sizeof buf, is_stderr, 50);
-      if (n > 0) {
-        got = true;
-        std::string_view data(buf, static_cast<size_t>(n));
-        if (is_stderr) output.Err(data);
-        else output.Out(data);
-      }
+  // As 1.30.2: a script runs as one; each command in a session of its own,
+  // its arguments quoted (the remote shell expands only the command word's
+  // line as the step wrote it, not inside quoted arguments), stopping at the
+  // first that fails ("command 2 failed: Process exited with status 3").
+  std::vector<std::string> scripts;
+  if (!inv.script.empty()) {
+    scripts.push_back(SshScript({}, inv.script, dir));
+  } else {
+    for (const auto& line : inv.commands) {
+      std::vector<std::string> words = SplitWords(line);
+      std::string command = words.empty() ? line : words.front();
+      for (size_t i = 1; i < words.size(); ++i) command += " " + ShellQuote(words[i]);
+      scripts.push_back(SshScript({command}, "", dir));
     }
-    if (!got && ssh_channel_is_eof(ch)) break;
-    if (!got && !ssh_channel_is_open(ch)) break;
+  }
+  for (size_t i = 0; i < scripts.size(); ++i) {
+    int status = RunScript(session.get(), cfg, scripts[i], &output, cancelled, &error);
+    if (cancelled) {
+      output.Finish(&result);
+      result.exit_code = -1;
+      return result;
+    }
+    if (status != 0) {
+      output.Finish(&result);
+      result.exit_code = status > 0 ? status : 1;
+      return fail(inv.script.empty() ? "command " + std::to_string(i + 1) + " failed: " + error : error);
+    }
   }
   output.Finish(&result);
-  if (cancelled) {
-    result.exit_code = -1;
-    return result;  // the session closes on return, ending the remote command
-  }
-  int status = ssh_channel_get_exit_status(ch);
-  if (status < 0) return fail("ssh execution failed: wait: remote command exited without exit status or exit signal");
-  result.exit_code = status;
-  if (status != 0) result.error = "ssh execution failed: Process exited with status " + std::to_string(status);
   return result;
 }
 

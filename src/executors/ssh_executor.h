@@ -7,12 +7,14 @@
 //   knownHostFile
 //   shell, shellArgs   the remote shell (default /bin/sh, or the step's shell)
 //   timeout        connection timeout ("30s", "1m"; default 30s)
-// As 1.30.2 does, the step's commands (or script) are wrapped in a shell
-// function -- `cd <step dir> || return 1` when the step sets dir, `set -e`,
-// the commands -- and piped to the remote shell's stdin. stdout and stderr
-// go to the step's logs; the remote exit status is the step's ("ssh
-// execution failed: Process exited with status 3"). Signal() closes the
-// channel at once, which ends the remote command.
+// As 1.30.2 does, the step's script, or each of its commands in turn (the
+// command word as written, its arguments single-quoted), is wrapped in a
+// shell function -- `cd <step dir> || return 1` when the step sets dir,
+// `set -e`, the command -- and piped to the remote shell's stdin, each in a
+// channel of its own on one connection. stdout and stderr go to the step's
+// logs; the remote exit status is the step's ("command 1 failed: Process
+// exited with status 3"). Signal() closes the channel at once, which ends
+// the remote command.
 #pragma once
 
 #include "executors/step_runner.h"

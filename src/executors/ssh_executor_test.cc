@@ -41,22 +41,24 @@ class SshRunnerTest : public ::testing::Test {
 
 TEST_F(SshRunnerTest, RunsCommandsRemotely) {
   StepFixture f;
-  StepResult r = Run(f, {"echo \"hello $((1+2))\"", "echo err >&2"}, Config(true, server_.known_hosts()));
+  // Arguments are quoted as 1.30.2 quotes them: no expansion inside them.
+  StepResult r = Run(f, {"echo \"hello $((1+2))\"", "sh -c 'echo $((1+2)) >&2'"}, Config(true, server_.known_hosts()));
   ASSERT_EQ(r.exit_code, 0) << r.error;
-  EXPECT_EQ(f.Out(), "hello 3\n");
-  EXPECT_EQ(f.Err(), "err\n");
-  EXPECT_EQ(r.captured_stdout, "hello 3\n");
+  EXPECT_EQ(f.Out(), "hello $((1+2))\n");
+  EXPECT_EQ(f.Err(), "3\n");
+  EXPECT_EQ(r.captured_stdout, "hello $((1+2))\n");
 }
 
 TEST_F(SshRunnerTest, ExitStatusAndSetE) {
   StepFixture f;
   StepResult r = Run(f, {"echo one", "exit 3", "echo never"}, Config(false, ""));
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_EQ(r.error, "ssh execution failed: Process exited with status 3");
+  EXPECT_EQ(r.error, "command 2 failed: Process exited with status 3");
   EXPECT_EQ(f.Out(), "one\n");
   StepFixture g;
   r = Run(g, {"false", "echo never"}, Config(false, ""));
   EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.error, "command 1 failed: Process exited with status 1");
   EXPECT_EQ(g.Out(), "");
 }
 
