@@ -469,6 +469,10 @@ void Executor::FinishNode(NodeState* node, const StepResult& result, bool stoppe
     node->status = NodeStatus::kAborted;
     node->error = SignalText(result.term_signal != 0 ? result.term_signal : cancel_signal_);
     return;
+  } else if (result.deadline_exceeded) {
+    node->status = NodeStatus::kAborted;
+    node->error = result.error;
+    return;
   } else if (result.output_too_large) {
     node->status = NodeStatus::kFailed;
     node->error = "output of step \"" + def.name + "\" exceeds the maximum output size (" +

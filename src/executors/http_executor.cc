@@ -292,6 +292,7 @@ StepResult RunRequest(const StepInvocation& inv, const std::atomic<bool>& cancel
       result.exit_code = -1;
       return result;
     }
+    result.deadline_exceeded = rc == CURLE_OPERATION_TIMEDOUT;
     return fail(Op(method) + " \"" + url + "\": " + TransportError(rc, os_errno, !rsp.status.empty(), url));
   }
   if (rsp.gzip) {

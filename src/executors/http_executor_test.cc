@@ -109,6 +109,7 @@ TEST_F(HttpRunnerTest, Timeout) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.error, "Get \"" + server_.url("/slow") +
                          "\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)");
+  EXPECT_TRUE(r.deadline_exceeded);
 }
 
 TEST_F(HttpRunnerTest, GzipIsDecodedAndItsHeadersDropped) {

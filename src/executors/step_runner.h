@@ -68,6 +68,10 @@ struct StepResult {
   // "http status code not 2xx: 404": the step's error is then
   // `failed to execute step "<name>": <error>` instead of the exit status.
   std::string error;
+  // The runner gave up on its own deadline (an http request past its
+  // timeout): the step ends aborted, with `error` as its whole error, as
+  // 1.30.2 records a context deadline.
+  bool deadline_exceeded = false;
 };
 
 // One step in progress. Wait() is called once, from the executor's worker
