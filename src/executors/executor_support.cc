@@ -213,12 +213,16 @@ std::string ExpandConfigString(const StepInvocation& inv, const std::string& tex
       }
     } else {
       start = i + 1;
-      if (!NameStart(in[start])) {
+      if (std::isdigit(static_cast<unsigned char>(in[start])) ||
+          std::string_view("*#$@!?-").find(in[start]) != std::string_view::npos) {
+        end = start + 1;  // Go's os.Expand: a one-character special or positional name
+      } else if (!NameStart(in[start])) {
         out.push_back(in[i]);
         continue;
+      } else {
+        end = start;
+        while (end < in.size() && NameChar(in[end])) ++end;
       }
-      end = start;
-      while (end < in.size() && NameChar(in[end])) ++end;
     }
     std::string name = in.substr(start, end - start);
     out += EnvValue(inv.env, name).value_or("");

@@ -76,7 +76,8 @@ class ExecutorConfig {
 std::string ScalarText(const nlohmann::json& v);
 
 // `text` with the step's variables substituted: inv.expand first, then
-// ${NAME} / $NAME from inv.env; unknown names become "".
+// ${NAME} / $NAME / $1 / $$ from inv.env as Go's os.Expand reads them;
+// unknown names become "".
 std::string ExpandConfigString(const StepInvocation& inv, const std::string& text);
 
 // The value of NAME in a "K=V" list (the last one wins).

@@ -188,10 +188,11 @@ class JqStep final : public RunningStep {
       result.error = error;
       return result;
     }
-    // The filter and input as written: 1.30.2 expands neither.
+    // The filter as written (1.30.2 does not expand it: `$x` is jq's); the
+    // input expanded as config values are.
     const std::vector<std::string>& commands = inv_.step != nullptr ? inv_.step->commands : inv_.commands;
     std::string query = commands.empty() ? "" : commands.front();
-    std::string input = inv_.step != nullptr ? inv_.step->script : inv_.script;
+    std::string input = ExpandConfigString(inv_, inv_.step != nullptr ? inv_.step->script : inv_.script);
     bool raw = config.Bool("raw");
     std::shared_ptr<Shared> shared = shared_;
     std::thread([shared, query, input, raw] {

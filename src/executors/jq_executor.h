@@ -3,8 +3,9 @@
 // pretty-printed as Go's json.MarshalIndent with four spaces (keys sorted,
 // HTML-safe strings), or with `config: {raw: true}` strings bare, null as an
 // empty line, numbers as Go prints a float64 and collections compact.
-// The filter runs on Debian's libjq (the real jq). Neither the filter nor the
-// input is expanded (as in 1.30.2: `$x` is jq's own syntax).
+// The filter runs on Debian's libjq (the real jq). As in 1.30.2 the filter
+// is not expanded (`$x` is jq's own syntax) and the input is, as config
+// values are (an unknown variable becomes "").
 //
 // Errors, as 1.30.2 reports them: input that is not one JSON value fails the
 // step with Go's message ("unexpected end of JSON input", "invalid character
