@@ -12,7 +12,7 @@ PACKAGES=(
   # toolchain
   build-essential g++ cmake ninja-build ccache pkg-config git
   # libraries (headers and CMake/pkg-config files)
-  libcli11-dev libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
+  libcli11-dev libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev libssl-dev
   libhowardhinnant-date-dev tzdata libgtest-dev libgmock-dev libsystemd-dev
   # tests: fetching the reference Dagu 1.30.2 from the npm registry, promtool, UI end-to-end
   python3 curl ca-certificates nodejs npm prometheus chromium

@@ -40,6 +40,7 @@ WebServerOptions ServerOptions(const Config& config) {
   o.key_file = config.tls.key_file;
   o.auth = config.auth;
   o.metrics_public = config.metrics == "public";
+  o.allowed_hosts = config.allowed_hosts;
   return o;
 }
 
@@ -47,7 +48,7 @@ LaunchContext Launch(const Config& config) {
   LaunchContext c;
   c.executable = config.paths.executable;
   c.config_file = config.paths.config_file;
-  c.environment = ProcessEnvironment();
+  c.environment = WithoutAuthSecrets(ProcessEnvironment());  // runs never see the server's credentials
   return c;
 }
 
@@ -61,7 +62,8 @@ std::map<std::string, int> GlobalQueues(const Config& config) {
 
 struct WebApp::Impl {
   Impl(const Config& config, WebAppDeps d)
-      : deps(std::move(d)),
+      : auth_error(config.auth.error),
+        deps(std::move(d)),
         clock(deps.clock ? deps.clock : Clock::Real()),
         fs(deps.fs ? deps.fs : PosixFileSystem()),
         started(clock->Now()),
@@ -96,6 +98,7 @@ struct WebApp::Impl {
     AddUiRoutes(&server, ui);  // last: its catch-all must not shadow the API
   }
 
+  std::string auth_error;
   WebAppDeps deps;
   Clock* clock;
   FileSystem* fs;
@@ -117,6 +120,8 @@ WebApp::WebApp(const Config& config, WebAppDeps deps) : impl_(std::make_unique<I
 WebApp::~WebApp() { Stop(); }
 
 Status WebApp::Start() {
+  // Never serve an open API for settings that ask for authentication.
+  if (!impl_->auth_error.empty()) return Status::InvalidArgument("configuration error: " + impl_->auth_error);
   DAGU_RETURN_IF_ERROR(impl_->server.Start());
   spdlog::info("web: serving on {}", impl_->server.Url());
   return Status::OK();
