@@ -200,6 +200,8 @@ bool ParseHead(std::string_view head, const HeadLimits& limits, size_t max_body,
     req->headers.emplace(std::string(line.substr(0, colon)), std::string(value));
   }
 
+  if (req->get_header_value_count("Host") > 1) return Fail(err, 400, "more than one Host header");
+
   // Body framing (RFC 9112 section 6).
   size_t te_count = req->get_header_value_count("Transfer-Encoding");
   size_t cl_count = req->get_header_value_count("Content-Length");

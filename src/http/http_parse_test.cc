@@ -105,6 +105,7 @@ TEST(ParseHeadTest, RefusesBadFramingAndBodiesBeforeReadingThem) {
       {"GET / HTTP/1.1\r\nNoColon\r\n\r\n", 400},
       {"G(T / HTTP/1.1\r\n\r\n", 400},
       {"GET  / HTTP/1.1\r\n\r\n", 400},
+      {"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},
   };
   for (const Case& c : cases) {
     BodyFraming f;

@@ -48,7 +48,7 @@ bool FindDag(const ApiContext& ctx, const httplib::Request& req, httplib::Respon
 bool RunnableDag(const DagFile& f, httplib::Response& res) {
   if (f.dag) return true;
   SendError(res, 400, error_code::kBadRequest,
-            "DAG file " + f.path + " does not load: " + (f.errors.empty() ? "unknown error" : f.errors.front()));
+            "DAG " + f.file_name + " does not load: " + (f.errors.empty() ? "unknown error" : f.errors.front()));
   return false;
 }
 

@@ -41,6 +41,11 @@ WebServerOptions ServerOptions(const Config& config) {
   o.auth = config.auth;
   o.metrics_public = config.metrics == "public";
   o.allowed_hosts = config.allowed_hosts;
+  const Paths& p = config.paths;
+  o.redacted_paths = {{p.home, "<home>"},           {p.dags_dir, "<dags>"},         {p.data_dir, "<data>"},
+                      {p.log_dir, "<logs>"},        {p.admin_logs_dir, "<admin-logs>"}, {p.suspend_flags_dir, "<suspend>"},
+                      {p.dag_runs_dir, "<dag-runs>"}, {p.proc_dir, "<proc>"},         {p.queue_dir, "<queue>"},
+                      {p.config_dir, "<config>"},   {p.executable, "dagu"}};
   return o;
 }
 

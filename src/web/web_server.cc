@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <exception>
 
 #include <spdlog/spdlog.h>
@@ -34,6 +35,18 @@ void SecurityHeaders(const std::string& path, const std::string& base, httplib::
   res.set_header("X-Frame-Options", "DENY");
   res.set_header("Referrer-Policy", "same-origin");
   if (StartsWith(path, base + "/api/") && !res.has_header("Cache-Control")) res.set_header("Cache-Control", "no-store");
+}
+
+// Replaces server paths in an error body by their labels, longest path
+// first (so <data> wins over <home> for a path under both).
+void RedactPaths(std::vector<std::pair<std::string, std::string>> paths, std::string* body) {
+  std::sort(paths.begin(), paths.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [path, label] : paths) {
+    if (path.empty() || path == "/") continue;
+    for (size_t pos = body->find(path); pos != std::string::npos; pos = body->find(path, pos + label.size())) {
+      body->replace(pos, path.size(), label);
+    }
+  }
 }
 
 }  // namespace
@@ -120,13 +133,6 @@ bool WebServer::Screen(const httplib::Request& req, httplib::Response& res) cons
     res.set_header("WWW-Authenticate", auth_.Challenge());
     return refuse(401, "authentication required");
   }
-  if (MayChangeState(req.method)) {
-    std::string why = CrossSiteReason(req, guard_);
-    if (!why.empty()) return refuse(403, why);
-    if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
-      return refuse(415, req.method + " requests need Content-Type: application/json");
-    }
-  }
   std::string allow;
   if (FindRoute(req, &allow) == nullptr) {
     if (!allow.empty()) {
@@ -134,6 +140,13 @@ bool WebServer::Screen(const httplib::Request& req, httplib::Response& res) cons
       return refuse(405, "method " + req.method + " is not allowed here (allowed: " + allow + ")");
     }
     return refuse(404, "no such endpoint: " + req.method + " " + req.path);
+  }
+  if (MayChangeState(req.method)) {
+    std::string why = CrossSiteReason(req, guard_);
+    if (!why.empty()) return refuse(403, why);
+    if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
+      return refuse(415, req.method + " requests need Content-Type: application/json");
+    }
   }
   return false;
 }
@@ -153,6 +166,7 @@ void WebServer::Handle(const httplib::Request& in, httplib::Response& res) const
       SendError(res, 500, error_code::kInternal, std::string("internal error: ") + e.what());
     }
   }
+  if (res.status >= 400) RedactPaths(options_.redacted_paths, &res.body);
   SecurityHeaders(req.path, options_.base_path, res);
 }
 

@@ -10,16 +10,18 @@
 //   a Host outside the allow-list gets 421; a request without valid
 //   credentials when auth is configured gets 401 (with a JSON body and a
 //   WWW-Authenticate challenge; the probes, and /metrics when metrics are
-//   public, excepted); a state-changing request (POST/PUT/PATCH/DELETE) from
-//   another site gets 403 and one without `Content-Type: application/json`
-//   gets 415 (request_guard.h); an unknown path gets a JSON 404, a known path
-//   with another method 405;
+//   public, excepted); an unknown path gets a JSON 404, a known path with
+//   another method 405; a state-changing request (POST/PUT/PATCH/DELETE)
+//   from another site gets 403 and one without `Content-Type:
+//   application/json` gets 415 (request_guard.h);
 // - errors: an exception escaping a handler becomes a JSON 500 (the server
 //   keeps serving); bodies over 1 MiB get 413 before they are read;
 // - TLS: with cert_file and key_file set the listener speaks HTTPS only;
 // - every answer carries X-Content-Type-Options: nosniff, X-Frame-Options:
 //   DENY and Referrer-Policy: same-origin; API answers Cache-Control:
-//   no-store.
+//   no-store;
+// - error answers (4xx, 5xx) never show server paths: each of
+//   options.redacted_paths in an error body is replaced by its label.
 //
 // Routes are added through Get()/Post()/Put()/Delete() before Start(); a
 // pattern is a std::regex over the path after the base path, captures in
@@ -51,6 +53,8 @@ struct WebServerOptions {
   AuthConfig auth;
   bool metrics_public = false;             // /metrics without auth
   std::vector<std::string> allowed_hosts;  // server.allowed_hosts
+  // {path, label}: "/srv/dagu/data" -> "<data>" in error bodies.
+  std::vector<std::pair<std::string, std::string>> redacted_paths;
   http::Limits limits = DefaultLimits();
 
   // 8 workers and 2 for the probes; 1 MiB bodies; 64 KiB heads of at most

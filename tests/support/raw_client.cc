@@ -28,13 +28,16 @@ std::string Lower(std::string s) {
 
 }  // namespace
 
-bool RawClient::Connect(int port, std::chrono::milliseconds timeout) {
+bool RawClient::Connect(int port, std::chrono::milliseconds timeout, const std::string& address) {
   Close();
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return false;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::inet_pton(AF_INET, address.c_str(), &addr.sin_addr) != 1) {
+    Close();
+    return false;
+  }
   addr.sin_port = htons(static_cast<uint16_t>(port));
   if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 && errno != EINPROGRESS) {
     Close();

@@ -19,8 +19,10 @@ class RawClient {
   RawClient& operator=(const RawClient&) = delete;
   RawClient(RawClient&& other) noexcept : fd_(other.fd_), buffer_(std::move(other.buffer_)) { other.fd_ = -1; }
 
-  // Connects (non-blocking socket); false when it cannot within `timeout`.
-  bool Connect(int port, std::chrono::milliseconds timeout = std::chrono::milliseconds(2000));
+  // Connects to address:port (an IPv4 address; non-blocking socket); false
+  // when it cannot within `timeout`.
+  bool Connect(int port, std::chrono::milliseconds timeout = std::chrono::milliseconds(2000),
+               const std::string& address = "127.0.0.1");
   // Sends all of `bytes`; false when the connection failed.
   bool Send(std::string_view bytes);
   // Reads one response (head and Content-Length body) within `timeout`.
