@@ -132,7 +132,10 @@ Status WebApp::Start() {
   return Status::OK();
 }
 
-void WebApp::Stop() { impl_->server.Stop(); }
+void WebApp::Stop() {
+  impl_->cli.CancelWaits();  // requests waiting for a command answer at once
+  impl_->server.Stop();
+}
 
 int WebApp::port() const { return impl_->server.port(); }
 

@@ -285,6 +285,21 @@ TEST(WebServerTest, ErrorBodiesNeverShowServerPaths) {
   EXPECT_EQ(Body(r)["message"], "cannot read <data>/x and <home>/y");
 }
 
+TEST(WebServerTest, LongPathsAreMatchedWithoutTroubleOrRefused) {
+  TestServer t{WebServerOptions{}};
+  auto c = t.Client();
+  auto r = c.Get("/" + std::string(8000, 'a'));  // the UI's catch-all route
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  r = c.Get("/api/v2/" + std::string(8000, 'a'));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  r = c.Get("/" + std::string(9000, 'a'));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 414);
+  EXPECT_EQ(c.Get("/health")->status, 200);
+}
+
 TEST(WebServerTest, BasePathPrefixesEveryRoute) {
   WebServerOptions o;
   o.base_path = "dagu/";

@@ -21,11 +21,6 @@ int RemainingMs(Steady::time_point deadline) {
   return static_cast<int>(std::max<long long>(0, left));
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 }  // namespace
 
 bool RawClient::Connect(int port, std::chrono::milliseconds timeout, const std::string& address) {
@@ -93,28 +88,14 @@ HttpReply RawClient::ReadResponse(std::chrono::milliseconds timeout, bool head_r
   for (;;) {
     size_t head_end = buffer_.find("\r\n\r\n");
     if (head_end != std::string::npos) {
-      std::string head = buffer_.substr(0, head_end);
-      size_t line_end = head.find("\r\n");
-      std::string status_line = head.substr(0, line_end);
-      size_t sp = status_line.find(' ');
-      int status = sp == std::string::npos ? 0 : std::atoi(status_line.c_str() + sp + 1);
-      std::map<std::string, std::string> headers;
-      while (line_end != std::string::npos) {
-        size_t next = head.find("\r\n", line_end + 2);
-        std::string h = head.substr(line_end + 2, next == std::string::npos ? std::string::npos : next - line_end - 2);
-        size_t colon = h.find(':');
-        if (colon != std::string::npos) {
-          size_t v = h.find_first_not_of(' ', colon + 1);
-          headers[Lower(h.substr(0, colon))] = v == std::string::npos ? "" : h.substr(v);
-        }
-        line_end = next;
-      }
-      size_t length = headers.count("content-length") && !head_request
-                          ? std::strtoul(headers["content-length"].c_str(), nullptr, 10)
+      HttpReply head;
+      ParseHttpReply(buffer_.substr(0, head_end + 4), &head);
+      size_t length = head.headers.count("content-length") && !head_request
+                          ? std::strtoul(head.headers["content-length"].c_str(), nullptr, 10)
                           : 0;
       if (buffer_.size() >= head_end + 4 + length) {
-        reply.status = status;
-        reply.headers = headers;
+        reply.status = head.status;
+        reply.headers = std::move(head.headers);
         reply.body = buffer_.substr(head_end + 4, length);
         buffer_.erase(0, head_end + 4 + length);
         return reply;
