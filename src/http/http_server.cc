@@ -461,7 +461,7 @@ void Server::Impl::AnswerError(Conn& c, int status, const std::string& message, 
   handlers.error(status, message, res);
   res.status = status;
   if (status == 503) res.set_header("Retry-After", "1");
-  counters.rejected++;
+  if (status != 503 && status != 408) counters.rejected++;  // those have counters of their own
   Answer(c, res, /*close=*/true, now);
 }
 

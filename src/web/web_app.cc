@@ -93,6 +93,7 @@ struct WebApp::Impl {
     ctx.queues_enabled = config.queues.enabled;
     ctx.global_queues = GlobalQueues(config);
     AddServerMetrics(&metrics, &ctx, deps.scheduler, version, started);
+    AddHttpMetrics(&metrics, [this] { return server.counters(); });
     AddSystemRoutes(&server, &metrics, clock, started, version);
     AddApiRoutes(&server, &ctx);
     UiSettings ui;
