@@ -127,7 +127,8 @@ bool WebServer::Screen(const httplib::Request& req, httplib::Response& res) cons
     return true;
   };
   if (!IsProbe(req) && !HostAllowed(req.get_header_value("Host"), guard_)) {
-    return refuse(421, "this server does not answer for the host in the Host header; add it to server.allowed_hosts");
+    std::string host = HostName(req.get_header_value("Host")).substr(0, 100);
+    return refuse(421, "this server does not answer for host \"" + host + "\"; add it to server.allowed_hosts");
   }
   if (auth_.enabled() && !IsPublic(req) && !auth_.Allows(req.get_header_value("Authorization"))) {
     res.set_header("WWW-Authenticate", auth_.Challenge());

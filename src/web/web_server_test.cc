@@ -225,6 +225,8 @@ TEST(WebServerTest, HostsOutsideTheAllowListAreRefusedButProbesAnswer) {
   auto r = c.Get("/api/v2/echo", httplib::Headers{{"Host", "attacker.example"}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 421);
+  EXPECT_EQ(Body(r)["message"],
+            "this server does not answer for host \"attacker.example\"; add it to server.allowed_hosts");
   r = c.Get("/", httplib::Headers{{"Host", "rebind.attacker.example:8080"}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 421);
