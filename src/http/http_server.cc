@@ -241,7 +241,7 @@ struct Server::Impl {
   void Answer(Conn& c, const httplib::Response& res, bool close, SteadyTime now);
   void AnswerError(Conn& c, int status, const std::string& message, SteadyTime now);
   void BeginRequest(Conn& c, SteadyTime now);
-  bool DrainTls(Conn& c);
+  void DrainTls(Conn& c);
   bool WantsInput(const Conn& c) const;
   void TakeCompletions(SteadyTime now);
   void SweepDeadlines(SteadyTime now);
@@ -420,7 +420,7 @@ void Server::Impl::BeginRequest(Conn& c, SteadyTime now) {
 }
 
 // Moves ciphertext the TLS engine produced into c.out.
-bool Server::Impl::DrainTls(Conn& c) {
+void Server::Impl::DrainTls(Conn& c) {
   BIO* wbio = SSL_get_wbio(c.ssl);
   char buf[kReadChunk];
   for (;;) {
@@ -428,7 +428,6 @@ bool Server::Impl::DrainTls(Conn& c) {
     if (n <= 0) break;
     c.out.append(buf, static_cast<size_t>(n));
   }
-  return true;
 }
 
 void Server::Impl::QueueBytes(Conn& c, const std::string& bytes) {
