@@ -12,7 +12,7 @@ PACKAGES=(
   # toolchain
   build-essential g++ cmake ninja-build ccache pkg-config git
   # libraries (headers and CMake/pkg-config files)
-  libcli11-dev libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
+  libcli11-dev libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev libssl-dev
   libhowardhinnant-date-dev tzdata libgtest-dev libgmock-dev libsystemd-dev
   # executors and notifications: jq, HTTP(S) and SMTP(S), ssh
   libjq-dev libcurl4-openssl-dev libssh-dev

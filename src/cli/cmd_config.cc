@@ -35,6 +35,7 @@ nlohmann::json PathsJson(const Paths& p) {
 
 nlohmann::json SchedulerJson(const SchedulerConfig& s) {
   return {{"port", s.port},
+          {"health_host", s.health_host},
           {"lock_stale_threshold", FormatDuration(s.lock_stale_threshold)},
           {"lock_retry_interval", FormatDuration(s.lock_retry_interval)},
           {"failover_recovery_window", FormatDuration(s.failover_recovery_window)},
@@ -59,6 +60,8 @@ nlohmann::json ConfigJson(const Config& c) {
           {"log_format", c.log_format},
           {"headless", c.headless},
           {"default_shell", c.default_shell},
+          {"allowed_hosts", c.allowed_hosts},
+          {"health", {{"details", c.health.details}, {"host", c.HealthHost()}}},
           {"scheduler", SchedulerJson(c.scheduler)},
           {"queues", QueuesJson(c.queues)},
           {"auth",
@@ -67,7 +70,8 @@ nlohmann::json ConfigJson(const Config& c) {
             {"basic_username", c.auth.basic_username},
             {"basic_password", Mask(c.auth.basic_password)},
             {"token_enabled", c.auth.token_enabled},
-            {"token", Mask(c.auth.token)}}},
+            {"token", Mask(c.auth.token)},
+            {"error", c.auth.error}}},
           {"tls", {{"cert_file", c.tls.cert_file}, {"key_file", c.tls.key_file}, {"ca_file", c.tls.ca_file}}},
           {"warnings", c.warnings}};
 }
@@ -85,6 +89,10 @@ void AddConfigCommand(CLI::App& app, int* exit_code) {
     *exit_code = LoadConfigForCommand(flags, {}, &config);
     if (*exit_code != kExitOk) return;
     std::cout << ConfigJson(config).dump(2) << "\n";
+    if (!config.auth.error.empty()) {
+      std::cerr << "dagu: `dagu server` and `dagu start-all` would refuse to start (exit 78): " << config.auth.error
+                << "\n";
+    }
   });
 }
 

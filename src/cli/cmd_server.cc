@@ -33,6 +33,7 @@ int LoadServerConfig(const ServerFlags& flags, Config* config) {
   overrides.host = flags.host;
   if (flags.port > 0) overrides.port = flags.port;
   if (int rc = LoadConfigForCommand(flags.common, overrides, config); rc != kExitOk) return rc;
+  RemoveAuthSecretsFromEnvironment();  // nothing this process runs may read the server's credentials
   if (Status s = EnsureLayout(config->paths); !s.ok()) {
     spdlog::error("Cannot prepare the data directory: {}", s.message());
     return kExitConfig;

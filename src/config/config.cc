@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -95,6 +96,21 @@ Status LoadConfig(const ConfigOverrides& overrides, const std::map<std::string, 
   LoadContext context;
   context.env = env;
   return LoadConfig(overrides, context, out);
+}
+
+bool IsAuthSecretVariable(std::string_view name) {
+  return name.rfind("DAGU_AUTH", 0) == 0 || name.rfind("DAGU_BASICAUTH", 0) == 0;
+}
+
+std::map<std::string, std::string> WithoutAuthSecrets(std::map<std::string, std::string> env) {
+  std::erase_if(env, [](const auto& entry) { return IsAuthSecretVariable(entry.first); });
+  return env;
+}
+
+void RemoveAuthSecretsFromEnvironment() {
+  for (const auto& entry : ProcessEnvironment()) {
+    if (IsAuthSecretVariable(entry.first)) ::unsetenv(entry.first.c_str());
+  }
 }
 
 std::map<std::string, std::string> ProcessEnvironment() {

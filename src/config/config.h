@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/file_system.h"
@@ -39,6 +40,7 @@ struct Paths {
 
 struct SchedulerConfig {
   int port = 8090;                                             // 0 disables /health
+  std::string health_host;     // where /health listens; "" = the web `host` (see HealthHost())
   std::chrono::nanoseconds lock_stale_threshold = std::chrono::seconds(30);  // T
   std::chrono::nanoseconds lock_retry_interval = std::chrono::seconds(5);    // R
   std::chrono::nanoseconds failover_recovery_window = std::chrono::minutes(2);  // 0 disables replay
@@ -47,6 +49,10 @@ struct SchedulerConfig {
 
   // I = min(7s, T/4): how often the active instance renews the lock.
   std::chrono::nanoseconds RenewInterval() const;
+};
+
+struct HealthConfig {
+  bool details = true;  // false: /health on scheduler.port says only status, role and state
 };
 
 struct QueueConfig {
@@ -66,6 +72,11 @@ struct AuthConfig {
   std::string basic_password;
   bool token_enabled = false;  // token is set
   std::string token;
+  // Set when the settings ask for authentication this binary cannot enforce
+  // (auth.mode builtin or oidc; an enabled mode without usable credentials):
+  // the web server refuses to start with this message (exit 78) rather than
+  // serve an open API. Names the key and where it was set.
+  std::string error;
 };
 
 struct TlsConfig {
@@ -97,6 +108,11 @@ struct Config {
   bool permission_run_dags = true;
   int max_dashboard_page_limit = 100;
   std::string metrics = "private";  // access to /metrics: "private" or "public"
+  std::vector<std::string> allowed_hosts;  // server.allowed_hosts: Host names the web port answers for
+  HealthConfig health;
+
+  // The address of /health on scheduler.port: scheduler.health_host, else `host`.
+  const std::string& HealthHost() const { return scheduler.health_host.empty() ? host : scheduler.health_host; }
 
   // Things worth telling the operator that did not stop loading (unknown
   // keys with a hint, deprecated environment variables, the legacy ~/.dagu
@@ -131,6 +147,19 @@ Status LoadConfig(const ConfigOverrides& overrides, const std::map<std::string, 
 
 // The current process environment as a map.
 std::map<std::string, std::string> ProcessEnvironment();
+
+// Whether an environment variable may carry a web-auth secret: DAGU_AUTH*
+// (DAGU_AUTH_TOKEN, DAGU_AUTHTOKEN, DAGU_AUTH_BASIC_PASSWORD, Dagu's
+// DAGU_AUTH_OIDC_*, ...) and DAGU_BASICAUTH*. The web server keeps these in
+// its Config and hands none of them to runs.
+bool IsAuthSecretVariable(std::string_view name);
+// `env` without those variables.
+std::map<std::string, std::string> WithoutAuthSecrets(std::map<std::string, std::string> env);
+// Removes those variables from this process's environment (call before any
+// thread starts): `server` and `start-all` do, once their config is loaded,
+// so that nothing they run -- API runs, scheduled and queued runs, params
+// expansion in them -- can read the server's credentials.
+void RemoveAuthSecretsFromEnvironment();
 
 // Creates the directories of the layout (dags, data and its subdirectories,
 // data/scheduler/locks, logs, logs/admin, suspend) if missing. The error

@@ -83,6 +83,32 @@ class Reader {
     return Status::OK();
   }
 
+  // A list written as a YAML list or as one comma-separated value (an
+  // environment variable); items trimmed, empty ones dropped.
+  Status StringList(const std::string& key, std::vector<std::string>* out) const {
+    const Setting* s = Find(key);
+    if (s == nullptr) return Status::OK();
+    std::vector<std::string> raw;
+    if (s->node.IsDefined() && s->node.IsSequence()) {
+      for (const YAML::Node& item : s->node) raw.push_back(item.Scalar());
+    } else {
+      size_t start = 0;
+      for (;;) {
+        size_t comma = s->value.find(',', start);
+        raw.push_back(s->value.substr(start, comma == std::string::npos ? comma : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
+    out->clear();
+    for (std::string& item : raw) {
+      size_t b = item.find_first_not_of(" \t");
+      size_t e = item.find_last_not_of(" \t");
+      if (b != std::string::npos) out->push_back(item.substr(b, e - b + 1));
+    }
+    return Status::OK();
+  }
+
   // Sets *out to the resolved path, or to `fallback` when unset or empty.
   Status Path(const std::string& key, const std::string& fallback, std::string* out) const {
     *out = fallback;
@@ -122,6 +148,7 @@ Status BuildPaths(const Reader& r, const HomeLayout& layout, const BuildContext&
 
 Status BuildScheduler(const Reader& r, SchedulerConfig* s) {
   DAGU_RETURN_IF_ERROR(r.Int("scheduler.port", 0, 65535, &s->port));
+  DAGU_RETURN_IF_ERROR(r.String("scheduler.health_host", &s->health_host));
   DAGU_RETURN_IF_ERROR(r.Duration("scheduler.lock_stale_threshold", false, &s->lock_stale_threshold));
   DAGU_RETURN_IF_ERROR(r.Duration("scheduler.lock_retry_interval", false, &s->lock_retry_interval));
   DAGU_RETURN_IF_ERROR(r.Duration("scheduler.failover_recovery_window", true, &s->failover_recovery_window));
@@ -209,17 +236,53 @@ std::string CleanBasePath(const std::string& base) {
   return cleaned == "/" ? "" : cleaned;
 }
 
+// Where a key was set, for auth messages (values are secrets: never shown).
+std::string Origin(const Reader& r, const std::string& key) {
+  const Setting* s = r.Find(key);
+  return s ? s->origin : key;
+}
+
+// Why the web server must refuse these auth settings, or "" (AuthConfig::error).
+// Any request for authentication that cannot be honoured is refused, never
+// ignored: an ignored one would leave the API open.
+std::string AuthError(const Reader& r, const AuthConfig& a, bool legacy_basic, bool legacy_token) {
+  if (a.mode == "builtin" || a.mode == "oidc") {
+    return Origin(r, "auth.mode") + ": auth mode \"" + a.mode +
+           "\" cannot be enforced by this binary (it serves basic and token auth only); configure "
+           "auth.basic.username/password or auth.token.value instead, or auth.mode: none to run without "
+           "authentication";
+  }
+  bool has_user = !a.basic_username.empty(), has_password = !a.basic_password.empty();
+  if (has_user != has_password) {
+    const char* missing = has_user ? "auth.basic.password" : "auth.basic.username";
+    return Origin(r, has_user ? "auth.basic.username" : "auth.basic.password") + " is set but " + missing +
+           " is not: basic auth needs both";
+  }
+  if (a.mode == "basic" && !a.basic_enabled) {
+    return Origin(r, "auth.mode") + ": auth mode \"basic\" needs auth.basic.username and auth.basic.password, "
+           "which are not set";
+  }
+  if (legacy_basic && !a.basic_enabled) {
+    return Origin(r, "is_basic_auth") + " is true but auth.basic.username and auth.basic.password are not set";
+  }
+  if (legacy_token && !a.token_enabled) {
+    return Origin(r, "is_auth_token") + " is true but auth.token.value (1.30.2: authToken) is not set";
+  }
+  return "";
+}
+
 Status BuildAuth(const Reader& r, Config* c) {
   AuthConfig& a = c->auth;
   DAGU_RETURN_IF_ERROR(r.OneOf("auth.mode", {"", "none", "basic", "builtin", "oidc"}, &a.mode));
   DAGU_RETURN_IF_ERROR(r.String("auth.basic.username", &a.basic_username));
   DAGU_RETURN_IF_ERROR(r.String("auth.basic.password", &a.basic_password));
   DAGU_RETURN_IF_ERROR(r.String("auth.token.value", &a.token));
+  bool legacy_basic = false, legacy_token = false;
+  DAGU_RETURN_IF_ERROR(r.Bool("is_basic_auth", &legacy_basic));
+  DAGU_RETURN_IF_ERROR(r.Bool("is_auth_token", &legacy_token));
   a.basic_enabled = !a.basic_username.empty() && !a.basic_password.empty();
   a.token_enabled = !a.token.empty();
-  if (a.basic_username.empty() != a.basic_password.empty()) {
-    c->warnings.push_back("basic authentication is off: auth.basic.username and auth.basic.password must both be set");
-  }
+  a.error = AuthError(r, a, legacy_basic, legacy_token);
   TlsConfig& t = c->tls;
   DAGU_RETURN_IF_ERROR(r.Path("tls.cert_file", "", &t.cert_file));
   DAGU_RETURN_IF_ERROR(r.Path("tls.key_file", "", &t.key_file));
@@ -245,6 +308,8 @@ Status BuildServer(const Reader& r, Config* c) {
   DAGU_RETURN_IF_ERROR(r.Bool("latest_status_today", &c->latest_status_today));
   DAGU_RETURN_IF_ERROR(r.Bool("skip_examples", &c->skip_examples));
   DAGU_RETURN_IF_ERROR(r.OneOf("metrics", {"private", "public"}, &c->metrics));
+  DAGU_RETURN_IF_ERROR(r.StringList("server.allowed_hosts", &c->allowed_hosts));
+  DAGU_RETURN_IF_ERROR(r.Bool("health.details", &c->health.details));
   DAGU_RETURN_IF_ERROR(r.Bool("permissions.write_dags", &c->permission_write_dags));
   DAGU_RETURN_IF_ERROR(r.Bool("permissions.run_dags", &c->permission_run_dags));
   DAGU_RETURN_IF_ERROR(r.String("ui.navbar_title", &c->navbar_title));

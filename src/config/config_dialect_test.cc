@@ -10,7 +10,9 @@ namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 const char kSnake[] = R"(
 host: 0.0.0.0
@@ -298,11 +300,73 @@ TEST_F(ConfigTest, BasePathIsCleaned) {
   EXPECT_EQ(MustLoad().base_path, "/a/b");
 }
 
-TEST_F(ConfigTest, HalfConfiguredBasicAuthIsOffWithAWarning) {
-  HomeWithConfig("auth:\n  basic:\n    username: u\n");
+// Auth that cannot be enforced loads (every command but the web server
+// needs the rest of the config) and carries the web server's refusal.
+TEST_F(ConfigTest, AuthThatCannotBeEnforcedCarriesARefusal) {
+  struct Case {
+    std::string yaml;
+    std::string want;  // in auth.error
+  };
+  std::vector<Case> cases = {
+      {"auth:\n  mode: builtin\n  builtin:\n    admin: {username: a, password: b}\n", "auth mode \"builtin\" cannot be enforced"},
+      {"auth:\n  mode: oidc\n", "auth.mode: auth mode \"oidc\" cannot be enforced"},
+      {"auth:\n  mode: basic\n", "auth mode \"basic\" needs auth.basic.username and auth.basic.password"},
+      {"auth:\n  mode: basic\n  token:\n    value: t\n", "auth mode \"basic\" needs"},
+      {"auth:\n  basic:\n    username: u\n", "auth.basic.username is set but auth.basic.password is not"},
+      {"basicAuthPassword: p\n", "basicAuthPassword is set but auth.basic.username is not"},
+      {"isBasicAuth: true\n", "isBasicAuth is true but auth.basic.username and auth.basic.password are not set"},
+      {"isAuthToken: true\n", "isAuthToken is true but auth.token.value"},
+  };
+  for (const Case& c : cases) {
+    HomeWithConfig(c.yaml);
+    Config config = MustLoad();
+    EXPECT_THAT(config.auth.error, HasSubstr(c.want)) << c.yaml;
+    EXPECT_THAT(config.auth.error, HasSubstr("config.yaml line ")) << "names where: " << c.yaml;
+    EXPECT_THAT(config.auth.error, Not(HasSubstr(": p"))) << "never shows a secret";
+  }
+  for (const char* fine : {"auth:\n  mode: none\n", "auth:\n  builtin:\n    admin: {username: a}\n",
+                           "auth:\n  mode: basic\n  basic: {username: u, password: p}\n",
+                           "auth:\n  token:\n    value: t\n", "isAuthToken: true\nauthToken: t\n"}) {
+    HomeWithConfig(fine);
+    EXPECT_EQ(MustLoad().auth.error, "") << fine;
+  }
+  env_["DAGU_AUTH_MODE"] = "oidc";
+  HomeWithConfig("");
+  EXPECT_THAT(MustLoad().auth.error, HasSubstr("environment variable DAGU_AUTH_MODE: auth mode \"oidc\""));
+}
+
+TEST_F(ConfigTest, AllowedHostsHealthDetailsAndHealthHost) {
+  HomeWithConfig("host: 0.0.0.0\nserver:\n  allowed_hosts: [dagu.example.com, \".corp.example\"]\nhealth:\n  details: false\n");
   Config c = MustLoad();
-  EXPECT_FALSE(c.auth.basic_enabled);
-  EXPECT_THAT(c.warnings, Contains(HasSubstr("basic authentication is off")));
+  EXPECT_THAT(c.allowed_hosts, ElementsAre("dagu.example.com", ".corp.example"));
+  EXPECT_FALSE(c.health.details);
+  EXPECT_EQ(c.HealthHost(), "0.0.0.0") << "the web host by default";
+  HomeWithConfig("server:\n  allowedHosts: a.example, b.example\nscheduler:\n  healthHost: 10.0.0.5\n");
+  c = MustLoad();
+  EXPECT_THAT(c.allowed_hosts, ElementsAre("a.example", "b.example"));
+  EXPECT_TRUE(c.health.details);
+  EXPECT_EQ(c.HealthHost(), "10.0.0.5");
+  env_["DAGU_SERVER_ALLOWED_HOSTS"] = "x.example,y.example";
+  env_["DAGU_HEALTH_DETAILS"] = "false";
+  env_["DAGU_SCHEDULER_HEALTH_HOST"] = "127.0.0.2";
+  c = MustLoad();
+  EXPECT_THAT(c.allowed_hosts, ElementsAre("x.example", "y.example"));
+  EXPECT_FALSE(c.health.details);
+  EXPECT_EQ(c.HealthHost(), "127.0.0.2");
+  HomeWithConfig("server:\n  allowed_hosts: {a: b}\n");
+  env_.erase("DAGU_SERVER_ALLOWED_HOSTS");
+  EXPECT_THAT(LoadError(), HasSubstr("server.allowed_hosts must be a list of names"));
+}
+
+TEST(AuthSecretsTest, TheServersCredentialsAreStrippedFromChildEnvironments) {
+  std::map<std::string, std::string> env = {{"DAGU_BASICAUTH_PASSWORD", "p"}, {"DAGU_AUTH_TOKEN", "t"},
+                                            {"DAGU_AUTHTOKEN", "t"},           {"DAGU_AUTH_OIDC_CLIENT_SECRET", "s"},
+                                            {"DAGU_HOME", "/h"},              {"PATH", "/bin"}};
+  EXPECT_THAT(WithoutAuthSecrets(env), ElementsAre(std::pair<const std::string, std::string>("DAGU_HOME", "/h"),
+                                                   std::pair<const std::string, std::string>("PATH", "/bin")));
+  ::setenv("DAGU_AUTH_BASIC_PASSWORD", "secret", 1);
+  RemoveAuthSecretsFromEnvironment();
+  EXPECT_EQ(::getenv("DAGU_AUTH_BASIC_PASSWORD"), nullptr);
 }
 
 TEST_F(ConfigTest, LocalTimeZoneNameMeansLocal) {

@@ -25,6 +25,8 @@ const std::vector<KeySpec>& Table() {
       {"latest_status_today", "latestStatusToday", VT::kBool, ""},
       {"skip_examples", "skipExamples", VT::kBool, ""},
       {"metrics", "", VT::kString, ""},
+      {"server.allowed_hosts", "server.allowedHosts", VT::kStringList, ""},
+      {"health.details", "", VT::kBool, ""},
       {"permissions.write_dags", "permissions.writeDAGs", VT::kBool, ""},
       {"permissions.run_dags", "permissions.runDAGs", VT::kBool, ""},
       // Paths.
@@ -54,6 +56,7 @@ const std::vector<KeySpec>& Table() {
       {"tls.ca_file", "tls.caFile", VT::kPath, ""},
       // Scheduler (the spec's keys, plus 1.30.2's zombie detection).
       {"scheduler.port", "", VT::kInt, ""},
+      {"scheduler.health_host", "scheduler.healthHost", VT::kString, ""},
       {"scheduler.lock_stale_threshold", "scheduler.lockStaleThreshold", VT::kDuration, ""},
       {"scheduler.lock_retry_interval", "scheduler.lockRetryInterval", VT::kDuration, ""},
       {"scheduler.failover_recovery_window", "scheduler.failoverRecoveryWindow", VT::kDuration, ""},

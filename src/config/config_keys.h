@@ -20,6 +20,7 @@ enum class ValueType {
   kInt,
   kBool,       // true/false/1/0/t/f, as Go's strconv.ParseBool
   kQueueList,  // queues.config: [{name, max_active_runs | max_concurrency}]
+  kStringList, // a list of strings, or one string of comma-separated items
   kIgnored,    // a Dagu key this program accepts and does not use (any value)
 };
 

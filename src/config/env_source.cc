@@ -25,8 +25,11 @@ const std::vector<EnvBinding>& EnvBindings() {
       {"DAGU_SERVER_METRICS", "metrics", ""},
       {"DAGU_DEFAULT_SHELL", "default_shell", ""},
       {"DAGU_SKIP_EXAMPLES", "skip_examples", ""},
+      {"DAGU_SERVER_ALLOWED_HOSTS", "server.allowed_hosts", ""},
+      {"DAGU_HEALTH_DETAILS", "health.details", ""},
       // Scheduler and queues.
       {"DAGU_SCHEDULER_PORT", "scheduler.port", ""},
+      {"DAGU_SCHEDULER_HEALTH_HOST", "scheduler.health_host", ""},
       {"DAGU_SCHEDULER_LOCK_STALE_THRESHOLD", "scheduler.lock_stale_threshold", ""},
       {"DAGU_SCHEDULER_LOCK_RETRY_INTERVAL", "scheduler.lock_retry_interval", ""},
       {"DAGU_SCHEDULER_FAILOVER_RECOVERY_WINDOW", "scheduler.failover_recovery_window", ""},

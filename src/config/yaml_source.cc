@@ -30,12 +30,21 @@ const char* ExpectedShape(ValueType type) {
     case ValueType::kBool: return "true or false";
     case ValueType::kPath: return "a path";
     case ValueType::kQueueList: return "a list of queues ({name, max_active_runs})";
+    case ValueType::kStringList: return "a list of names, or one comma-separated value";
     default: return "a single value";
   }
 }
 
 bool ShapeFits(ValueType type, const YAML::Node& node) {
   if (type == ValueType::kQueueList) return node.IsSequence();
+  if (type == ValueType::kStringList) {
+    if (node.IsScalar()) return true;
+    if (!node.IsSequence()) return false;
+    for (const YAML::Node& item : node) {
+      if (!item.IsScalar()) return false;
+    }
+    return true;
+  }
   return node.IsScalar();
 }
 

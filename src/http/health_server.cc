@@ -1,64 +1,113 @@
 #include "http/health_server.h"
 
-#include <httplib.h>
-
-#include <chrono>
+#include <nlohmann/json.hpp>
 
 #include "http/health_json.h"
 
 namespace dagu {
 
+http::Limits HealthServerOptions::DefaultLimits() {
+  http::Limits l;
+  l.head.max_head_bytes = 8 * 1024;
+  l.head.max_request_line = 4 * 1024;
+  l.head.max_header_count = 50;
+  l.max_body_bytes = 0;
+  l.max_connections = 64;
+  l.max_connections_per_client = 16;
+  l.workers = 2;
+  l.priority_workers = 0;
+  l.max_queued = 32;
+  l.idle_timeout = std::chrono::seconds(5);
+  l.head_timeout = std::chrono::seconds(5);
+  l.body_timeout = std::chrono::seconds(5);
+  l.write_timeout = std::chrono::seconds(5);
+  return l;
+}
+
+HealthServerOptions HealthServerOptions::FromConfig(const Config& config) {
+  HealthServerOptions o;
+  o.host = config.HealthHost();
+  o.port = config.scheduler.port;
+  o.details = config.health.details;
+  return o;
+}
+
+std::string HealthJsonWithoutDetails(const std::string& full_json) {
+  nlohmann::ordered_json full = nlohmann::ordered_json::parse(full_json, nullptr, false);
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  if (full.is_object()) {
+    for (const char* key : {"status", "role", "state"}) {
+      if (full.contains(key)) out[key] = full[key];
+    }
+  }
+  return out.dump() + "\n";
+}
+
+HealthServer::HealthServer(HealthServerOptions options, SnapshotFn snapshot, std::string version)
+    : options_(std::move(options)), snapshot_(std::move(snapshot)), version_(std::move(version)) {}
+
 HealthServer::HealthServer(std::string bind_host, int port, SnapshotFn snapshot, std::string version)
-    : bind_host_(std::move(bind_host)), port_(port), snapshot_(std::move(snapshot)), version_(std::move(version)) {}
+    : HealthServer(
+          [&] {
+            HealthServerOptions o;
+            o.host = std::move(bind_host);
+            o.port = port;
+            return o;
+          }(),
+          std::move(snapshot), std::move(version)) {}
 
 HealthServer::~HealthServer() { Stop(); }
 
-Status HealthServer::Start() {
-  server_ = std::make_unique<httplib::Server>();
-  server_->new_task_queue = [] { return new httplib::ThreadPool(2); };
-  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which would let a
-  // second scheduler bind the same port and answer half the probes.
-  server_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  server_->set_read_timeout(10, 0);
-  server_->set_write_timeout(5, 0);
-  server_->set_keep_alive_max_count(10);
-  server_->Get("/health", [this](const httplib::Request& req, httplib::Response& res) {
-    RoleSnapshot s = snapshot_();
-    std::string want = req.has_param("role") ? req.get_param_value("role") : "";
-    res.status = HealthStatusCode(s, want);
-    if (res.status == 400) {
-      res.set_content("{\"error\":\"role must be active or standby\"}\n", "application/json");
-      return;
-    }
-    res.set_content(HealthJson(s, version_), "application/json");
-  });
-  auto not_allowed = [](const httplib::Request&, httplib::Response& res) {
-    res.status = 405;
-    res.set_header("Allow", "GET");
-  };
-  server_->Post("/health", not_allowed);
-  server_->Put("/health", not_allowed);
-  server_->Delete("/health", not_allowed);
-  server_->Patch("/health", not_allowed);
-  if (!server_->bind_to_port(bind_host_, port_)) {
-    server_.reset();
-    return Status::IOError("cannot listen on " + bind_host_ + ":" + std::to_string(port_) +
-                           " for /health (scheduler.port): address in use or not allowed");
+void HealthServer::Handle(const httplib::Request& req, httplib::Response& res) const {
+  if (req.path != "/health") {
+    res.status = 404;
+    res.set_content("{\"error\":\"not found\"}\n", "application/json");
+    return;
   }
-  thread_ = std::thread([s = server_.get()] { s->listen_after_bind(); });
-  // httplib's stop() is a no-op until the listen loop runs: wait for it, so
-  // that an early Stop() cannot leave the thread listening forever.
-  for (int i = 0; i < 5000 && !server_->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (req.method != "GET" && req.method != "HEAD") {
+    res.status = 405;
+    res.set_header("Allow", "GET, HEAD");
+    return;
+  }
+  RoleSnapshot s = snapshot_();
+  std::string want = req.has_param("role") ? req.get_param_value("role") : "";
+  res.status = HealthStatusCode(s, want);
+  if (res.status == 400) {
+    res.set_content("{\"error\":\"role must be active or standby\"}\n", "application/json");
+    return;
+  }
+  std::string body = HealthJson(s, version_);
+  res.set_content(options_.details ? body : HealthJsonWithoutDetails(body), "application/json");
+  res.set_header("Cache-Control", "no-store");
+}
+
+Status HealthServer::Start() {
+  if (server_) return Status::OK();
+  http::Options o;
+  o.name = "health";
+  o.host = options_.host;
+  o.port = options_.port;
+  o.limits = options_.limits;
+  http::Handlers h;
+  h.handle = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };
+  h.error = [](int status, const std::string& message, httplib::Response& res) {
+    res.status = status;
+    res.set_content(nlohmann::json{{"error", message}}.dump() + "\n", "application/json");
+  };
+  auto server = std::make_unique<http::Server>(o, h);
+  Status s = server->Start();
+  if (!s.ok()) {
+    return Status::IOError(s.message() + " (the /health port, scheduler.port)");
+  }
+  server_ = std::move(server);
   return Status::OK();
 }
 
 void HealthServer::Stop() {
-  if (server_) server_->stop();
-  if (thread_.joinable()) thread_.join();
+  if (server_) server_->Stop();
   server_.reset();
 }
+
+int HealthServer::port() const { return server_ ? server_->port() : options_.port; }
 
 }  // namespace dagu

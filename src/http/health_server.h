@@ -2,32 +2,50 @@
 // instance, standby included, from before its first attempt at the lock
 // (spec 085 "Observability"). Body: HealthJson(); GET /health?role=active
 // answers 503 on an instance that is not active (so a load balancer or probe
-// can pick the active one), ?role=standby the reverse. Other paths get 404,
-// other methods on /health 405.
+// can pick the active one), ?role=standby the reverse. HEAD /health answers
+// the same status without a body. Other paths get 404, other methods on
+// /health 405.
 //
-// Binds all interfaces by default, like Dagu. Start() binds synchronously
-// and reports a bind failure (the caller decides what to do: `dagu scheduler`
-// logs it and carries on, as Dagu does), then serves on its own threads.
+// Served by http::Server (src/http/http_server.h): a whole-head deadline,
+// caps on head size and header lines, per-client connection limits and its
+// own two workers, so slow or idle clients cannot starve the probes. With
+// options.details false the body carries only status, role and state (no
+// host, pid, instance or lock holder) for ports reachable by others.
+//
+// Start() binds synchronously and reports a bind failure (the caller decides
+// what to do: `dagu scheduler` logs it and carries on, as Dagu does), then
+// serves on its own threads.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
+#include "config/config.h"
 #include "core/status.h"
+#include "http/http_server.h"
 #include "role/role_snapshot.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace dagu {
+
+struct HealthServerOptions {
+  std::string host = "127.0.0.1";  // "0.0.0.0" for all interfaces
+  int port = 0;                    // > 0 (0 picks a free one, for tests)
+  bool details = true;             // false: only status, role and state
+  http::Limits limits = DefaultLimits();
+
+  // Small: two workers, 64 connections, 16 per client, 5 s for a head, no body.
+  static http::Limits DefaultLimits();
+  // From the settings: config.HealthHost() (scheduler.health_host, else
+  // `host`), scheduler.port, health.details.
+  static HealthServerOptions FromConfig(const Config& config);
+};
 
 class HealthServer {
  public:
   using SnapshotFn = std::function<RoleSnapshot()>;
 
+  HealthServer(HealthServerOptions options, SnapshotFn snapshot, std::string version);
   // `bind_host` "0.0.0.0" (all interfaces) or an address; `port` > 0.
   HealthServer(std::string bind_host, int port, SnapshotFn snapshot, std::string version);
   ~HealthServer();  // stops
@@ -35,15 +53,18 @@ class HealthServer {
   // Binds and starts serving. IOError naming host:port when the bind fails.
   Status Start();
   void Stop();
-  int port() const { return port_; }
+  int port() const;
 
  private:
-  std::string bind_host_;
-  int port_;
+  void Handle(const httplib::Request& req, httplib::Response& res) const;
+
+  HealthServerOptions options_;
   SnapshotFn snapshot_;
   std::string version_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  std::unique_ptr<http::Server> server_;
 };
+
+// The /health body with details removed: {"status","role","state"} only.
+std::string HealthJsonWithoutDetails(const std::string& full_json);
 
 }  // namespace dagu

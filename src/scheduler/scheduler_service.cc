@@ -142,7 +142,9 @@ Status SchedulerService::Start() {
                FormatDuration(raw->timing.RenewInterval()));
   raw->publisher->Start();
   if (options_.serve_health && config_.scheduler.port > 0) {
-    raw->health = std::make_unique<HealthServer>(options_.health_bind_host, config_.scheduler.port, snapshot, kVersion);
+    HealthServerOptions health = HealthServerOptions::FromConfig(config_);
+    if (!options_.health_bind_host.empty()) health.host = options_.health_bind_host;
+    raw->health = std::make_unique<HealthServer>(health, snapshot, kVersion);
     if (Status s = raw->health->Start(); !s.ok()) {
       spdlog::error("Health check server error: {}; carrying on without /health", s.message());
       raw->health.reset();

@@ -45,7 +45,7 @@ struct SchedulerServiceOptions {
   Clock* clock = nullptr;      // nullptr = Clock::Real()
   FileSystem* fs = nullptr;    // nullptr = PosixFileSystem()
   bool serve_health = true;    // GET /health on config.scheduler.port (0 disables it anyway)
-  std::string health_bind_host = "0.0.0.0";  // all interfaces, like Dagu
+  std::string health_bind_host;  // "" = the configured one (HealthServerOptions::FromConfig)
   std::chrono::milliseconds stop_timeout{10000};
   // Called once when the service has ended (lost the lock or stopped), with
   // its exit status, before Wait() returns, on an internal thread. It must

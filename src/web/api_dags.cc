@@ -48,7 +48,7 @@ bool FindDag(const ApiContext& ctx, const httplib::Request& req, httplib::Respon
 bool RunnableDag(const DagFile& f, httplib::Response& res) {
   if (f.dag) return true;
   SendError(res, 400, error_code::kBadRequest,
-            "DAG file " + f.path + " does not load: " + (f.errors.empty() ? "unknown error" : f.errors.front()));
+            "DAG " + f.file_name + " does not load: " + (f.errors.empty() ? "unknown error" : f.errors.front()));
   return false;
 }
 
@@ -105,9 +105,10 @@ void HandleStart(const ApiContext& ctx, const httplib::Request& req, httplib::Re
         record.status != RunStatus::kNotStarted) {
       return SendJson(res, 200, {{"dagRunId", run_id}});
     }
-    if (!exit_status) exit_status = ctx.cli->ExitStatus(pid);
+    if (!exit_status) exit_status = ctx.cli->Wait(pid, std::chrono::milliseconds(50));
     if ((exit_status && *exit_status != 0) || std::chrono::steady_clock::now() >= deadline) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (ctx.cli->waits_cancelled()) return SendError(res, 503, error_code::kInternal, "the server is stopping");
+    if (exit_status) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // exited 0: the record follows
   }
   std::string why = exit_status ? "dagu start exited with status " + std::to_string(*exit_status) + " (see the server log)"
                                 : "DAG did not start within " + std::to_string(ctx.start_timeout.count()) + " ms";

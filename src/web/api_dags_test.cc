@@ -1,6 +1,8 @@
 #include <filesystem>
+#include <thread>
 
 #include "store/status_json.h"
+#include "support/subprocess.h"
 #include "web/api_test_fixture.h"
 
 namespace dagu::web::testing {
@@ -151,6 +153,20 @@ TEST_F(DagApiTest, StartPicksAnIdAndReportsAFailedChild) {
   std::string id_flag = spawner_.commands()[0][3];
   EXPECT_EQ(id_flag.rfind("--run-id=", 0), 0u);
   EXPECT_EQ(id_flag.size(), std::string("--run-id=").size() + 36) << id_flag;  // a UUIDv7
+}
+
+TEST_F(DagApiTest, StoppingTheServerDoesNotWaitForAPendingStart) {
+  WriteDag("hello", kHello);
+  StartServer();
+  // The child exits 0 but never writes a record: the request would wait 5 s.
+  std::thread request([this] { Post("/api/v2/dags/hello/start", "{}"); });
+  ASSERT_TRUE(dagu::testing::PollUntil([&] { return !spawner_.commands().empty(); }, std::chrono::seconds(5),
+                                       std::chrono::milliseconds(10)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto start = std::chrono::steady_clock::now();
+  app_->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  request.join();
 }
 
 TEST_F(DagApiTest, StartRejectsBadInput) {

@@ -14,7 +14,7 @@
 //   GET  /dag-runs/{name}/{id}/steps/{step}/log?stream=stdout|stderr   Log
 //   POST /dag-runs/{name}/{id}/stop          {}
 //   POST /dag-runs/{name}/{id}/retry {dagRunId?, stepName?}  {}
-//   GET|POST /dag-runs/{name}/{id}/dequeue   {}
+//   POST /dag-runs/{name}/{id}/dequeue       {}   (GET: 405, it changes state)
 //   GET  /queues                             {queues:[...], summary}
 //   GET  /services/scheduler                 {schedulers:[...]}
 //   GET  /services/scheduler/history?limit   {changes:[...]}   (the role journal, oldest first)

@@ -215,9 +215,9 @@ void AddRunRoutes(WebServer* server, const ApiContext* ctx) {
               [ctx](const httplib::Request& q, httplib::Response& r) { HandleStepLog(*ctx, q, r); });
   server->Post(run + "/stop", [ctx](const httplib::Request& q, httplib::Response& r) { HandleStop(*ctx, q, r); });
   server->Post(run + "/retry", [ctx](const httplib::Request& q, httplib::Response& r) { HandleRetry(*ctx, q, r); });
-  auto dequeue = [ctx](const httplib::Request& q, httplib::Response& r) { HandleDequeue(*ctx, q, r); };
-  server->Get(run + "/dequeue", dequeue);
-  server->Post(run + "/dequeue", dequeue);
+  // POST only: a GET must never change state (a link or an <img> could).
+  server->Post(run + "/dequeue",
+               [ctx](const httplib::Request& q, httplib::Response& r) { HandleDequeue(*ctx, q, r); });
 }
 
 }  // namespace dagu::web

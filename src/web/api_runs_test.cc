@@ -141,6 +141,11 @@ TEST_F(RunApiTest, DequeueAQueuedRunFromItsQueue) {
   StartServer();
   auto r = Get("/api/v2/dag-runs/alpha/q-1/dequeue");
   ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405) << "a GET never changes state";
+  EXPECT_EQ(r->get_header_value("Allow"), "POST");
+  EXPECT_TRUE(spawner_.commands().empty());
+  r = Post("/api/v2/dag-runs/alpha/q-1/dequeue");
+  ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_THAT(spawner_.commands()[0], ElementsAre("/opt/dagu/bin/dagu", "dequeue", "-q", "--dag-run=alpha:q-1",
                                                   "--config=" + config_.paths.config_file, "batch"));

@@ -193,10 +193,14 @@ TEST_F(StatusApiTest, MetricsCountInstancesAndQueuesAndPassPromtool) {
 
 TEST_F(StatusApiTest, MetricsWithoutALocalScheduler) {
   StartServer();
+  Post("/api/v2/dags/none/start", "{}", "text/plain");  // rejected by the loop
   auto r = Get("/api/v2/metrics");
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200);
   EXPECT_NE(r->body.find("dagu_scheduler_instances{status=\"active\"} 0\n"), std::string::npos) << r->body;
+  EXPECT_NE(r->body.find("dagu_web_requests_total{outcome=\"rejected\"} 1\n"), std::string::npos) << r->body;
+  EXPECT_NE(r->body.find("dagu_web_connections_dropped_total{reason=\"refused\"} 0\n"), std::string::npos);
+  EXPECT_NE(r->body.find("dagu_web_connections "), std::string::npos);
   EXPECT_EQ(r->body.find("dagu_scheduler_role"), std::string::npos);
   std::string out;
   EXPECT_EQ(Promtool(r->body, &out), 0) << out << "\n" << r->body;

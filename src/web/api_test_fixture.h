@@ -162,8 +162,9 @@ class ApiTest : public ::testing::Test {
   }
 
   httplib::Result Get(const std::string& path) { return client_->Get(path); }
-  httplib::Result Post(const std::string& path, const std::string& body = "{}") {
-    return client_->Post(path, body, "application/json");
+  httplib::Result Post(const std::string& path, const std::string& body = "{}",
+                       const std::string& content_type = "application/json") {
+    return client_->Post(path, body, content_type);
   }
   static nlohmann::json Json(const httplib::Result& r) {
     if (!r) return nullptr;

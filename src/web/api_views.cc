@@ -27,11 +27,33 @@ ApiJson Pairs(const std::vector<std::pair<std::string, std::string>>& pairs) {
   return out;
 }
 
+// Env values may be secrets: "KEY=value" becomes "KEY=***" ({KEY: value}
+// entries too); the names stay, so the UI still shows which are set.
+void MaskEnv(ApiJson* step) {
+  if (!step->is_object() || !step->contains("env")) return;
+  ApiJson& env = (*step)["env"];
+  auto mask = [](ApiJson& entry) {
+    if (entry.is_string()) {
+      std::string s = entry.get<std::string>();
+      size_t eq = s.find('=');
+      entry = (eq == std::string::npos ? s : s.substr(0, eq)) + "=" + kMaskedValue;
+    } else if (entry.is_object()) {
+      for (auto& [k, v] : entry.items()) v = kMaskedValue;
+    }
+  };
+  if (env.is_array()) {
+    for (ApiJson& entry : env) mask(entry);
+  } else {
+    mask(env);
+  }
+}
+
 }  // namespace
 
 ApiJson NodeJson(const NodeRecord& node) {
   ApiJson j = ApiJson::object();
   j["step"] = node.step;
+  MaskEnv(&j["step"]);
   j["stdout"] = node.stdout_path;
   j["stderr"] = node.stderr_path;
   j["startedAt"] = node.started_at;

@@ -6,7 +6,7 @@
 //                   triggerType?, scheduleTime?, error?}
 //   DAGRunDetails  DAGRunSummary + {nodes, onExit?, onSuccess?, onFailure?, onCancel?, preconditions?}
 //   Node           {step, stdout, stderr, startedAt, finishedAt, status, statusLabel, retryCount,
-//                   doneCount, error?, subRuns?}
+//                   doneCount, error?, subRuns?}; step.env values are masked ("KEY=***")
 //   scheduler      {instanceId, host, status:"active"|"inactive"|"unknown", startedAt} + our fields
 //                  {role, state, port, pid, roleSince, lockHolder, lastRenewalAgeSeconds, reportAgeSeconds,
 //                   updatedAt, version}: lastRenewalAgeSeconds is the age the instance reported when it
@@ -28,6 +28,9 @@
 namespace dagu::web {
 
 using ApiJson = nlohmann::ordered_json;
+
+// What a masked value shows (step env values in run details).
+inline constexpr const char* kMaskedValue = "***";
 
 ApiJson RunSummaryJson(const RunRecord& record);
 ApiJson RunDetailsJson(const RunRecord& record);

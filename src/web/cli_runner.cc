@@ -64,12 +64,26 @@ std::optional<int> CliRunner::Wait(pid_t pid, std::chrono::milliseconds timeout)
       return status;
     }
     if (std::find(running_.begin(), running_.end(), pid) == running_.end()) return std::nullopt;  // unknown pid
+    if (cancelled_) return std::nullopt;
     if (cv_.wait_until(l, std::min(deadline, std::chrono::steady_clock::now() + reap_interval_)) ==
             std::cv_status::timeout &&
         std::chrono::steady_clock::now() >= deadline) {
       return std::nullopt;
     }
   }
+}
+
+void CliRunner::CancelWaits() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    cancelled_ = true;
+  }
+  cv_.notify_all();
+}
+
+bool CliRunner::waits_cancelled() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return cancelled_;
 }
 
 void CliRunner::ReapOnce() {

@@ -47,8 +47,13 @@ class CliRunner {
   // The exit status once the child has exited (0 = success, 128+n = killed
   // by signal n); nullopt while it runs. Forgotten after it is returned.
   std::optional<int> ExitStatus(pid_t pid);
-  // Waits up to `timeout` for the child; nullopt when it is still running.
+  // Waits up to `timeout` for the child; nullopt when it is still running,
+  // or at once after CancelWaits().
   std::optional<int> Wait(pid_t pid, std::chrono::milliseconds timeout);
+  // Wakes every Wait() and makes later ones return at once (the server is
+  // stopping: no request may hold it up). Children keep running.
+  void CancelWaits();
+  bool waits_cancelled() const;
 
   // The full command line of the last Spawn (for logs and tests).
   std::vector<std::string> CommandLine(const std::string& subcommand, const std::vector<std::string>& flags,
@@ -62,11 +67,12 @@ class CliRunner {
   LaunchContext context_;
   std::chrono::milliseconds reap_interval_;
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<pid_t> running_;
   std::map<pid_t, int> exited_;
   bool stopping_ = false;
+  bool cancelled_ = false;
   std::thread reaper_;
 };
 

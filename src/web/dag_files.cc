@@ -1,6 +1,11 @@
 #include "web/dag_files.h"
 
+#include <limits.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 
 #include "dag/dag_names.h"
 
@@ -21,7 +26,87 @@ std::string Stem(const std::string& name) {
   return name;
 }
 
+// A short plain name: safe to show, whatever file it came from.
+bool PlainName(std::string_view s) {
+  if (s.empty() || s.size() > 80) return false;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              std::string_view("_.-[] ").find(c) != std::string_view::npos;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void ReplaceAll(std::string* s, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (size_t pos = s->find(from); pos != std::string::npos; pos = s->find(from, pos + to.size())) {
+    s->replace(pos, from.size(), to);
+  }
+}
+
+// Each "quoted" part of `message` that is not a plain name becomes "...".
+std::string ElideQuotes(const std::string& message) {
+  std::string out;
+  size_t i = 0;
+  while (i < message.size()) {
+    size_t open = message.find('"', i);
+    if (open == std::string::npos) {
+      out += message.substr(i);
+      break;
+    }
+    out += message.substr(i, open - i);
+    size_t close = message.find('"', open + 1);
+    if (close == std::string::npos) {
+      out += "\"...\"";
+      break;
+    }
+    std::string inner = message.substr(open + 1, close - open - 1);
+    out += PlainName(inner) ? "\"" + inner + "\"" : "\"...\"";
+    i = close + 1;
+  }
+  return out;
+}
+
+std::string RealPath(const std::string& path) {
+  char buf[PATH_MAX];
+  return ::realpath(path.c_str(), buf) == nullptr ? "" : std::string(buf);
+}
+
 }  // namespace
+
+std::string ApiErrorText(const DagError& e, const std::string& file_name) {
+  std::string out = file_name + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": ";
+  if (!e.is_error()) out += "warning: ";
+  if (!e.key.empty()) out += (PlainName(e.key) ? e.key : std::string("...")) + ": ";
+  std::string message = e.message;
+  if (!PlainName(e.value)) ReplaceAll(&message, e.value, "...");
+  if (!PlainName(e.key)) ReplaceAll(&message, e.key, "...");
+  ReplaceAll(&message, e.file, file_name);
+  return out + ElideQuotes(message);
+}
+
+Status CheckDagFileEntry(const std::string& dir, const std::string& name) {
+  std::string path = JoinPath(dir, name);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::NotFound("no DAG file \"" + name + "\"");
+    return Status::FromErrno(errno, "reading DAG file " + name);
+  }
+  if (S_ISREG(st.st_mode)) return Status::OK();
+  if (!S_ISLNK(st.st_mode)) return Status::PermissionDenied(name + " is not a regular file; not loaded");
+  std::string target = RealPath(path);
+  std::string real_dir = RealPath(dir);
+  if (target.empty() || real_dir.empty()) {
+    return Status::PermissionDenied(name + " is a symbolic link that does not resolve; not loaded");
+  }
+  if (target.compare(0, real_dir.size() + 1, real_dir + "/") != 0) {
+    return Status::PermissionDenied(name + " is a symbolic link out of the DAG directory; not loaded");
+  }
+  if (::stat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return Status::PermissionDenied(name + " is a symbolic link to something other than a regular file; not loaded");
+  }
+  return Status::OK();
+}
 
 Status ValidateDagFileName(const std::string& name) {
   bool ok = !name.empty() && name.size() <= 255 && name[0] != '.';
@@ -46,21 +131,27 @@ DagFile DagFiles::Load(const std::string& file_name, const std::string& path, bo
   DagFile f;
   f.file_name = Stem(file_name);
   f.path = path;
+  FileInfo info;
+  f.suspended = fs_->Stat(FlagPath(path), &info).ok();
+  if (Status entry = CheckDagFileEntry(dags_dir_, file_name); !entry.ok()) {
+    f.errors.push_back(entry.message());
+    return f;
+  }
   LoadDagOptions options = options_;
   options.metadata_only = metadata_only;
   Dag dag;
   std::vector<DagError> errors;
   Status s = LoadDag(path, options, &dag, &errors);
   for (const DagError& e : errors) {
-    if (e.is_error()) f.errors.push_back(e.ToString());
+    if (e.is_error()) f.errors.push_back(ApiErrorText(e, file_name));
   }
   if (s.ok()) {
     f.dag = std::move(dag);
   } else if (f.errors.empty()) {
-    f.errors.push_back(s.message());
+    std::string message = s.message();
+    ReplaceAll(&message, path, file_name);
+    f.errors.push_back(ElideQuotes(message));
   }
-  FileInfo info;
-  f.suspended = fs_->Stat(FlagPath(path), &info).ok();
   return f;
 }
 
@@ -69,7 +160,7 @@ Status DagFiles::List(bool metadata_only, std::vector<DagFile>* out) const {
   std::vector<std::string> names;
   Status s = fs_->ListDir(dags_dir_, &names);
   if (s.IsNotFound()) return Status::OK();
-  if (!s.ok()) return s.WithContext("listing the DAG directory " + dags_dir_);
+  if (!s.ok()) return s.WithContext("listing the DAG directory");
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     if (!IsYamlFile(name)) continue;
@@ -89,7 +180,7 @@ Status DagFiles::Find(const std::string& file_name, DagFile* out) const {
       return Status::OK();
     }
   }
-  return Status::NotFound("no DAG file \"" + stem + ".yaml\" in " + dags_dir_);
+  return Status::NotFound("no DAG file \"" + stem + ".yaml\"");
 }
 
 Status DagFiles::FindByDagName(const std::string& dag_name, DagFile* out) const {
@@ -99,7 +190,7 @@ Status DagFiles::FindByDagName(const std::string& dag_name, DagFile* out) const 
   for (DagFile& f : all) {
     if (f.DagName() == dag_name) return Find(f.file_name, out);
   }
-  return Status::NotFound("no DAG named \"" + dag_name + "\" in " + dags_dir_);
+  return Status::NotFound("no DAG named \"" + dag_name + "\"");
 }
 
 Status DagFiles::SetSuspended(const DagFile& file, bool suspended) const {

@@ -3,6 +3,16 @@
 // errors and suspend flags. Files are loaded on every call (a DAG directory
 // is small and the UI polls every few seconds; this keeps the API exactly in
 // step with the files). Thread-safe (no mutable state).
+//
+// What the API may read and show:
+// - only regular files: a FIFO, socket, device or directory named *.yaml is
+//   not opened (it could block a server thread) and is listed with an error;
+// - a symbolic link only when it resolves to a regular file inside the DAG
+//   directory; one that leaves it is refused the same way (it would let the
+//   API read any file the server can);
+// - errors name the file by its name in the DAG directory, never by its
+//   server path, and never quote content that may not be a DAG's: a quoted
+//   key or value that is not a short plain name shows as "...".
 #pragma once
 
 #include <optional>
@@ -20,7 +30,7 @@ struct DagFile {
   std::string file_name;            // "etl" for <dags>/etl.yaml
   std::string path;                 // absolute
   std::optional<Dag> dag;           // set when it loaded
-  std::vector<std::string> errors;  // load errors ("file:line:col: key: message")
+  std::vector<std::string> errors;  // load errors ("etl.yaml:line:col: key: message"), see ApiErrorText
   bool suspended = false;
 
   // The DAG's name: name: from the file, else the file name.
@@ -56,5 +66,16 @@ class DagFiles {
 // OK when `name` is a plain file name (no '/', not starting with '.', at most
 // 255 bytes of [A-Za-z0-9_.-]); InvalidArgument naming it otherwise.
 Status ValidateDagFileName(const std::string& name);
+
+// The API's text of a load error: "<file name>:line:col: key: message", with
+// a key or quoted value that is not a short plain name ([A-Za-z0-9_.[]-], at
+// most 64 bytes) replaced by "...".
+std::string ApiErrorText(const DagError& error, const std::string& file_name);
+
+// OK when the entry `name` of directory `dir` may be read as a DAG file: a
+// regular file, or a symbolic link to a regular file inside `dir`.
+// PermissionDenied saying why (without the link's target) otherwise;
+// NotFound when it does not exist. Uses lstat/realpath, never opens it.
+Status CheckDagFileEntry(const std::string& dir, const std::string& name);
 
 }  // namespace dagu::web

@@ -128,4 +128,26 @@ void AddServerMetrics(metrics::Registry* registry, const ApiContext* ctx, Schedu
   }
 }
 
+void AddHttpMetrics(metrics::Registry* registry, std::function<http::Counters()> counters) {
+  registry->AddCollector([counters](std::vector<MetricFamily>* out) {
+    http::Counters c = counters();
+    out->push_back(Gauge("dagu_web_connections", "Connections open on the web port.").Add(static_cast<double>(c.open)));
+    out->push_back(Counter("dagu_web_connections_accepted_total", "Connections accepted on the web port.")
+                       .Add(static_cast<double>(c.accepted)));
+    out->push_back(Counter("dagu_web_connections_dropped_total",
+                           "Connections the web port closed early: refused (no room), evicted (room made for a "
+                           "newer one), idle (nothing sent in time), timeout (request not received in time).")
+                       .Add({{"reason", "refused"}}, static_cast<double>(c.refused))
+                       .Add({{"reason", "evicted"}}, static_cast<double>(c.evicted))
+                       .Add({{"reason", "idle"}}, static_cast<double>(c.idle_closed))
+                       .Add({{"reason", "timeout"}}, static_cast<double>(c.head_timeouts)));
+    out->push_back(Counter("dagu_web_requests_total",
+                           "Requests on the web port: handled, rejected by the serving loop before a handler "
+                           "(4xx), busy (503, worker queue full).")
+                       .Add({{"outcome", "handled"}}, static_cast<double>(c.handled))
+                       .Add({{"outcome", "rejected"}}, static_cast<double>(c.rejected))
+                       .Add({{"outcome", "busy"}}, static_cast<double>(c.busy)));
+  });
+}
+
 }  // namespace dagu::web

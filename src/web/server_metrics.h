@@ -22,6 +22,15 @@
 //   dagu_scheduler_last_takeover_seconds                how long its last takeover took
 //   dagu_scheduler_ticks_total / dagu_scheduler_runs_dispatched_total / dagu_scheduler_slots_replayed_total
 //
+// and the web port's serving loop (http::Counters):
+//
+//   dagu_web_connections                                connections open now
+//   dagu_web_connections_accepted_total
+//   dagu_web_connections_dropped_total{reason}          refused (no room), evicted (room made for a
+//                                                       newer one), idle (nothing sent), timeout (408)
+//   dagu_web_requests_total{outcome}                    handled, rejected (answered by the loop: 4xx
+//                                                       before a handler), busy (503: queue full)
+//
 // Every name passes `promtool check metrics`.
 #pragma once
 
@@ -31,6 +40,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "http/http_server.h"
 #include "metrics/registry.h"
 #include "web/api_context.h"
 
@@ -59,5 +69,7 @@ using SchedulerFiguresSource = std::function<std::optional<SchedulerFigures>()>;
 // Adds the collectors. `ctx` must outlive the registry; `local` may be empty.
 void AddServerMetrics(metrics::Registry* registry, const ApiContext* ctx, SchedulerFiguresSource local,
                       std::string version, WallTime started);
+// Adds the serving loop's counters; `counters` is called at scrape time.
+void AddHttpMetrics(metrics::Registry* registry, std::function<http::Counters()> counters);
 
 }  // namespace dagu::web

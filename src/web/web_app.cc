@@ -40,6 +40,12 @@ WebServerOptions ServerOptions(const Config& config) {
   o.key_file = config.tls.key_file;
   o.auth = config.auth;
   o.metrics_public = config.metrics == "public";
+  o.allowed_hosts = config.allowed_hosts;
+  const Paths& p = config.paths;
+  o.redacted_paths = {{p.home, "<home>"},           {p.dags_dir, "<dags>"},         {p.data_dir, "<data>"},
+                      {p.log_dir, "<logs>"},        {p.admin_logs_dir, "<admin-logs>"}, {p.suspend_flags_dir, "<suspend>"},
+                      {p.dag_runs_dir, "<dag-runs>"}, {p.proc_dir, "<proc>"},         {p.queue_dir, "<queue>"},
+                      {p.config_dir, "<config>"},   {p.executable, "dagu"}};
   return o;
 }
 
@@ -47,7 +53,7 @@ LaunchContext Launch(const Config& config) {
   LaunchContext c;
   c.executable = config.paths.executable;
   c.config_file = config.paths.config_file;
-  c.environment = ProcessEnvironment();
+  c.environment = WithoutAuthSecrets(ProcessEnvironment());  // runs never see the server's credentials
   return c;
 }
 
@@ -61,7 +67,8 @@ std::map<std::string, int> GlobalQueues(const Config& config) {
 
 struct WebApp::Impl {
   Impl(const Config& config, WebAppDeps d)
-      : deps(std::move(d)),
+      : auth_error(config.auth.error),
+        deps(std::move(d)),
         clock(deps.clock ? deps.clock : Clock::Real()),
         fs(deps.fs ? deps.fs : PosixFileSystem()),
         started(clock->Now()),
@@ -86,6 +93,7 @@ struct WebApp::Impl {
     ctx.queues_enabled = config.queues.enabled;
     ctx.global_queues = GlobalQueues(config);
     AddServerMetrics(&metrics, &ctx, deps.scheduler, version, started);
+    AddHttpMetrics(&metrics, [this] { return server.counters(); });
     AddSystemRoutes(&server, &metrics, clock, started, version);
     AddApiRoutes(&server, &ctx);
     UiSettings ui;
@@ -96,6 +104,7 @@ struct WebApp::Impl {
     AddUiRoutes(&server, ui);  // last: its catch-all must not shadow the API
   }
 
+  std::string auth_error;
   WebAppDeps deps;
   Clock* clock;
   FileSystem* fs;
@@ -117,12 +126,17 @@ WebApp::WebApp(const Config& config, WebAppDeps deps) : impl_(std::make_unique<I
 WebApp::~WebApp() { Stop(); }
 
 Status WebApp::Start() {
+  // Never serve an open API for settings that ask for authentication.
+  if (!impl_->auth_error.empty()) return Status::InvalidArgument("configuration error: " + impl_->auth_error);
   DAGU_RETURN_IF_ERROR(impl_->server.Start());
   spdlog::info("web: serving on {}", impl_->server.Url());
   return Status::OK();
 }
 
-void WebApp::Stop() { impl_->server.Stop(); }
+void WebApp::Stop() {
+  impl_->cli.CancelWaits();  // requests waiting for a command answer at once
+  impl_->server.Stop();
+}
 
 int WebApp::port() const { return impl_->server.port(); }
 

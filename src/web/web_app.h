@@ -36,7 +36,9 @@ class WebApp {
   WebApp(const WebApp&) = delete;
   WebApp& operator=(const WebApp&) = delete;
 
-  // Binds and starts serving. Errors name the address or the TLS files.
+  // Binds and starts serving. Errors name the address or the TLS files;
+  // InvalidArgument (the CLI exits 78) when config.auth.error is set: auth
+  // settings this binary cannot enforce are refused, never ignored.
   Status Start();
   void Stop();
 

@@ -1,8 +1,8 @@
 #include "web/web_server.h"
 
-#include <sys/socket.h>
+#include <unistd.h>
 
-#include <chrono>
+#include <algorithm>
 #include <exception>
 
 #include <spdlog/spdlog.h>
@@ -12,16 +12,53 @@
 namespace dagu::web {
 namespace {
 
-constexpr size_t kMaxBodyBytes = 1 << 20;
-
-std::unique_ptr<httplib::Server> MakeServer(const WebServerOptions& o) {
-  if (o.cert_file.empty()) return std::make_unique<httplib::Server>();
-  return std::make_unique<httplib::SSLServer>(o.cert_file.c_str(), o.key_file.c_str());
-}
-
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+std::string MachineHostname() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+// The API error code of a status the server answers by itself.
+const char* CodeOf(int status) {
+  switch (status) {
+    case 401: return error_code::kUnauthorized;
+    case 403: return error_code::kForbidden;
+    case 404: return error_code::kNotFound;
+    default: return status >= 500 ? error_code::kInternal : error_code::kBadRequest;
+  }
+}
+
+void SecurityHeaders(const std::string& path, const std::string& base, httplib::Response& res) {
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("X-Frame-Options", "DENY");
+  res.set_header("Referrer-Policy", "same-origin");
+  if (StartsWith(path, base + "/api/") && !res.has_header("Cache-Control")) res.set_header("Cache-Control", "no-store");
+}
+
+// Replaces server paths in an error body by their labels, longest path
+// first (so <data> wins over <home> for a path under both).
+void RedactPaths(std::vector<std::pair<std::string, std::string>> paths, std::string* body) {
+  std::sort(paths.begin(), paths.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [path, label] : paths) {
+    if (path.empty() || path == "/") continue;
+    for (size_t pos = body->find(path); pos != std::string::npos; pos = body->find(path, pos + label.size())) {
+      body->replace(pos, path.size(), label);
+    }
+  }
+}
+
 }  // namespace
+
+http::Limits WebServerOptions::DefaultLimits() {
+  http::Limits l;
+  l.head.max_head_bytes = 64 * 1024;
+  l.head.max_request_line = 8 * 1024;
+  l.head.max_header_count = 100;
+  l.max_body_bytes = 1 << 20;
+  return l;  // the rest: http::Limits' defaults
+}
 
 std::string NormalizeBasePath(std::string_view base_path) {
   std::string out(base_path);
@@ -30,112 +67,143 @@ std::string NormalizeBasePath(std::string_view base_path) {
   return out;
 }
 
-WebServer::WebServer(WebServerOptions options)
-    : options_(std::move(options)), auth_(options_.auth), server_(MakeServer(options_)) {
+WebServer::WebServer(WebServerOptions options) : options_(std::move(options)), auth_(options_.auth) {
   options_.base_path = NormalizeBasePath(options_.base_path);
-  server_->set_payload_max_length(kMaxBodyBytes);
-  // cpp-httplib's default sets SO_REUSEPORT, which lets a second server bind
-  // the same port silently; SO_REUSEADDR alone still allows a quick restart.
-  server_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  server_->set_read_timeout(std::chrono::seconds(10));
-  server_->set_write_timeout(std::chrono::seconds(10));
-  server_->set_keep_alive_timeout(5);
-  server_->set_pre_routing_handler(
-      [this](const httplib::Request& req, httplib::Response& res) { return PreRoute(req, res); });
-  server_->set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown error";
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    spdlog::error("web: {} {} failed: {}", req.method, req.path, what);
-    SendError(res, 500, error_code::kInternal, "internal error: " + what);
-  });
-  server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;  // a handler already wrote an error body
-    if (res.status == 404) {
-      SendError(res, 404, error_code::kNotFound, "no such endpoint: " + req.method + " " + req.path);
-    } else if (res.status == 413) {
-      SendError(res, 413, error_code::kBadRequest, "request body too large");
-    } else if (res.status >= 400) {
-      SendError(res, res.status, res.status >= 500 ? error_code::kInternal : error_code::kBadRequest,
-                "request failed with HTTP status " + std::to_string(res.status));
-    }
-  });
+  guard_.configured_host = options_.host;
+  guard_.allowed_hosts = options_.allowed_hosts;
+  guard_.machine_hostname = MachineHostname();
 }
 
 WebServer::~WebServer() { Stop(); }
 
-void WebServer::Get(const std::string& pattern, Handler handler) {
-  server_->Get(options_.base_path + pattern, std::move(handler));
+void WebServer::Add(const char* method, const std::string& pattern, Handler handler) {
+  routes_.push_back({method, std::regex(options_.base_path + pattern), std::move(handler)});
 }
-void WebServer::Post(const std::string& pattern, Handler handler) {
-  server_->Post(options_.base_path + pattern, std::move(handler));
-}
-void WebServer::Delete(const std::string& pattern, Handler handler) {
-  server_->Delete(options_.base_path + pattern, std::move(handler));
+void WebServer::Get(const std::string& pattern, Handler handler) { Add("GET", pattern, std::move(handler)); }
+void WebServer::Post(const std::string& pattern, Handler handler) { Add("POST", pattern, std::move(handler)); }
+void WebServer::Put(const std::string& pattern, Handler handler) { Add("PUT", pattern, std::move(handler)); }
+void WebServer::Delete(const std::string& pattern, Handler handler) { Add("DELETE", pattern, std::move(handler)); }
+
+const WebServer::Route* WebServer::FindRoute(const httplib::Request& req, std::string* allow) const {
+  std::string method = req.method == "HEAD" ? "GET" : req.method;
+  const Route* found = nullptr;
+  std::vector<std::string> others;
+  for (const Route& r : routes_) {
+    if (!std::regex_match(req.path, r.pattern)) continue;
+    if (r.method == method) {
+      found = &r;
+      break;
+    }
+    if (std::find(others.begin(), others.end(), r.method) == others.end()) others.push_back(r.method);
+  }
+  if (found == nullptr && allow != nullptr) {
+    allow->clear();
+    for (const std::string& m : others) *allow += (allow->empty() ? "" : ", ") + m + (m == "GET" ? ", HEAD" : "");
+  }
+  return found;
 }
 
-bool WebServer::IsPublic(const httplib::Request& req) const {
+bool WebServer::IsProbe(const httplib::Request& req) const {
+  if (req.method != "GET" && req.method != "HEAD") return false;
   const std::string& base = options_.base_path;
   if (!StartsWith(req.path, base)) return false;
   std::string_view rest = std::string_view(req.path).substr(base.size());
-  if (req.method == "GET" && (rest == "/health" || rest == "/api/v2/health" || rest == "/api/v1/health")) return true;
-  if (options_.metrics_public && req.method == "GET" && (rest == "/metrics" || rest == "/api/v2/metrics")) return true;
+  return rest == "/health" || rest == "/api/v2/health" || rest == "/api/v1/health";
+}
+
+bool WebServer::IsPublic(const httplib::Request& req) const {
+  if (IsProbe(req)) return true;
+  if (!options_.metrics_public || (req.method != "GET" && req.method != "HEAD")) return false;
+  const std::string& base = options_.base_path;
+  if (!StartsWith(req.path, base)) return false;
+  std::string_view rest = std::string_view(req.path).substr(base.size());
+  return rest == "/metrics" || rest == "/api/v2/metrics";
+}
+
+bool WebServer::Screen(const httplib::Request& req, httplib::Response& res) const {
+  auto refuse = [&](int status, const std::string& message) {
+    SendError(res, status, CodeOf(status), message);
+    SecurityHeaders(req.path, options_.base_path, res);
+    return true;
+  };
+  if (!IsProbe(req) && !HostAllowed(req.get_header_value("Host"), guard_)) {
+    std::string host = HostName(req.get_header_value("Host")).substr(0, 100);
+    return refuse(421, "this server does not answer for host \"" + host + "\"; add it to server.allowed_hosts");
+  }
+  if (auth_.enabled() && !IsPublic(req) && !auth_.Allows(req.get_header_value("Authorization"))) {
+    res.set_header("WWW-Authenticate", auth_.Challenge());
+    return refuse(401, "authentication required");
+  }
+  std::string allow;
+  if (FindRoute(req, &allow) == nullptr) {
+    if (!allow.empty()) {
+      res.set_header("Allow", allow);
+      return refuse(405, "method " + req.method + " is not allowed here (allowed: " + allow + ")");
+    }
+    return refuse(404, "no such endpoint: " + req.method + " " + req.path);
+  }
+  if (MayChangeState(req.method)) {
+    std::string why = CrossSiteReason(req, guard_);
+    if (!why.empty()) return refuse(403, why);
+    if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
+      return refuse(415, req.method + " requests need Content-Type: application/json");
+    }
+  }
   return false;
 }
 
-httplib::Server::HandlerResponse WebServer::PreRoute(const httplib::Request& req, httplib::Response& res) {
-  if (!auth_.enabled() || IsPublic(req) || auth_.Allows(req.get_header_value("Authorization"))) {
-    return httplib::Server::HandlerResponse::Unhandled;
+void WebServer::Handle(const httplib::Request& in, httplib::Response& res) const {
+  httplib::Request req = in;  // req.matches points into this copy's path
+  const Route* route = FindRoute(req, nullptr);
+  if (route == nullptr) {
+    SendError(res, 404, error_code::kNotFound, "no such endpoint: " + req.method + " " + req.path);
+  } else {
+    std::regex_match(req.path, req.matches, route->pattern);
+    try {
+      route->handler(req, res);
+    } catch (const std::exception& e) {
+      spdlog::error("web: {} {} failed: {}", req.method, req.path, e.what());
+      res = httplib::Response();
+      SendError(res, 500, error_code::kInternal, std::string("internal error: ") + e.what());
+    }
   }
-  res.set_header("WWW-Authenticate", auth_.Challenge());
-  SendError(res, 401, error_code::kUnauthorized, "authentication required");
-  return httplib::Server::HandlerResponse::Handled;
+  if (res.status >= 400) RedactPaths(options_.redacted_paths, &res.body);
+  SecurityHeaders(req.path, options_.base_path, res);
 }
 
 Status WebServer::Start() {
-  if (!server_->is_valid()) {
-    return Status::InvalidArgument("cannot load TLS certificate \"" + options_.cert_file + "\" and key \"" +
-                                   options_.key_file + "\"");
-  }
-  std::string where = options_.host + ":" + std::to_string(options_.port);
-  if (options_.port == 0) {
-    bound_port_ = server_->bind_to_any_port(options_.host);
-    if (bound_port_ <= 0) bound_port_ = 0;
-  } else if (server_->bind_to_port(options_.host, options_.port)) {
-    bound_port_ = options_.port;
-  }
-  if (bound_port_ == 0) return Status::IOError("cannot listen on " + where);
-  listen_returned_ = false;
-  thread_ = std::thread([this] {
-    server_->listen_after_bind();
-    listen_returned_ = true;
-  });
-  // stop() is a no-op until the accept loop runs, so wait for it: a Stop()
-  // right after Start() must not hang.
-  while (!server_->is_running() && !listen_returned_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  if (listen_returned_) {
-    thread_.join();
-    return Status::IOError("cannot serve on " + where);
-  }
+  if (server_) return Status::OK();
+  http::Options o;
+  o.name = "web";
+  o.host = options_.host;
+  o.port = options_.port;
+  o.cert_file = options_.cert_file;
+  o.key_file = options_.key_file;
+  o.limits = options_.limits;
+  http::Handlers h;
+  h.screen = [this](const httplib::Request& req, httplib::Response& res) { return Screen(req, res); };
+  h.priority = [this](const httplib::Request& req) { return IsProbe(req); };
+  h.handle = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };
+  h.error = [](int status, const std::string& message, httplib::Response& res) {
+    SendError(res, status, CodeOf(status), message);
+    res.set_header("X-Content-Type-Options", "nosniff");
+  };
+  auto server = std::make_unique<http::Server>(o, h);
+  DAGU_RETURN_IF_ERROR(server->Start());
+  server_ = std::move(server);
   return Status::OK();
 }
 
 void WebServer::Stop() {
-  if (thread_.joinable()) {
-    server_->stop();
-    thread_.join();
-  }
+  if (server_) server_->Stop();
 }
 
+int WebServer::port() const { return server_ ? server_->port() : 0; }
+
+http::Counters WebServer::counters() const { return server_ ? server_->counters() : http::Counters{}; }
+
 std::string WebServer::Url() const {
-  return std::string(tls() ? "https" : "http") + "://" + options_.host + ":" + std::to_string(bound_port_) +
+  return std::string(tls() ? "https" : "http") + "://" + options_.host + ":" + std::to_string(port()) +
          options_.base_path;
 }
 

@@ -1,31 +1,46 @@
-// WebServer: the HTTP(S) listener of `dagu server` and `dagu start-all`. It
-// owns the cpp-httplib server and its thread, and applies what every route
-// shares:
+// WebServer: the HTTP(S) listener of `dagu server` and `dagu start-all`:
+// routes over http::Server (src/http/http_server.h, which bounds every
+// connection, head and body), and what every route shares:
 //
 // - base path: every route lives under options.base_path ("" or "/dagu");
-// - auth (Authenticator): every route needs credentials when auth is
-//   configured, except GET <base>/health and <base>/api/v2/health, and
-//   <base>/metrics when metrics are public. A refused request gets 401 with
-//   a JSON error body and a WWW-Authenticate challenge;
-// - errors: unknown API paths get a JSON 404, an exception escaping a handler
-//   becomes a JSON 500 (the server keeps serving), bodies over 1 MiB get 413;
-// - TLS: with cert_file and key_file set the listener speaks HTTPS only
-//   (cpp-httplib's SSLServer; Debian's libcpp-httplib is built with OpenSSL).
+// - probes: GET/HEAD <base>/health, <base>/api/v2/health (and /api/v1/health)
+//   need no credentials and run on the server's priority workers, so no
+//   other request can delay them;
+// - screening, on the loop thread before any body byte is read, in order:
+//   a Host outside the allow-list gets 421; a request without valid
+//   credentials when auth is configured gets 401 (with a JSON body and a
+//   WWW-Authenticate challenge; the probes, and /metrics when metrics are
+//   public, excepted); an unknown path gets a JSON 404, a known path with
+//   another method 405; a state-changing request (POST/PUT/PATCH/DELETE)
+//   from another site gets 403 and one without `Content-Type:
+//   application/json` gets 415 (request_guard.h);
+// - errors: an exception escaping a handler becomes a JSON 500 (the server
+//   keeps serving); bodies over 1 MiB get 413 before they are read;
+// - TLS: with cert_file and key_file set the listener speaks HTTPS only;
+// - every answer carries X-Content-Type-Options: nosniff, X-Frame-Options:
+//   DENY and Referrer-Policy: same-origin; API answers Cache-Control:
+//   no-store;
+// - error answers (4xx, 5xx) never show server paths: each of
+//   options.redacted_paths in an error body is replaced by its label.
 //
-// Routes are added through Get()/Post()/Delete() before Start(); a pattern is
-// a std::regex over the path after the base path, captures in req.matches.
+// Routes are added through Get()/Post()/Put()/Delete() before Start(); a
+// pattern is a std::regex over the path after the base path, captures in
+// req.matches. HEAD is served by the GET route without its body.
 #pragma once
 
-#include <atomic>
+#include <functional>
 #include <memory>
+#include <regex>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include <httplib.h>
 
 #include "config/config.h"
 #include "core/status.h"
+#include "http/http_server.h"
 #include "web/auth.h"
+#include "web/request_guard.h"
 
 namespace dagu::web {
 
@@ -36,7 +51,16 @@ struct WebServerOptions {
   std::string cert_file;     // both set: HTTPS
   std::string key_file;
   AuthConfig auth;
-  bool metrics_public = false;  // /metrics without auth
+  bool metrics_public = false;             // /metrics without auth
+  std::vector<std::string> allowed_hosts;  // server.allowed_hosts
+  // {path, label}: "/srv/dagu/data" -> "<data>" in error bodies.
+  std::vector<std::pair<std::string, std::string>> redacted_paths;
+  http::Limits limits = DefaultLimits();
+
+  // 8 workers and 2 for the probes; 1 MiB bodies; 64 KiB heads of at most
+  // 100 header lines and an 8 KiB request line; 256 connections, 32 per
+  // client; 10 s for a head, 30 s for a body or an answer.
+  static http::Limits DefaultLimits();
 };
 
 class WebServer {
@@ -46,35 +70,47 @@ class WebServer {
   WebServer(const WebServer&) = delete;
   WebServer& operator=(const WebServer&) = delete;
 
-  using Handler = httplib::Server::Handler;
+  using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
   void Get(const std::string& pattern, Handler handler);
   void Post(const std::string& pattern, Handler handler);
+  void Put(const std::string& pattern, Handler handler);
   void Delete(const std::string& pattern, Handler handler);
 
-  // Binds host:port and starts serving on a thread of its own. IOError naming
+  // Binds host:port and starts serving on threads of its own. IOError naming
   // the address when it cannot bind; InvalidArgument when the TLS files
   // cannot be loaded.
   Status Start();
-  // Stops accepting and joins the thread; idempotent.
+  // Stops accepting, closes every connection and joins the threads; idempotent.
   void Stop();
 
   // The bound port (useful with port 0); 0 before Start().
-  int port() const { return bound_port_; }
+  int port() const;
   bool tls() const { return !options_.cert_file.empty(); }
   const std::string& base_path() const { return options_.base_path; }
   // "http(s)://host:port<base>" for logs.
   std::string Url() const;
+  http::Counters counters() const;
 
  private:
-  httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res);
+  struct Route {
+    std::string method;
+    std::regex pattern;
+    Handler handler;
+  };
+  void Add(const char* method, const std::string& pattern, Handler handler);
+  // The route for the request (HEAD uses GET routes), or null; `allow` lists
+  // the methods whose routes match the path when none of this method does.
+  const Route* FindRoute(const httplib::Request& req, std::string* allow) const;
+  bool Screen(const httplib::Request& req, httplib::Response& res) const;
+  void Handle(const httplib::Request& req, httplib::Response& res) const;
+  bool IsProbe(const httplib::Request& req) const;
   bool IsPublic(const httplib::Request& req) const;
 
   WebServerOptions options_;
   Authenticator auth_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  std::atomic<bool> listen_returned_{false};
-  int bound_port_ = 0;
+  GuardConfig guard_;
+  std::vector<Route> routes_;
+  std::unique_ptr<http::Server> server_;
 };
 
 // Normalises a base path: "" or "/x/y" (leading slash added, trailing dropped).

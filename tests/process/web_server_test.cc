@@ -122,7 +122,7 @@ TEST_F(WebProcessTest, BadInputNeverCrashesTheServer) {
       {"GET", "/api/v2/dag-runs/hello/none/steps/x/log?stream=zzz", "", 400},
       {"GET", "/api/v2/dags/%00", "", 400},
       {"GET", "/api/v2/" + std::string(5000, 'a'), "", 404},
-      {"DELETE", "/api/v2/dags/hello", "", 404},
+      {"DELETE", "/api/v2/dags/hello", "", 405},  // a GET-only path
       {"POST", "/api/v2/dag-runs/hello/none/stop", "", 404},
   };
   for (const Case& c : cases) {

@@ -19,7 +19,9 @@ std::string Lower(std::string s) {
   return s;
 }
 
-void ParseReply(const std::string& raw, HttpReply* reply) {
+}  // namespace
+
+void ParseHttpReply(const std::string& raw, HttpReply* reply) {
   if (raw.rfind("HTTP/", 0) != 0) return;
   size_t head_end = raw.find("\r\n\r\n");
   std::string head = raw.substr(0, head_end);
@@ -37,8 +39,6 @@ void ParseReply(const std::string& raw, HttpReply* reply) {
   }
   if (head_end != std::string::npos) reply->body = raw.substr(head_end + 4);
 }
-
-}  // namespace
 
 HttpReply HttpRequest(int port, const std::string& method, const std::string& target, const std::string& body,
                       const std::map<std::string, std::string>& headers, std::chrono::milliseconds timeout) {
@@ -90,7 +90,7 @@ HttpReply HttpRequest(int port, const std::string& method, const std::string& ta
     raw.append(buf, static_cast<size_t>(n));
   }
   ::close(fd);
-  ParseReply(raw, &reply);
+  ParseHttpReply(raw, &reply);
   return reply;
 }
 

@@ -15,6 +15,11 @@ struct HttpReply {
   std::string body;
 };
 
+// Parses a raw answer ("HTTP/1.x <status> ...\r\n<headers>\r\n\r\n<body>")
+// into `reply`; the body is everything after the head. status stays 0 when
+// `raw` is not an HTTP answer.
+void ParseHttpReply(const std::string& raw, HttpReply* reply);
+
 HttpReply HttpRequest(int port, const std::string& method, const std::string& target, const std::string& body = "",
                       const std::map<std::string, std::string>& headers = {},
                       std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));

@@ -1,0 +1,91 @@
+#include "web/dag_files.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "support/temp_dir.h"
+
+namespace dagu::web {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class DagFilesTest : public ::testing::Test {
+ protected:
+  DagFilesTest() : files_(PosixFileSystem(), dir_.Sub("dags"), dir_.Sub("suspend"), LoadDagOptions{}) {
+    dir_.WriteFile("dags/ok.yaml", "steps:\n  - name: a\n    run: echo hi\n");
+  }
+  dagu::testing::TempDir dir_;
+  DagFiles files_;
+};
+
+TEST_F(DagFilesTest, SymlinksOutOfTheFolderAndFifosAreNotRead) {
+  std::string secret = dir_.WriteFile("outside/shadow", "root:$6$salt$HASHVALUE:19000:0:99999:7:::\n");
+  ASSERT_EQ(::symlink(secret.c_str(), dir_.Sub("dags/shadow.yaml").c_str()), 0);
+  ASSERT_EQ(::symlink("ok.yaml", dir_.Sub("dags/alias.yaml").c_str()), 0);  // inside: fine
+  ASSERT_EQ(::symlink("/nonexistent", dir_.Sub("dags/dangling.yaml").c_str()), 0);
+  ASSERT_EQ(::mkfifo(dir_.Sub("dags/pipe.yaml").c_str(), 0600), 0);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<DagFile> all;
+  ASSERT_TRUE(files_.List(false, &all).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << "a FIFO is never opened";
+  ASSERT_EQ(all.size(), 5u);
+  std::map<std::string, DagFile> by_name;
+  for (DagFile& f : all) by_name[f.file_name] = f;
+  EXPECT_TRUE(by_name["alias"].dag.has_value());
+  EXPECT_TRUE(by_name["ok"].dag.has_value());
+  EXPECT_THAT(by_name["shadow"].errors, ElementsAre("shadow.yaml is a symbolic link out of the DAG directory; not loaded"));
+  EXPECT_THAT(by_name["pipe"].errors, ElementsAre("pipe.yaml is not a regular file; not loaded"));
+  EXPECT_THAT(by_name["dangling"].errors, ElementsAre(HasSubstr("does not resolve")));
+  DagFile shadow;
+  ASSERT_TRUE(files_.Find("shadow", &shadow).ok());
+  EXPECT_FALSE(shadow.dag.has_value());
+  for (const std::string& e : shadow.errors) EXPECT_THAT(e, Not(HasSubstr("root")));
+}
+
+TEST_F(DagFilesTest, ErrorsNameTheFileAndDoNotQuoteUnknownContent) {
+  dir_.WriteFile("dags/creds.yaml", "root:$6$salt$HASHVALUE:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n");
+  dir_.WriteFile("dags/typo.yaml", "stpes:\n  - name: a\n    run: echo\nschedule: \"every $SECRET\"\n");
+  DagFile creds, typo;
+  ASSERT_TRUE(files_.Find("creds", &creds).ok());
+  ASSERT_TRUE(files_.Find("typo.yaml", &typo).ok());
+  ASSERT_FALSE(creds.errors.empty());
+  for (const std::string& e : creds.errors) {
+    EXPECT_THAT(e, Not(HasSubstr("HASHVALUE")));
+    EXPECT_THAT(e, Not(HasSubstr("daemon")));
+    EXPECT_THAT(e, Not(HasSubstr(dir_.path())));
+    EXPECT_THAT(e, HasSubstr("creds.yaml:"));
+  }
+  std::string all;
+  for (const std::string& e : typo.errors) all += e + "\n";
+  EXPECT_THAT(all, HasSubstr("\"stpes\"")) << "a plain misspelt key is still named";
+  EXPECT_THAT(all, Not(HasSubstr("SECRET")));
+  EXPECT_THAT(all, Not(HasSubstr(dir_.path())));
+  Status missing = files_.Find("nope", &typo);
+  EXPECT_TRUE(missing.IsNotFound());
+  EXPECT_THAT(missing.message(), Not(HasSubstr(dir_.path())));
+}
+
+TEST(ApiErrorTextTest, KeepsPlainNamesElidesTheRest) {
+  DagError e;
+  e.file = "/srv/dags/a.yaml";
+  e.line = 3;
+  e.column = 7;
+  e.key = "steps[build].retry_policy.limit";
+  e.value = "abc def";
+  e.message = "expected a whole number, got \"abc def\" in /srv/dags/a.yaml";
+  EXPECT_EQ(ApiErrorText(e, "a.yaml"), "a.yaml:3:7: steps[build].retry_policy.limit: expected a whole number, got \"abc def\" in a.yaml");
+  e.value = "$(cat /etc/passwd)";
+  e.message = "got \"$(cat /etc/passwd)\"";
+  EXPECT_EQ(ApiErrorText(e, "a.yaml"), "a.yaml:3:7: steps[build].retry_policy.limit: got \"...\"");
+}
+
+}  // namespace
+}  // namespace dagu::web

@@ -1,0 +1,130 @@
+#include "web/request_guard.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace dagu::web {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool IsIpLiteral(const std::string& name) {
+  unsigned char buf[16];
+  return ::inet_pton(AF_INET, name.c_str(), buf) == 1 || ::inet_pton(AF_INET6, name.c_str(), buf) == 1;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Whether an allowed_hosts entry names `name` ("*" only when `wildcard_ok`).
+bool Listed(const std::string& name, const std::vector<std::string>& entries, bool wildcard_ok) {
+  for (const std::string& raw : entries) {
+    std::string entry = HostName(raw);
+    if (entry.empty()) continue;
+    if (Trim(raw) == "*") {
+      if (wildcard_ok) return true;
+      continue;
+    }
+    if (entry.front() == '.') {
+      if (EndsWith(name, entry) || name == entry.substr(1)) return true;
+    } else if (entry == name) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// "scheme://authority" of an Origin value; false when it has no such shape.
+bool SplitOrigin(std::string_view origin, std::string* scheme, std::string* authority) {
+  size_t sep = origin.find("://");
+  if (sep == std::string_view::npos || sep == 0) return false;
+  *scheme = Lower(origin.substr(0, sep));
+  std::string_view rest = origin.substr(sep + 3);
+  rest = rest.substr(0, rest.find('/'));
+  if (rest.empty()) return false;
+  *authority = Lower(rest);
+  return true;
+}
+
+// "host:port" with the scheme's default port filled in.
+std::string WithPort(std::string_view authority, const std::string& scheme) {
+  std::string_view a = Trim(authority);
+  std::string_view port;
+  if (!a.empty() && a.front() == '[') {
+    size_t close = a.find(']');
+    if (close != std::string_view::npos && close + 1 < a.size() && a[close + 1] == ':') port = a.substr(close + 2);
+  } else if (std::count(a.begin(), a.end(), ':') == 1) {
+    port = a.substr(a.find(':') + 1);
+  }
+  return HostName(a) + ":" + (port.empty() ? (scheme == "https" ? "443" : "80") : std::string(port));
+}
+
+}  // namespace
+
+std::string HostName(std::string_view authority) {
+  std::string_view a = Trim(authority);
+  std::string_view name;
+  if (!a.empty() && a.front() == '[') {
+    size_t close = a.find(']');
+    name = close == std::string_view::npos ? a.substr(1) : a.substr(1, close - 1);
+  } else if (std::count(a.begin(), a.end(), ':') > 1) {
+    name = a;  // a bare IPv6 address
+  } else {
+    name = a.substr(0, a.find(':'));
+  }
+  std::string out = Lower(name);
+  if (!out.empty() && out.back() == '.') out.pop_back();
+  return out;
+}
+
+bool HostAllowed(std::string_view host_header, const GuardConfig& config) {
+  if (Trim(host_header).empty()) return true;
+  std::string name = HostName(host_header);
+  if (name.empty()) return false;
+  if (IsIpLiteral(name)) return true;
+  if (name == "localhost" || EndsWith(name, ".localhost")) return true;
+  if (!config.configured_host.empty() && name == HostName(config.configured_host)) return true;
+  if (!config.machine_hostname.empty() && name == HostName(config.machine_hostname)) return true;
+  return Listed(name, config.allowed_hosts, /*wildcard_ok=*/true);
+}
+
+bool MayChangeState(std::string_view method) { return method != "GET" && method != "HEAD" && method != "OPTIONS"; }
+
+std::string CrossSiteReason(const httplib::Request& req, const GuardConfig& config) {
+  if (req.has_header("Sec-Fetch-Site")) {
+    std::string site = Lower(Trim(req.get_header_value("Sec-Fetch-Site")));
+    if (site != "same-origin" && site != "none") return "cross-site request refused (Sec-Fetch-Site: " + site + ")";
+  }
+  if (!req.has_header("Origin")) return "";
+  std::string origin(Trim(req.get_header_value("Origin")));
+  std::string scheme, authority;
+  if (origin == "null" || !SplitOrigin(origin, &scheme, &authority)) return "cross-site request refused (opaque Origin)";
+  std::string host = req.get_header_value("Host");
+  if (!host.empty() && (WithPort(authority, scheme) == WithPort(host, scheme) ||
+                        // A proxy that rewrites Host: the public name is listed.
+                        Listed(HostName(authority), config.allowed_hosts, /*wildcard_ok=*/false))) {
+    return "";
+  }
+  if (host.empty() && HostName(authority) == HostName(config.configured_host)) return "";
+  return "cross-site request refused (Origin does not match Host)";
+}
+
+bool IsJsonContentType(std::string_view content_type) {
+  std::string_view media = Trim(content_type.substr(0, content_type.find(';')));
+  return Lower(media) == "application/json";
+}
+
+}  // namespace dagu::web
