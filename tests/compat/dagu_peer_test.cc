@@ -135,7 +135,7 @@ class DaguPeerTest : public ::testing::Test {
   std::string OurStatusLine(const std::string& dag, const std::string& id) {
     RunResult r = Ours({"status", "--run-id=" + id, dag});
     std::smatch m;
-    if (r.status == 0 && std::regex_search(r.output, m, std::regex("Status: +([A-Za-z ]+)\n"))) return m[1];
+    if (r.status == 0 && std::regex_search(r.output, m, std::regex("\n(?:Result|Status): ([A-Za-z ]+)\n"))) return m[1];
     return "";
   }
 
@@ -226,12 +226,12 @@ TEST_F(DaguPeerTest, DaguRunsAreReadByOurStatus) {
   EXPECT_EQ(OurStatusLine("fail", "go-bad"), "Failed");
   EXPECT_EQ(OurStatusLine("hello", "go-q"), "Queued");
   RunResult ok = Ours({"status", "--run-id=go-ok", "hello"});
-  EXPECT_THAT(ok.output, HasSubstr("first"));
-  EXPECT_THAT(ok.output, HasSubstr("Params:    NAME=go"));
+  EXPECT_THAT(ok.output, HasSubstr("├─first"));
+  EXPECT_THAT(ok.output, HasSubstr("stdout: hello go"));
   RunResult bad = Ours({"status", "--run-id=go-bad", "fail"});
   EXPECT_THAT(bad.output, HasSubstr("exit status 3"));
   // The latest run without --run-id.
-  EXPECT_THAT(Ours({"status", "hello"}).output, HasSubstr("Run ID:    go-q"));
+  EXPECT_THAT(Ours({"status", "hello"}).output, HasSubstr("\nResult: Queued\n"));
 }
 
 TEST_F(DaguPeerTest, DaguQueuedRunIsRunByOurRetry) {
