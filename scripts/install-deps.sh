@@ -16,6 +16,8 @@ PACKAGES=(
   libhowardhinnant-date-dev tzdata libgtest-dev libgmock-dev libsystemd-dev
   # tests: fetching the reference Dagu 1.30.2 from the npm registry, promtool, UI end-to-end
   python3 curl ca-certificates nodejs npm prometheus chromium
+  # tests: the completion scripts of `dagu completion fish|zsh` in their shells
+  fish zsh
 )
 
 # Every installed package name and every name an installed package provides.

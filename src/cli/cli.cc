@@ -69,6 +69,8 @@ int Main(int argc, char** argv) {
   SetCommandDoc(&app, {"", kRootLong});
   app.set_version_flag("-v,--version", kVersion)->group("");
   app.require_subcommand(0, 1);
+  // A flag given twice: the last one wins (as pflag does), not an error.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   int exit_code = kExitOk;
   AddCleanupCommand(app, &exit_code);
   AddCompletionCommand(app, &exit_code);
