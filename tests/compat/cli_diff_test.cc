@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "compat/peer.h"
+#include "support/run_records.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
 
@@ -183,32 +184,10 @@ class CliDiffTest : public ::testing::Test {
     return words;
   }
 
-  // Moves run `id` of `dag` on side `s` back `days` days (its directory
-  // name and date folder, and every file time), as if it were that old.
+  // Makes run `id` of `dag` on side `s` look `days` days old.
   void Age(const Side& s, const std::string& dag, const std::string& id, int days) {
-    std::string root = s.home + "/data/dag-runs/" + dag + "/dag-runs";
-    fs::path found;
-    for (const auto& e : fs::recursive_directory_iterator(root)) {
-      std::string n = e.path().filename().string();
-      if (e.is_directory() && n.rfind("dag-run_", 0) == 0 && n.size() > id.size() &&
-          n.compare(n.size() - id.size() - 1, id.size() + 1, "_" + id) == 0) {
-        found = e.path();
-      }
-    }
-    ASSERT_FALSE(found.empty()) << id << " not found on " << s.name;
-    auto when = std::chrono::system_clock::now() - std::chrono::hours(24 * days);
-    time_t secs = std::chrono::system_clock::to_time_t(when);
-    struct tm tm {};
-    gmtime_r(&secs, &tm);
-    char day[16], stamp[32];
-    std::strftime(day, sizeof day, "%Y/%m/%d", &tm);
-    std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%SZ", &tm);
-    fs::path target = fs::path(root) / day / ("dag-run_" + std::string(stamp) + "_" + id);
-    fs::create_directories(target.parent_path());
-    fs::rename(found, target);
-    auto ftime = fs::file_time_type::clock::now() - std::chrono::hours(24 * days);
-    for (const auto& e : fs::recursive_directory_iterator(target)) fs::last_write_time(e.path(), ftime);
-    fs::last_write_time(target, ftime);
+    std::string error;
+    ASSERT_TRUE(AgeRun(s.home + "/data", dag, id, days, &error)) << s.name << ": " << error;
   }
 
   std::vector<std::string> RunIds(const Side& s, const std::string& dag) {
