@@ -167,7 +167,7 @@ void AddCompletionCommand(CLI::App& app, int* exit_code) {
   SetCommandDoc(cmd, {"", "Print the autocompletion script of dagu for a shell. Each script completes\n"
                           "commands, flags and the names of the DAGs in the DAG folder by asking dagu\n"
                           "itself. See each subcommand's help for how to load it."});
-  cmd->require_subcommand(0, 1);
+  PrintHelpWhenAlone(cmd, exit_code);
   static const ShellDoc kShells[] = {
       {"bash", kBash,
        "Print the autocompletion script for bash (bash-completion is used when loaded).\n\n"
@@ -202,12 +202,6 @@ void AddCompletionCommand(CLI::App& app, int* exit_code) {
       *exit_code = kExitOk;
     });
   }
-  cmd->callback([cmd, exit_code] {
-    if (cmd->get_subcommands().empty()) {
-      std::cout << HelpText(cmd);
-      *exit_code = kExitOk;
-    }
-  });
 }
 
 int RunCompletionRequest(const CLI::App& app, const std::vector<std::string>& words, bool descriptions) {

@@ -84,7 +84,7 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
   SetCommandDoc(cmd, {"", "Migrate legacy data to the current formats.\n\n"
                           "Available subcommands:\n"
                           "  history - Migrate DAG run history from the v1.16 format to the current one"});
-  cmd->require_subcommand(0, 1);
+  PrintHelpWhenAlone(cmd, exit_code);
   cmd->allow_extras();  // `dagu migrate <unknown>` prints the help, as Dagu does
   static CommonFlags flags;
   auto* history = cmd->add_subcommand("history", "Migrate legacy history data");
@@ -97,12 +97,6 @@ void AddMigrateCommand(CLI::App& app, int* exit_code) {
                           "  dagu migrate history"});
   AddCommonFlags(history, &flags);
   history->callback([exit_code] { *exit_code = RunMigrateHistory(flags); });
-  cmd->callback([cmd, exit_code] {
-    if (cmd->get_subcommands().empty()) {
-      std::cout << HelpText(cmd);
-      *exit_code = kExitOk;
-    }
-  });
 }
 
 }  // namespace dagu::cli

@@ -1,6 +1,7 @@
 #include "cli/help.h"
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -98,6 +99,15 @@ std::string CommandPath(const CLI::App* cmd) {
 
 std::string HelpText(const CLI::App* cmd) {
   return cmd->get_formatter()->make_help(cmd, cmd->get_name(), CLI::AppFormatMode::Normal);
+}
+
+void PrintHelpWhenAlone(CLI::App* cmd, int* exit_code) {
+  cmd->require_subcommand(0, 1);
+  cmd->callback([cmd, exit_code] {
+    if (!cmd->get_subcommands().empty()) return;
+    std::cout << HelpText(cmd);
+    *exit_code = 0;
+  });
 }
 
 void SetHelpFlag(CLI::App* cmd) {

@@ -39,6 +39,10 @@ class CobraHelpFormatter final : public CLI::FormatterBase {
 // The help text of `cmd` itself (not of a subcommand that was parsed).
 std::string HelpText(const CLI::App* cmd);
 
+// For a command that only groups others (migrate, completion): given
+// alone, it prints its help and exits 0, as cobra does.
+void PrintHelpWhenAlone(CLI::App* cmd, int* exit_code);
+
 // Sets "-h, --help   help for <name>" on `cmd` (cobra's wording).
 void SetHelpFlag(CLI::App* cmd);
 

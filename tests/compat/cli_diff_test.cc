@@ -61,19 +61,8 @@ class CliDiffTest : public ::testing::Test {
     if (peer.binary.empty()) GTEST_SKIP() << peer.why_not;
     ours_ = MakeSide("ours", DAGU_BINARY);
     theirs_ = MakeSide("1.30.2", peer.binary);
-    WriteDag("hello", "params: NAME=world\n"
-                      "steps:\n"
-                      "  - name: first\n"
-                      "    command: echo hello ${NAME}\n"
-                      "  - name: second\n"
-                      "    command: echo second step\n"
-                      "    depends: [first]\n");
-    WriteDag("fail", "steps:\n"
-                     "  - name: bad\n"
-                     "    command: \"echo oops >&2; exit 3\"\n"
-                     "  - name: never\n"
-                     "    command: echo never\n"
-                     "    depends: [bad]\n");
+    WriteDag("hello", kHelloDag);
+    WriteDag("fail", kFailDag);
   }
 
   Side MakeSide(const std::string& name, const std::string& binary) {

@@ -60,19 +60,8 @@ class DaguPeerTest : public ::testing::Test {
                              "DAGU_EXECUTABLE", "DAGU_SCHEDULER_PORT"}) {
       env_[name] = "";
     }
-    WriteDag("hello", "params: NAME=world\n"
-                      "steps:\n"
-                      "  - name: first\n"
-                      "    command: echo hello ${NAME}\n"
-                      "  - name: second\n"
-                      "    command: echo second step\n"
-                      "    depends: [first]\n");
-    WriteDag("fail", "steps:\n"
-                     "  - name: bad\n"
-                     "    command: \"echo oops >&2; exit 3\"\n"
-                     "  - name: never\n"
-                     "    command: echo never\n"
-                     "    depends: [bad]\n");
+    WriteDag("hello", kHelloDag);
+    WriteDag("fail", kFailDag);
     WriteDag("slow", "steps:\n"
                      "  - name: sleep\n"
                      "    command: sleep 30\n");

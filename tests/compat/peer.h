@@ -40,4 +40,22 @@ inline const Peer& GetPeer() {
   return peer;
 }
 
+// DAGs both kinds of compatibility tests put in a home: two steps passing
+// a param, and a failing step with a dependant that never runs.
+inline constexpr const char* kHelloDag =
+    "params: NAME=world\n"
+    "steps:\n"
+    "  - name: first\n"
+    "    command: echo hello ${NAME}\n"
+    "  - name: second\n"
+    "    command: echo second step\n"
+    "    depends: [first]\n";
+inline constexpr const char* kFailDag =
+    "steps:\n"
+    "  - name: bad\n"
+    "    command: \"echo oops >&2; exit 3\"\n"
+    "  - name: never\n"
+    "    command: echo never\n"
+    "    depends: [bad]\n";
+
 }  // namespace dagu::testing
