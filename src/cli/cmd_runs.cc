@@ -6,7 +6,8 @@
 //   dequeue <queue> --dag-run=<name>:<id>
 // plus --trigger-type / --schedule-time (as current Dagu) on start and enqueue.
 // Exit status: 0 when the command (or the run) succeeded, 1 otherwise, 78 on
-// a configuration error.
+// a configuration error. Also defines the helpers of run_support.h that
+// dry, exec, restart and cleanup share.
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
@@ -23,11 +24,11 @@
 #include "cli/help.h"
 #include "cli/run_support.h"
 #include "cli/run_tree.h"
-#include "retention/history_retention.h"
 #include "core/exit_codes.h"
 #include "core/time_format.h"
 #include "cron/time_zone.h"
 #include "dag/dag_loader.h"
+#include "retention/history_retention.h"
 #include "store/proc_store.h"
 #include "store/queue_store.h"
 #include "store/run_layout.h"
@@ -145,10 +146,6 @@ class SignalForwarder {
   std::atomic<bool> done_{false};
   std::thread thread_;
 };
-
-}  // namespace
-
-namespace {
 
 // As Dagu 1.30.2's agent does when a run starts: the DAG's runs older than
 // its histRetentionDays go (the run just prepared is new, so it stays).
