@@ -487,7 +487,7 @@ TEST_F(CliDiffTest, EnqueueDequeueRetryStopValidate) {
   ExpectSame({"status", "--run-id=q1", "hello"});
   ExpectSame({"dequeue", "hello", "--dag-run=hello:q1"});
   ExpectSame({"dequeue", "otherq", "-d", "hello:q2", "--cpu-profile"});
-  ExpectSame({"dequeue", "hello", "--dag-run=hello:nope"}, false);
+  ExpectSame({"dequeue", "hello", "--dag-run=hello:nope"});
   ExpectSame({"start", "-q", "--run-id=f1", "fail"});
   ExpectSame({"retry", "--run-id=f1", "fail"});
   ExpectSame({"retry", "-q", "--cpu-profile", "-r", "f1", "fail"});
@@ -501,14 +501,14 @@ TEST_F(CliDiffTest, EnqueueDequeueRetryStopValidate) {
   EXPECT_EQ(st.status, 0);
   EXPECT_EQ(so.out, st.out);
   EXPECT_EQ(Ours({"stop", "hello"}).status, 0);  // known difference (docs/cli.md)
-  ExpectSame({"stop", "--cpu-profile", "-r", "f1", "fail"}, false);
+  ExpectSame({"stop", "--cpu-profile", "-r", "f1", "fail"});
   Out vo = Ours({"validate", ours_.home + "/dags/hello.yaml"});
   Out vt = Theirs({"validate", theirs_.home + "/dags/hello.yaml"});
   EXPECT_EQ(vo.status, vt.status);
   EXPECT_EQ(vo.out, vt.out);
-  ExpectSame({"validate", "hello"}, false);  // a name in the DAGs directory
+  ExpectSame({"validate", "hello"});  // a name in the DAGs directory
   WriteDag("bad", "steps:\n  - name: a\n    command: echo a\n    depends: [nope]\n");
-  ExpectSame({"validate", "--cpu-profile", "bad"}, false);
+  ExpectSame({"validate", "--cpu-profile", "bad"});
 }
 
 // ---- long-running commands: flags accepted ----
