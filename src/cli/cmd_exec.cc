@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/help.h"
+#include "config/path_resolve.h"
 #include "cli/run_support.h"
 #include "core/exit_codes.h"
 #include "dag/dag_names.h"
@@ -51,16 +52,16 @@ std::string CommandLine(const std::vector<std::string>& words) {
   return line;
 }
 
-// `path` made absolute ("." is the current directory, "~" $HOME).
+// `path` as Dagu resolves a path flag: $VARS and "~" expanded, made
+// absolute against the current directory, cleaned.
 std::string Absolute(const std::string& path) {
-  if (path.empty() || path[0] == '/') return path;
-  if (path[0] == '~') {
-    const char* home = ::getenv("HOME");
-    return std::string(home != nullptr ? home : "") + path.substr(1);
+  char cwd[4096];
+  std::string out;
+  if (::getcwd(cwd, sizeof cwd) == nullptr ||
+      !config_internal::ResolvePath(path, ProcessEnvironment(), cwd, &out).ok()) {
+    return path;
   }
-  char buf[4096];
-  if (::getcwd(buf, sizeof buf) == nullptr) return path;
-  return path == "." ? std::string(buf) : std::string(buf) + "/" + path;
+  return out;
 }
 
 bool IsFile(const std::string& path) {
