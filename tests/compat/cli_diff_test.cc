@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <regex>
 #include <set>
@@ -137,6 +138,8 @@ class CliDiffTest : public ::testing::Test {
   // same normalised stdout. Returns both results for further checks.
   std::pair<Out, Out> ExpectSame(const std::vector<std::string>& args, bool same_stdout = true,
                                  const std::string& input = "") {
+    ++compared_;
+    if (same_stdout) ++stdout_compared_;
     Out o = Ours(args, input);
     Out t = Theirs(args, input);
     std::string what = ::testing::PrintToString(args);
@@ -193,9 +196,20 @@ class CliDiffTest : public ::testing::Test {
     return ids;
   }
 
+  // How many command lines were run on both sides (and how many of them
+  // had their stdout compared), printed once for the report.
+  static void TearDownTestSuite() {
+    if (compared_ > 0) {
+      std::cout << "cli differential comparisons: " << compared_ << " (stdout compared in " << stdout_compared_
+                << ")" << std::endl;
+    }
+  }
+
   TempDir dir_;
   Side ours_, theirs_;
   int runs_ = 0;
+  static inline int compared_ = 0;
+  static inline int stdout_compared_ = 0;
 };
 
 // ---- help, every command and flag ----
