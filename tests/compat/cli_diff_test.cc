@@ -553,6 +553,14 @@ TEST_F(CliDiffTest, ServerSchedulerAndStartAllAcceptDagusFlags) {
         std::this_thread::sleep_for(1500ms);
       }
       EXPECT_TRUE(proc->running()) << s->name << " " << ::testing::PrintToString(c.args) << "\n" << proc->Output();
+      if (s == &ours_ && c.args[0] == "start-all") {
+        // Said once, at start (docs/cli.md).
+        const std::string said = "Distributed execution (coordinator, workers) is not built into this dagu";
+        std::string out = proc->Output();
+        size_t at = out.find(said);
+        EXPECT_NE(at, std::string::npos) << out;
+        EXPECT_EQ(out.find(said, at + 1), std::string::npos) << out;
+      }
       proc->Signal(SIGKILL);  // an active 1.30.2 scheduler ignores SIGTERM
       proc->Wait(10000ms);
     }
