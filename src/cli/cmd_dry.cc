@@ -169,7 +169,7 @@ void AddDryCommand(CLI::App& app, int* exit_code) {
                       "  dagu dry my_dag.yaml -- P1=foo P2=bar"});
   AddCommonFlags(cmd, &a->flags);
   cmd->add_option("-p,--params", a->params, kParamsFlagHelp);
-  cmd->add_option("-N,--name", a->name, "Override the DAG name (default: name from DAG definition or filename)");
+  cmd->add_option("-N,--name", a->name, kNameFlagHelp);
   cmd->add_option("dag", a->dag, "DAG file or name in the DAGs directory")->required();
   cmd->add_option("params", a->rest, "Params after --, e.g. -- A=1 B=2");
   cmd->callback([a, exit_code] { *exit_code = RunDry(*a); });

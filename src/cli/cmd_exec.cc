@@ -182,7 +182,7 @@ void AddExecCommand(CLI::App& app, int* exit_code) {
       ->expected(1)
       ->allow_extra_args(false);  // one value per flag; "--" stays the end of the flags
   cmd->add_option("-N,--name", a->name, "Override the DAG name (default: exec-<command>)");
-  cmd->add_option("-r,--run-id", a->run_id, "Unique dag-run ID for the new run (default: a new UUIDv7)");
+  cmd->add_option("-r,--run-id", a->run_id, kNewRunIdFlagHelp);
   cmd->add_option("--shell", a->shell, "Override shell binary for the command (default: the default shell)");
   cmd->add_option("--workdir", a->workdir, "Working directory for executing the command (default: current directory)");
   cmd->add_option("--worker-label", a->worker_labels,

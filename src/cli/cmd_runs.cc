@@ -273,8 +273,8 @@ void AddStart(CLI::App& app, int* exit_code) {
                       "  dagu start --from-run-id=<old run ID> my_dag"});
   AddCommonFlags(cmd, &a->flags);
   cmd->add_option("-p,--params", a->params, kParamsFlagHelp);
-  cmd->add_option("-r,--run-id", a->run_id, "Unique dag-run ID for the new run (default: a new UUIDv7)");
-  cmd->add_option("-N,--name", a->name, "Override the DAG name (default: name from DAG definition or filename)");
+  cmd->add_option("-r,--run-id", a->run_id, kNewRunIdFlagHelp);
+  cmd->add_option("-N,--name", a->name, kNameFlagHelp);
   cmd->add_option("--from-run-id", a->from_run_id, "Historic dag-run ID to use as the template for a new run");
   cmd->add_option("--parent", a->parent, "[only for sub dag-runs] reference for the parent dag-run");
   cmd->add_option("--root", a->root, "[only for sub dag-runs] reference for the root dag-run");
@@ -334,8 +334,8 @@ void AddEnqueue(CLI::App& app, int* exit_code) {
                       "  dagu enqueue --name my_custom_name my_dag.yaml -- P1=foo P2=bar"});
   AddCommonFlags(cmd, &a->flags);
   cmd->add_option("-p,--params", a->params, kParamsFlagHelp);
-  cmd->add_option("-r,--run-id", a->run_id, "Unique dag-run ID for the new run (default: a new UUIDv7)");
-  cmd->add_option("-N,--name", a->name, "Override the DAG name (default: name from DAG definition or filename)");
+  cmd->add_option("-r,--run-id", a->run_id, kNewRunIdFlagHelp);
+  cmd->add_option("-N,--name", a->name, kNameFlagHelp);
   cmd->add_option("-u,--queue", a->queue, "Override the DAG-level queue definition");
   cmd->add_option("--default-working-dir", a->default_working_dir,
                   "Default working directory for DAGs without explicit workingDir");

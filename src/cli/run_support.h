@@ -30,6 +30,11 @@ inline constexpr const char* kParamsFlagHelp =
     "Parameters to pass to the dag-run (overrides DAG defaults; supports positional values and key=value pairs, "
     "e.g., P1=foo P2=bar)";
 
+// The help of -N/--name (start, enqueue, dry) and of -r/--run-id for a new
+// run (start, enqueue, exec).
+inline constexpr const char* kNameFlagHelp = "Override the DAG name (default: name from DAG definition or filename)";
+inline constexpr const char* kNewRunIdFlagHelp = "Unique dag-run ID for the new run (default: a new UUIDv7)";
+
 // Prints "Error: <message>" on stderr (Dagu's form; `command` is not
 // shown) and returns kExitFailure.
 int Fail(const std::string& command, const std::string& message);
