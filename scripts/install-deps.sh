@@ -20,6 +20,8 @@ PACKAGES=(
   python3 curl ca-certificates nodejs npm prometheus chromium
   # tests: the executors' real counterparts (SMTP server, OpenSSH server, keys and certificates)
   python3-aiosmtpd openssh-server openssh-client openssl
+  # tests: the completion scripts of `dagu completion fish|zsh` in their shells
+  fish zsh
 )
 
 # Every installed package name and every name an installed package provides.

@@ -19,6 +19,7 @@
 #include "reaper/reaper.h"
 #include "replayer/replayer.h"
 #include "replayer/store_catchup_enqueuer.h"
+#include "retention/retention_sweeper.h"
 #include "scheduler/scheduler_paths.h"
 #include "store/proc_store.h"
 #include "store/queue_store.h"
@@ -75,6 +76,15 @@ class SchedulingParts final : public ActiveComponent {
   void Start(const Activation& activation, const Lease* lease) override;
   void Stop() override;
 
+  // Every loaded DAG with its histRetentionDays.
+  std::vector<RetentionTarget> RetentionTargets() const {
+    std::vector<RetentionTarget> targets;
+    for (const DagPtr& d : dags_.Snapshot()) {
+      if (d) targets.push_back({d->name, d->hist_retention_days});
+    }
+    return targets;
+  }
+
   // Forwards `sig` now, and again when the parts stop, to reach a run
   // started in between.
   int PropagateSignal(int sig) {
@@ -98,6 +108,8 @@ class SchedulingParts final : public ActiveComponent {
   Ticker ticker_;
   QueueConsumer consumer_;
   Reaper reaper_;
+  HistoryRetention retention_;
+  RetentionSweeper sweeper_;
   std::atomic<int> stop_signal_{0};
 };
 
@@ -150,7 +162,9 @@ SchedulingParts::SchedulingParts(const Config& config, const ActivePartsDeps& de
       replayer_(deps.clock, &dags_, &suspend_, &catalog_, &enqueuer_, &ledger_, ReplayOptions(config)),
       ticker_(deps.clock, &dags_, &suspend_, &catalog_, &launcher_, &ledger_, &replayer_, TickOptions(config, deps)),
       consumer_(deps.clock, &queues_, &runs_, &procs_, &dags_, &suspend_, &launcher_, ConsumerOptions(config, deps)),
-      reaper_(deps.clock, &runs_, &procs_, &ops_, ReapOptions(config)) {
+      reaper_(deps.clock, &runs_, &procs_, &ops_, ReapOptions(config)),
+      retention_(deps.fs, deps.clock, &runs_),
+      sweeper_(&retention_, [this] { return RetentionTargets(); }) {
   std::lock_guard<std::mutex> l(g_parts_mu);
   g_parts.insert(this);
 }
@@ -171,9 +185,11 @@ void SchedulingParts::Start(const Activation& activation, const Lease* lease) {
   ticker_.Start(activation, lease);
   consumer_.Start(activation, lease);
   reaper_.Start(activation, lease);
+  sweeper_.Start(activation, lease);
 }
 
 void SchedulingParts::Stop() {
+  sweeper_.Stop();
   reaper_.Stop();
   consumer_.Stop();
   ticker_.Stop();

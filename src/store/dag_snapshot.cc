@@ -329,6 +329,7 @@ Json DagToSnapshot(const Dag& dag, const SnapshotOptions& options) {
   if (!dag.preconditions.empty()) j["preconditions"] = ConditionsToJson(dag.preconditions);
   if (dag.timeout.count() != 0) j["timeout"] = Ns(dag.timeout);
   if (dag.delay.count() != 0) j["delay"] = Ns(dag.delay);
+  if (dag.restart_wait.count() != 0) j["restartWait"] = Ns(dag.restart_wait);
   if (dag.max_active_steps != 0) j["maxActiveSteps"] = dag.max_active_steps;
   j["maxActiveRuns"] = dag.max_active_runs;
   j["maxCleanUpTime"] = Ns(dag.max_clean_up_time);
@@ -441,6 +442,7 @@ Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
   ReadConditions(f, "preconditions", &dag->preconditions);
   ReadDuration(f, "timeout", &dag->timeout);
   ReadDuration(f, "delay", &dag->delay);
+  ReadDuration(f, "restartWait", &dag->restart_wait);
   f.Int("maxActiveSteps", &dag->max_active_steps);
   f.Int("maxActiveRuns", &dag->max_active_runs);
   ReadDuration(f, "maxCleanUpTime", &dag->max_clean_up_time);

@@ -1,5 +1,6 @@
-// The reference Dagu 1.30.2 for compat tests: fetched once per process by
-// bench/fetch_peer.sh (cached under build/.cache, or DAGU_PEER_BINARY).
+// The real Dagu 1.30.2 binary for the compatibility tests: fetched once per
+// test process by bench/fetch_peer.sh (cached under build/.cache, or
+// DAGU_PEER_BINARY). Without it the tests skip, saying why.
 #pragma once
 
 #include <stdio.h>
@@ -9,7 +10,7 @@
 
 namespace dagu::testing {
 
-// The peer's path, or the reason it cannot be had. Fetched once per process.
+// The peer's path, or the reason it cannot be had.
 struct Peer {
   std::string binary;
   std::string why_not;
@@ -38,5 +39,23 @@ inline const Peer& GetPeer() {
   }();
   return peer;
 }
+
+// DAGs both kinds of compatibility tests put in a home: two steps passing
+// a param, and a failing step with a dependant that never runs.
+inline constexpr const char* kHelloDag =
+    "params: NAME=world\n"
+    "steps:\n"
+    "  - name: first\n"
+    "    command: echo hello ${NAME}\n"
+    "  - name: second\n"
+    "    command: echo second step\n"
+    "    depends: [first]\n";
+inline constexpr const char* kFailDag =
+    "steps:\n"
+    "  - name: bad\n"
+    "    command: \"echo oops >&2; exit 3\"\n"
+    "  - name: never\n"
+    "    command: echo never\n"
+    "    depends: [bad]\n";
 
 }  // namespace dagu::testing
