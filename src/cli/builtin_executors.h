@@ -7,6 +7,7 @@
 #include "config/config.h"
 #include "executors/executor_registry.h"
 #include "executors/shell_runner.h"
+#include "executors/subdag_runner.h"
 
 namespace dagu {
 
@@ -22,6 +23,7 @@ class BuiltinExecutors {
 
  private:
   ShellRunner shell_;
+  SubDagRunner subdag_;  // "dag" and "parallel": call steps
   ExecutorRegistry registry_{&shell_};
 };
 

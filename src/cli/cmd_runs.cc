@@ -195,12 +195,57 @@ struct StartArgs {
   std::vector<std::string> rest;
 };
 
+// "<DAG name>:<run ID>" of --root / --parent.
+bool ParseRunRefArg(const std::string& flag, const std::string& text, RunRef* out) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
+    Fail("start", "invalid " + flag + " \"" + text + "\" (want <DAG name>:<run ID>)");
+    return false;
+  }
+  out->name = text.substr(0, colon);
+  out->id = text.substr(colon + 1);
+  if (Status s = ValidateRunId(out->id); !s.ok()) {
+    Fail("start", flag + ": " + s.message());
+    return false;
+  }
+  return true;
+}
+
+// `start --root=<name>:<id> --parent=<name>:<id> --run-id=<subId> <file> [-- params]`:
+// a child run of a call step (agent_subrun.cc), as Dagu 1.30.2 starts one.
+// The params after `--` are one params string ("A=\"x y\" B=1").
+int RunStartSubRun(const StartArgs& a, RunContext& ctx) {
+  if (!a.from_run_id.empty()) return Fail("start", "--from-run-id cannot be combined with --parent or --root");
+  if (a.run_id.empty()) return Fail("start", "dag-run ID must be provided for sub dag-runs (--run-id)");
+  AgentRequest req;
+  req.mode = AgentRequest::Mode::kStart;
+  RunRef root, parent;
+  if (!ParseRunRefArg("--root", a.root, &root) || !ParseRunRefArg("--parent", a.parent, &parent)) {
+    return kExitFailure;
+  }
+  req.root = root;
+  req.parent = parent;
+  ctx.dag_options.skip_base_handlers = true;
+  if (!LoadDagArg("start", a.dag, ctx, &req.dag)) return kExitFailure;
+  if (!a.name.empty()) req.dag.name = a.name;
+  std::string text = a.params;
+  for (const std::string& word : a.rest) text += (text.empty() ? "" : " ") + word;
+  std::vector<ParamOverride> overrides;
+  if (Status s = ParseParamText(text, &overrides); !s.ok()) return Fail("start", s.message());
+  req.params = ApplyParamOverrides(req.dag.params, overrides);
+  req.run_id = a.run_id;
+  if (Status s = ValidateRunId(req.run_id); !s.ok()) return Fail("start", s.message());
+  req.trigger = TriggerType::kSubDag;
+  req.worker_id = a.worker_id;
+  return RunAgent("start", ctx, req, a.flags.quiet);
+}
+
 int RunStart(const StartArgs& a) {
   RunContext ctx;
   if (int rc = Setup(a.flags, "start", &ctx); rc != kExitOk) return rc;
-  if (!a.parent.empty() || !a.root.empty() || !a.from_run_id.empty()) {
-    return Fail("start", "sub-DAG runs (--parent/--root) and --from-run-id are not supported by this dagu");
-  }
+  ctx.dag_options.default_working_dir = a.default_working_dir;
+  if (!a.parent.empty() || !a.root.empty()) return RunStartSubRun(a, ctx);
+  if (!a.from_run_id.empty()) return Fail("start", "--from-run-id is not supported by this dagu");
   AgentRequest req;
   req.mode = AgentRequest::Mode::kStart;
   if (!LoadDagArg("start", a.dag, ctx, &req.dag)) return kExitFailure;
@@ -222,9 +267,10 @@ void AddStart(CLI::App& app, int* exit_code) {
   cmd->add_option("-r,--run-id", a->run_id, "Run ID (default: a new UUIDv7)");
   cmd->add_option("-N,--name", a->name, "Run the DAG under this name");
   cmd->add_option("--from-run-id", a->from_run_id, "(not supported)");
-  cmd->add_option("--parent", a->parent, "(sub-DAG runs; not supported)");
-  cmd->add_option("--root", a->root, "(sub-DAG runs; not supported)");
-  cmd->add_option("--default-working-dir", a->default_working_dir, "Accepted for compatibility");
+  cmd->add_option("--parent", a->parent, "Sub-DAG run: the calling run, <DAG name>:<run ID>");
+  cmd->add_option("--root", a->root, "Sub-DAG run: the root run, <DAG name>:<run ID>");
+  cmd->add_option("--default-working-dir", a->default_working_dir,
+                  "Working directory of a DAG that sets none (default: its file's directory)");
   cmd->add_option("--worker-id", a->worker_id, "Worker ID written to the record");
   cmd->add_option("--trigger-type", a->trigger_type, "scheduler, manual, retry, catchup, ... (default manual)");
   cmd->add_option("--schedule-time", a->schedule_time, "The scheduled slot, RFC3339");

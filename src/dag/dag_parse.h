@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dag/dag.h"
+#include "dag/dag_loader.h"
 #include "dag/yaml_fields.h"
 
 namespace date {
@@ -81,6 +82,20 @@ void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out);
 // depends (ids to names), adds chain order, detects cycles, and returns the
 // steps in file order.
 std::vector<Step> FinalizeSteps(ParseContext& ctx, std::vector<ParsedStep> steps, DagType type, bool list_form);
+
+// --- sub-DAG calls (dag_subdag.cc) ---
+
+// call:, step params: and parallel: of a step (Step::call may already be set
+// by the dialect rule from 1.30.2's `run: <name>`); a call step gets executor
+// type "dag", or "parallel" with parallel:.
+void ParseCallFields(ParseContext& ctx, const Fields& fields, ParsedStep* out);
+// Whether the step mapping has call: (so it has something to run).
+bool HasCall(const Fields& fields);
+
+// The documents after the first of a multi-document file (`---`) become
+// out->local_dags: each must have a unique name:. `text` is the whole file.
+void LoadLocalDags(ParseContext& ctx, std::string_view text, const std::string& path,
+                   const LoadDagOptions& options, Dag* out, std::vector<DagError>* errors);
 
 // --- root (dag_root.cc) ---
 

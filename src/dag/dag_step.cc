@@ -271,7 +271,7 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
       ctx.Error(*script, "the script is empty");
     }
   }
-  if (run == nullptr && command == nullptr && script == nullptr) {
+  if (run == nullptr && command == nullptr && script == nullptr && !HasCall(fields)) {
     ctx.ErrorAt(out->at.value, out->at.path, "the step has nothing to run; give run:");
   }
   if (const Field* x = fields.Get("shell")) ParseShell(ctx, *x, &step.shell, &step.shell_args);
@@ -308,6 +308,7 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   if (const Field* x = fields.Get("precondition")) ParseConditions(ctx, *x, &step.preconditions);
   if (const Field* x = fields.Get("signal_on_stop")) ParseSignal(ctx, *x, &step.signal_on_stop);
   if (const Field* x = fields.Get("executor")) ParseExecutor(ctx, *x);
+  ParseCallFields(ctx, fields, out);
 }
 
 std::string StepPath(const std::string& base, size_t index, const YAML::Node& node) {

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "core/base64.h"
+#include "store/call_snapshot.h"
 #include "store/json_fields.h"
 
 namespace dagu {
@@ -272,6 +273,7 @@ Json StepToSnapshot(const Step& step) {
   PutIfSet(j, "signalOnStop", step.signal_on_stop);
   if (!step.env.empty()) j["env"] = EnvToJson(step.env);
   if (step.timeout.count() != 0) j["timeout"] = Ns(step.timeout);
+  AddCallToSnapshot(step, &j);
   return j;
 }
 
@@ -335,6 +337,7 @@ Json DagToSnapshot(const Dag& dag, const SnapshotOptions& options) {
   PutIfSet(j, "queue", dag.queue);
   j["maxOutputSize"] = dag.max_output_size;
   if (!dag.yaml_data.empty()) j["yamlData"] = Base64Encode(dag.yaml_data);
+  AddLocalDagsToSnapshot(dag, &j);
   return j;
 }
 
@@ -353,7 +356,7 @@ Status SnapshotToStep(const Json& snapshot, Step* step) {
     auto type = exec->find("type");
     if (type != exec->end() && type->is_string()) {
       std::string t = type->get<std::string>();
-      if (!t.empty() && t != "command" && t != "shell") {
+      if (!t.empty() && t != "command" && t != "shell" && t != "dag" && t != "parallel") {
         return Status::NotSupported("step \"" + step->name + "\" uses executor \"" + t +
                                     "\", which this dagu does not run (only shell commands)");
       }
@@ -390,7 +393,7 @@ Status SnapshotToStep(const Json& snapshot, Step* step) {
   step->env = EnvFromList(env);
   ReadDuration(f, "timeout", &step->timeout);
   if (!f.ok()) return f.status().WithContext("step \"" + step->name + "\"");
-  return Status::OK();
+  return ReadCallFromSnapshot(snapshot, step).WithContext("step \"" + step->name + "\"");
 }
 
 Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
@@ -458,7 +461,8 @@ Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
   std::string yaml_b64;
   f.Str("yamlData", &yaml_b64);
   if (!yaml_b64.empty() && !Base64Decode(yaml_b64, &dag->yaml_data)) f.Fail("yamlData", "not valid base64");
-  return f.status();
+  DAGU_RETURN_IF_ERROR(f.status());
+  return ReadLocalDagsFromSnapshot(snapshot, dag);
 }
 
 }  // namespace dagu
