@@ -518,6 +518,7 @@ bool Executor::ReapAndTime() {
     Running& r = **it;
     if (r.done) {
       r.worker.join();
+      r.node->children = r.step->SubRuns();
       FinishNode(r.node, r.result, r.stopped, r.timed_out);
       it = running_.erase(it);
       changed = true;

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <iostream>
 #include <memory>
@@ -179,6 +180,13 @@ int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& re
   RunRecord record = agent.LastRecord();
   if (!quiet) std::cout << FormatStatusReport(record, false);
   if (status == RunStatus::kSucceeded) return kExitOk;
+  // Partially succeeded only through a call whose child ended so (no step
+  // failed): Dagu exits 0.
+  if (status == RunStatus::kPartiallySucceeded &&
+      std::none_of(record.nodes.begin(), record.nodes.end(),
+                   [](const NodeRecord& n) { return n.status == NodeStatus::kFailed; })) {
+    return kExitOk;
+  }
   // Unmet DAG preconditions abort the run without failing (as Dagu exits 0).
   if (status == RunStatus::kAborted && record.error.rfind("precondition not met", 0) == 0) return kExitOk;
   return kExitFailure;

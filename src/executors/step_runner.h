@@ -95,8 +95,9 @@ class RunningStep {
   // Sends `sig` to the process group of the process running now, and keeps
   // any later command of the step from starting.
   virtual void Signal(int sig) = 0;
-  // The child runs this step starts (a sub-DAG call), known once Start()
-  // returned; the record lists them in the node's `children`.
+  // The child runs this step starts (a sub-DAG call): those planned once
+  // Start() returned, those actually started once Wait() returned; the
+  // record lists them in the node's `children`.
   virtual std::vector<SubRunRef> SubRuns() const { return {}; }
 };
 

@@ -54,7 +54,9 @@ class SubDagStep final : public RunningStep {
   }
 
   std::vector<SubRunRef> SubRuns() const override {
+    std::lock_guard<std::mutex> l(mu_);
     std::vector<SubRunRef> out;
+    if (dag_missing_) return out;  // as Dagu: no child when the DAG is not there
     for (const ChildRunPlan& p : plan_) out.push_back({p.run_id, p.params});
     return out;
   }
@@ -75,7 +77,11 @@ class SubDagStep final : public RunningStep {
     if (!plan_status_.ok()) return Fail(plan_status_.message());
     ChildDagFile file;
     Status s = LocateChildDag(*inv_.dag, inv_.step->call, options_.dags_dir, options_.temp_dir, &file);
-    if (!s.ok()) return Fail(s.message());
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> l(mu_);
+      dag_missing_ = true;
+      return Fail(s.message());
+    }
     std::vector<ChildOutcome> outcomes(plan_.size());
     bool all_ended = RunChildren(file, &outcomes);
     ReleaseChildDag(file);
@@ -237,8 +243,9 @@ class SubDagStep final : public RunningStep {
   Status plan_status_;
   std::vector<ChildRunPlan> plan_;
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
+  bool dag_missing_ = false;
   std::vector<ChildProcess*> running_;
   bool stopped_ = false;
   bool abandoned_ = false;
