@@ -1,0 +1,50 @@
+#include "web/api_logs.h"
+
+#include "web/http_json.h"
+
+namespace dagu::web {
+
+std::optional<LogWindow> ParseLogWindow(const httplib::Request& req, httplib::Response& res) {
+  constexpr long long kMax = 1000000;
+  LogWindow w;
+  auto tail = QueryInt(req, res, "tail", 0, 0, kMax);
+  if (!tail) return std::nullopt;
+  auto head = QueryInt(req, res, "head", 0, 0, kMax);
+  if (!head) return std::nullopt;
+  auto offset = QueryInt(req, res, "offset", 0, 0, kMax);
+  if (!offset) return std::nullopt;
+  auto limit = QueryInt(req, res, "limit", 0, 0, kMax);
+  if (!limit) return std::nullopt;
+  w.tail = *tail;
+  w.head = *head;
+  w.offset = *offset;
+  w.limit = *limit;
+  return w;
+}
+
+void SendLogFile(const std::string& path, const LogWindow& w, const std::string& what, httplib::Response& res) {
+  if (path.empty()) return SendError(res, 404, error_code::kNotFound, what + " has no log yet");
+  ApiJson log;
+  Status s = ReadLogFile(path, w, &log);
+  if (!s.ok()) return SendStatusError(res, s);
+  SendJson(res, 200, log);
+}
+
+void SendStepLog(const RunRecord& record, const std::string& step, const httplib::Request& req,
+                 httplib::Response& res) {
+  auto w = ParseLogWindow(req, res);
+  if (!w) return;
+  std::string stream = req.has_param("stream") ? req.get_param_value("stream") : "stdout";
+  if (stream != "stdout" && stream != "stderr") {
+    return SendError(res, 400, error_code::kBadRequest,
+                     "query parameter stream: want stdout or stderr, got \"" + stream + "\"");
+  }
+  RunRecord copy = record;
+  const NodeRecord* node = copy.FindNode(step);
+  if (node == nullptr) {
+    return SendError(res, 404, error_code::kNotFound, "DAG run " + record.dag_run_id + " has no step \"" + step + "\"");
+  }
+  SendLogFile(stream == "stdout" ? node->stdout_path : node->stderr_path, *w, "step " + step, res);
+}
+
+}  // namespace dagu::web

@@ -1,0 +1,26 @@
+// Log responses shared by the run and sub-run endpoints: the window query
+// (tail, head, offset, limit; log_view.h) and sending a log file or a step's
+// stdout/stderr log (`stream`, default stdout) as Dagu's Log object.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "store/run_status.h"
+#include "web/log_view.h"
+#include "web/web_server.h"
+
+namespace dagu::web {
+
+// The window of the request's query; nullopt after a 400.
+std::optional<LogWindow> ParseLogWindow(const httplib::Request& req, httplib::Response& res);
+
+// 200 with the window of the file at `path`; 404 naming `what` when the
+// path is empty (no log yet) or the file is missing.
+void SendLogFile(const std::string& path, const LogWindow& window, const std::string& what, httplib::Response& res);
+
+// The log of step `step` of `record` (?stream=stdout|stderr and the window).
+void SendStepLog(const RunRecord& record, const std::string& step, const httplib::Request& req,
+                 httplib::Response& res);
+
+}  // namespace dagu::web
