@@ -25,9 +25,9 @@ namespace {
 constexpr auto kPollInterval = std::chrono::milliseconds(20);
 constexpr size_t kStderrTail = 1024;
 
-// Appends to a file (the step's stdout log); a no-op for "".
+// Appends to a file (created if missing); a no-op for path "".
 void AppendTo(const std::string& path, const std::string& text) {
-  if (path.empty() || text.empty()) return;
+  if (path.empty()) return;
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return;
   const char* p = text.data();
@@ -72,6 +72,9 @@ class SubDagStep final : public RunningStep {
   }
 
   StepResult Wait() override {
+    // Both log files exist from the start, as for any step (stderr stays empty).
+    AppendTo(inv_.stdout_path, "");
+    AppendTo(inv_.stderr_path, "");
     StepResult result;
     result.started = true;
     if (!plan_status_.ok()) return Fail(plan_status_.message());
