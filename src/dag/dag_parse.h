@@ -34,6 +34,10 @@ void ParseParams(ParseContext& ctx, const Field& f, EnvList* out);
 // Splits a params string; false with *error set on an unterminated quote.
 bool TokenizeParams(const std::string& text, EnvList* out, std::string* error);
 
+// Appends each key: value of mapping `f` to *out (in file order, or sorted
+// by key); values are scalars as written (null = ""), anything else an error.
+void AppendMapPairs(ParseContext& ctx, const Field& f, bool sorted, EnvList* out);
+
 // env: a map, a list of single-key maps, or a list of "KEY=value"; appended.
 void ParseEnv(ParseContext& ctx, const Field& f, EnvList* out);
 

@@ -16,41 +16,13 @@
 namespace dagu::dag_internal {
 namespace {
 
-// A scalar item or value as written ("1", "true", "x").
-bool ScalarText(ParseContext& ctx, const Field& f, const char* what, std::string* out) {
-  ScalarKind kind = KindOf(f.value);
-  if (kind == ScalarKind::kNull) {
-    out->clear();
-    return true;
-  }
-  if (kind == ScalarKind::kCollection) {
-    ctx.Error(f, std::string(what) + " must be a string or a number, got " + Describe(f.value));
-    return false;
-  }
-  *out = f.value.Scalar();
-  return true;
-}
-
-// The pairs of a flat mapping, sorted by key (Dagu keeps them in a Go map).
-bool SortedPairs(ParseContext& ctx, const Field& f, const char* what,
-                 std::vector<std::pair<std::string, std::string>>* out) {
-  for (auto it = f.value.begin(); it != f.value.end(); ++it) {
-    Field entry;
-    entry.spelled = it->first.IsScalar() ? it->first.Scalar() : "";
-    entry.name = entry.spelled;
-    entry.path = f.path + "." + entry.spelled;
-    entry.key = it->first;
-    entry.value = it->second;
-    if (Trim(entry.spelled).empty()) {
-      ctx.ErrorAt(it->first, f.path, std::string(what) + ": a name must be a non-empty string");
-      return false;
-    }
-    std::string value;
-    if (!ScalarText(ctx, entry, what, &value)) return false;
-    out->emplace_back(entry.spelled, value);
-  }
-  std::stable_sort(out->begin(), out->end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  return true;
+// The pairs of a flat mapping into call params (or item params): false
+// after an error was reported.
+bool MapPairs(ParseContext& ctx, const Field& f, bool sorted, std::vector<CallParam>* out) {
+  EnvList pairs;
+  AppendMapPairs(ctx, f, sorted, &pairs);  // reports and skips a bad entry
+  for (auto& [name, value] : pairs) out->push_back({name, value});
+  return pairs.size() == f.value.size();
 }
 
 // A params string: a JSON object, or NAME=value / positional words.
@@ -79,25 +51,14 @@ void ParseCallParams(ParseContext& ctx, const Field& f, std::vector<CallParam>* 
   ScalarKind kind = KindOf(f.value);
   if (kind == ScalarKind::kNull) return;
   if (f.value.IsMap()) {
-    std::vector<std::pair<std::string, std::string>> pairs;
-    if (!SortedPairs(ctx, f, "params", &pairs)) return;
-    for (auto& [name, value] : pairs) out->push_back({name, value});
+    MapPairs(ctx, f, /*sorted=*/true, out);  // Dagu keeps a mapping in a Go map
     return;
   }
   if (f.value.IsSequence()) {
     for (size_t i = 0; i < f.value.size(); ++i) {
       Field item = ParseContext::Item(f, i, f.value[i]);
       if (item.value.IsMap()) {
-        for (auto it = item.value.begin(); it != item.value.end(); ++it) {
-          Field entry;
-          entry.name = entry.spelled = it->first.IsScalar() ? it->first.Scalar() : "";
-          entry.path = item.path + "." + entry.spelled;
-          entry.key = it->first;
-          entry.value = it->second;
-          std::string value;
-          if (!ScalarText(ctx, entry, "params", &value)) return;
-          out->push_back({it->first.Scalar(), value});
-        }
+        if (!MapPairs(ctx, item, /*sorted=*/false, out)) return;
       } else if (KindOf(item.value) == ScalarKind::kString) {
         if (!ParseCallParamText(ctx, item, item.value.Scalar(), out)) return;
       } else {
@@ -122,7 +83,9 @@ bool ParseParallelItems(ParseContext& ctx, const Field& f, std::vector<ParallelI
     ParallelItem p;
     if (item.value.IsMap()) {
       p.is_map = true;
-      if (!SortedPairs(ctx, item, "parallel item", &p.params)) return false;
+      std::vector<CallParam> pairs;
+      if (!MapPairs(ctx, item, /*sorted=*/true, &pairs)) return false;
+      for (auto& [name, value] : pairs) p.params.emplace_back(name, value);
     } else {
       ScalarKind kind = KindOf(item.value);
       if (kind != ScalarKind::kString && kind != ScalarKind::kInt && kind != ScalarKind::kFloat) {
