@@ -30,21 +30,25 @@ void SendLogFile(const std::string& path, const LogWindow& w, const std::string&
   SendJson(res, 200, log);
 }
 
-void SendStepLog(const RunRecord& record, const std::string& step, const httplib::Request& req,
-                 httplib::Response& res) {
+std::optional<StepLogQuery> ParseStepLogQuery(const httplib::Request& req, httplib::Response& res) {
   auto w = ParseLogWindow(req, res);
-  if (!w) return;
-  std::string stream = req.has_param("stream") ? req.get_param_value("stream") : "stdout";
-  if (stream != "stdout" && stream != "stderr") {
-    return SendError(res, 400, error_code::kBadRequest,
-                     "query parameter stream: want stdout or stderr, got \"" + stream + "\"");
+  if (!w) return std::nullopt;
+  StepLogQuery q{*w, req.has_param("stream") ? req.get_param_value("stream") : "stdout"};
+  if (q.stream != "stdout" && q.stream != "stderr") {
+    SendError(res, 400, error_code::kBadRequest, "query parameter stream: want stdout or stderr, got \"" + q.stream + "\"");
+    return std::nullopt;
   }
+  return q;
+}
+
+void SendStepLog(const RunRecord& record, const std::string& step, const StepLogQuery& query,
+                 httplib::Response& res) {
   RunRecord copy = record;
   const NodeRecord* node = copy.FindNode(step);
   if (node == nullptr) {
     return SendError(res, 404, error_code::kNotFound, "DAG run " + record.dag_run_id + " has no step \"" + step + "\"");
   }
-  SendLogFile(stream == "stdout" ? node->stdout_path : node->stderr_path, *w, "step " + step, res);
+  SendLogFile(query.stream == "stdout" ? node->stdout_path : node->stderr_path, query.window, "step " + step, res);
 }
 
 }  // namespace dagu::web

@@ -19,8 +19,16 @@ std::optional<LogWindow> ParseLogWindow(const httplib::Request& req, httplib::Re
 // path is empty (no log yet) or the file is missing.
 void SendLogFile(const std::string& path, const LogWindow& window, const std::string& what, httplib::Response& res);
 
-// The log of step `step` of `record` (?stream=stdout|stderr and the window).
-void SendStepLog(const RunRecord& record, const std::string& step, const httplib::Request& req,
+// A step log request's query: the window and ?stream=stdout|stderr
+// (default stdout); nullopt after a 400. Checked before the run is looked up.
+struct StepLogQuery {
+  LogWindow window;
+  std::string stream;
+};
+std::optional<StepLogQuery> ParseStepLogQuery(const httplib::Request& req, httplib::Response& res);
+
+// The log of step `step` of `record`; 404 when the run has no such step.
+void SendStepLog(const RunRecord& record, const std::string& step, const StepLogQuery& query,
                  httplib::Response& res);
 
 }  // namespace dagu::web

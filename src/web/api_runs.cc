@@ -98,9 +98,11 @@ void HandleRunLog(const ApiContext& ctx, const httplib::Request& req, httplib::R
 }
 
 void HandleStepLog(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+  auto query = ParseStepLogQuery(req, res);
+  if (!query) return;
   RunView view;
   if (!FindRun(ctx, req, res, &view)) return;
-  SendStepLog(view.record, req.matches[3].str(), req, res);
+  SendStepLog(view.record, req.matches[3].str(), *query, res);
 }
 
 void HandleStop(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {

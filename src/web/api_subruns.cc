@@ -114,9 +114,11 @@ void HandleLog(const ApiContext& ctx, const httplib::Request& req, httplib::Resp
 }
 
 void HandleStepLog(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+  auto query = ParseStepLogQuery(req, res);
+  if (!query) return;
   RunRecord child;
   if (!FindSubRun(ctx, req, res, &child)) return;
-  SendStepLog(child, req.matches[4].str(), req, res);
+  SendStepLog(child, req.matches[4].str(), *query, res);
 }
 
 }  // namespace

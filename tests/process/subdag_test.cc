@@ -34,6 +34,7 @@ std::map<std::string, nlohmann::json> ChildRecords(const std::string& root_run_d
         if (!line.empty()) last = line;
       }
       rec = nlohmann::json::parse(last, nullptr, false);
+      if (!rec.is_object()) rec = nlohmann::json::object();  // read while being written: no status yet
       rec["__attempts"] = attempts.size();
       rec["__attempt_dir"] = attempts.back();
     }
