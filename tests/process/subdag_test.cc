@@ -99,6 +99,24 @@ class SubDagProcessTest : public SchedulingFixture {
         20s, 50ms);
   }
 
+  // A parent "parent" (run p1) whose one step calls "sleepy", started and
+  // waited for until its child runs; the child's ID and record in *child.
+  DaguProcess& StartParentWithOneChild(std::string* child_id, nlohmann::json* child) {
+    WriteSleepyChild(40);
+    home_.WriteDag("parent", "steps:\n  - name: one\n    call: sleepy\n");
+    DaguProcess& run = Launch("parent", {"start", "-q", "--run-id=p1", "parent"}, Env(0), 0);
+    EXPECT_TRUE(WaitForRunningChildren("parent", "p1", 1));
+    EXPECT_TRUE(PollUntil([&] { return fs::exists(home_.Scratch("pid-one")); }, 10s));
+    stray_pids_ = {ReadPid(home_.Scratch("pid-one"))};
+    auto children = ChildRecords(RootRunDir("parent", "p1"));
+    EXPECT_EQ(children.size(), 1u);
+    if (!children.empty()) {
+      *child_id = children.begin()->first;
+      *child = children.begin()->second;
+    }
+    return run;
+  }
+
   std::vector<long> stray_pids_;
 };
 
@@ -139,16 +157,11 @@ TEST_F(SubDagProcessTest, StopOfTheParentStopsEveryChild) {
 }
 
 TEST_F(SubDagProcessTest, AChildWhoseProcessDiesIsMarkedFailedByItsParent) {
-  WriteSleepyChild(40);
-  home_.WriteDag("parent", "steps:\n  - name: one\n    call: sleepy\n");
-  DaguProcess& run = Launch("parent", {"start", "-q", "--run-id=p1", "parent"}, Env(0), 0);
-  ASSERT_TRUE(WaitForRunningChildren("parent", "p1", 1));
-  ASSERT_TRUE(PollUntil([&] { return fs::exists(home_.Scratch("pid-one")); }, 10s));
-  stray_pids_ = {ReadPid(home_.Scratch("pid-one"))};
-  auto children = ChildRecords(RootRunDir("parent", "p1"));
-  ASSERT_EQ(children.size(), 1u);
-  const std::string child_id = children.begin()->first;
-  long child_pid = children.begin()->second.value("pid", 0L);
+  std::string child_id;
+  nlohmann::json child_rec;
+  DaguProcess& run = StartParentWithOneChild(&child_id, &child_rec);
+  ASSERT_FALSE(child_id.empty());
+  long child_pid = child_rec.value("pid", 0L);
   ASSERT_GT(child_pid, 0);
   ASSERT_EQ(::kill(static_cast<pid_t>(child_pid), SIGKILL), 0);
 
@@ -164,17 +177,11 @@ TEST_F(SubDagProcessTest, AChildWhoseProcessDiesIsMarkedFailedByItsParent) {
 }
 
 TEST_F(SubDagProcessTest, TheZombieCheckMarksAChildWhoseParentDiedToo) {
-  WriteSleepyChild(40);
-  home_.WriteDag("parent", "steps:\n  - name: one\n    call: sleepy\n");
-  DaguProcess& run = Launch("parent", {"start", "-q", "--run-id=p1", "parent"}, Env(0), 0);
-  ASSERT_TRUE(WaitForRunningChildren("parent", "p1", 1));
-  ASSERT_TRUE(PollUntil([&] { return fs::exists(home_.Scratch("pid-one")); }, 10s));
-  stray_pids_ = {ReadPid(home_.Scratch("pid-one"))};
+  std::string child_id;
+  nlohmann::json child;
+  DaguProcess& run = StartParentWithOneChild(&child_id, &child);
+  ASSERT_FALSE(child_id.empty());
   std::string root_dir = RootRunDir("parent", "p1");
-  auto children = ChildRecords(root_dir);
-  ASSERT_EQ(children.size(), 1u);
-  const std::string child_id = children.begin()->first;
-  const nlohmann::json child = children.begin()->second;
   run.Signal(SIGKILL);
   ASSERT_EQ(::kill(static_cast<pid_t>(child.value("pid", 0L)), SIGKILL), 0);
   ASSERT_TRUE(run.Wait(5s).has_value());
