@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <random>
 #include <set>
@@ -117,8 +118,46 @@ const json* JsonPath(const json& root, const std::string& path) {
 }
 
 bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 
 }  // namespace
+
+std::string ExpandEnvRefs(const std::string& text, const std::vector<std::string>& env) {
+  std::map<std::string, std::string> vars;
+  for (const std::string& kv : env) {
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) vars[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  auto value = [&](const std::string& name) {
+    auto it = vars.find(name);
+    return it == vars.end() ? std::string() : it->second;
+  };
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '$' || i + 1 >= text.size()) {
+      out += text[i++];
+      continue;
+    }
+    if (text[i + 1] == '{') {
+      size_t close = text.find('}', i + 2);
+      std::string name = close == std::string::npos ? "" : text.substr(i + 2, close - i - 2);
+      if (!name.empty() && IsNameStart(name[0]) && std::all_of(name.begin(), name.end(), IsNameChar)) {
+        out += value(name);
+        i = close + 1;
+        continue;
+      }
+    } else if (IsNameStart(text[i + 1])) {
+      size_t end = i + 1;
+      while (end < text.size() && IsNameChar(text[end])) ++end;
+      out += value(text.substr(i + 1, end - i - 1));
+      i = end;
+      continue;
+    }
+    out += text[i++];
+  }
+  return out;
+}
 
 std::string SubRunId(const std::string& parent_run_id, const std::string& step_name, const std::string& params,
                      bool repeated) {
@@ -229,7 +268,9 @@ std::string SubstituteItem(const std::string& text, const std::string& item) {
 Status PlanChildRuns(const StepInvocation& inv, std::vector<ChildRunPlan>* out) {
   out->clear();
   const Step& step = *inv.step;
-  auto expand = [&](const std::string& s) { return inv.expand ? inv.expand(s) : s; };
+  // The run's own variables first (as the step's command text gets them),
+  // then anything else from the step's environment, unknown ones empty.
+  auto expand = [&](const std::string& s) { return ExpandEnvRefs(inv.expand ? inv.expand(s) : s, inv.env); };
   const std::string params_text = CallParamsText(step.call_params);
   if (!step.parallel.enabled) {
     ChildRunPlan p;

@@ -2,7 +2,8 @@
 // variables when the step starts, as Dagu 1.30.2 works it out:
 //
 //  - call without parallel: one child; its params are the step's params text
-//    (dag/call_params.h) with variables substituted.
+//    (dag/call_params.h) with variables substituted: the run's own first
+//    (`expand`), then the step's environment (unknown names empty).
 //  - parallel: one child per item. Items are the written ones (a scalar, or a
 //    mapping that becomes compact JSON with sorted keys) or the value of the
 //    `parallel: ${VAR}` text split by SplitParallelValue. With step params,
@@ -46,6 +47,11 @@ std::string SubRunId(const std::string& parent_run_id, const std::string& step_n
 // strings ("a b" "c"), else whitespace-separated words; items trimmed, empty
 // ones dropped. InvalidArgument on a malformed JSON array.
 Status SplitParallelValue(const std::string& value, std::vector<std::string>* out);
+
+// `text` with every ${NAME} / $NAME replaced by its value in `env` ("K=V"
+// items; unknown names become empty), as Dagu evaluates a call's params;
+// other ${...} forms are left as written.
+std::string ExpandEnvRefs(const std::string& text, const std::vector<std::string>& env);
 
 // `text` with ${ITEM}, $ITEM and ${ITEM.path} replaced: the path (a.b[0].c)
 // looks into `item` as JSON; a string result is used as is, anything else as

@@ -115,6 +115,21 @@ TEST(SubdagPlanTest, SplitParallelValue) {
   EXPECT_TRUE(split("").empty());
 }
 
+TEST(SubdagPlanTest, ParamsSeeTheWholeStepEnvironment) {
+  EXPECT_EQ(ExpandEnvRefs("A=${HOME} B=${NOPE} C=$DAG_NAME D=${X.y} E=$$", {"HOME=/root", "DAG_NAME=par"}),
+            "A=/root B= C=par D=${X.y} E=$$");
+  Dag dag;
+  Step step;
+  step.name = "c";
+  step.call = "kid";
+  step.call_params = {{"WHY", "${DAG_RUN_STATUS}"}, {"X", "${X}"}};
+  StepInvocation inv = Invocation(dag, step, "r");
+  inv.env = {"DAG_RUN_STATUS=failed"};
+  std::vector<ChildRunPlan> plan;
+  ASSERT_TRUE(PlanChildRuns(inv, &plan).ok());
+  EXPECT_EQ(plan[0].params, "WHY=\"failed\" X=\"ex\"");
+}
+
 TEST(SubdagPlanTest, SubstituteItem) {
   EXPECT_EQ(SubstituteItem("R=${ITEM} $ITEM $ITEMS", "x"), "R=x x $ITEMS");
   const std::string json = R"({"R":"ap","N":1,"l":[{"k":"v"}]})";

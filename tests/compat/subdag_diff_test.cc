@@ -145,10 +145,8 @@ Json WithoutContinueOn(const Json& outputs) {
   return out;
 }
 
-// A call step's output: the child result JSON, parallel results sorted.
-std::string NormalizeResult(const std::string& text) {
-  Json j = Json::parse(text, nullptr, false);
-  if (!j.is_object()) return text;
+// One result JSON, parallel results sorted.
+Json NormalizeOneResult(Json j) {
   auto fix = [](Json& r) {
     if (r.contains("outputs")) r["outputs"] = WithoutContinueOn(r["outputs"]);
   };
@@ -163,7 +161,25 @@ std::string NormalizeResult(const std::string& text) {
   } else {
     fix(j);
   }
-  return j.dump();
+  return j;
+}
+
+// A call step's output: the child result JSON (one per try of the step, as
+// the log holds them), normalised; other text as it is.
+std::string NormalizeResult(const std::string& text) {
+  std::istringstream in(text);
+  std::string out;
+  while (in >> std::ws && in.peek() != EOF) {
+    Json j;
+    try {
+      in >> j;
+    } catch (const Json::exception&) {
+      return text;
+    }
+    if (!j.is_object()) return text;
+    out += NormalizeOneResult(std::move(j)).dump() + "\n";
+  }
+  return out.empty() ? text : out;
 }
 
 // --- running and observing ---------------------------------------------------
