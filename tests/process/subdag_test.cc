@@ -243,6 +243,23 @@ TEST_F(SubDagProcessTest, MaxActiveStepsCountsACallAsOneStep) {
   EXPECT_EQ(lines[3], "end-" + lines[2].substr(6));
 }
 
+TEST_F(SubDagProcessTest, ParallelRunsAtMostMaxConcurrentChildrenAtATime) {
+  std::string log = home_.Scratch("order.log");
+  home_.WriteDag("mark", "params: ITEM=x\nsteps:\n  - name: s\n    command: sh -c 'echo +$ITEM >> " + log +
+                             "; sleep 0.5; echo -$ITEM >> " + log + "'\n");
+  home_.WriteDag("parent", "steps:\n  - name: fan\n    call: mark\n    params: ITEM=${ITEM}\n"
+                           "    parallel:\n      items: [a, b, c, d, e]\n      maxConcurrent: 2\n");
+  ASSERT_EQ(Dagu("parent", {"start", "-q", "--run-id=p1", "parent"}), 0);
+  std::ifstream in(log);
+  int running = 0, most = 0, lines = 0;
+  for (std::string l; std::getline(in, l); ++lines) {
+    running += l[0] == '+' ? 1 : -1;
+    most = std::max(most, running);
+  }
+  EXPECT_EQ(lines, 10);
+  EXPECT_EQ(most, 2) << "children at once";
+}
+
 TEST_F(SubDagProcessTest, AScheduledParentsChildrenRunOnceThroughAFailover) {
   std::string log = home_.Scratch("items.log");
   home_.WriteDag("item", "params: ITEM=none\nsteps:\n  - name: s\n    command: sh -c 'echo $ITEM >> " + log +
