@@ -11,6 +11,7 @@
 #include "store/run_layout.h"
 #include "store/run_operations.h"
 #include "store/status_json.h"
+#include "store/sub_runs.h"
 
 namespace dagu {
 namespace {
@@ -26,7 +27,7 @@ std::optional<WallTime> ParseOptTime(const std::string& text) {
 NodeRecord ToNodeRecord(const NodeState& n) {
   NodeRecord r;
   r.step = StepToSnapshot(n.step);
-  r.step.erase("executorConfig");
+  if (n.step.call.empty()) r.step.erase("executorConfig");
   r.stdout_path = n.stdout_path;
   r.stderr_path = n.stderr_path;
   r.started_at = TimeOrEmpty(n.started_at);
@@ -37,23 +38,8 @@ NodeRecord ToNodeRecord(const NodeState& n) {
   r.done_count = n.done_count;
   r.error = n.error;
   r.output_variables = n.output_variables;
+  SetNodeSubRuns(&r, n.children);
   return r;
-}
-
-NodeState FromNodeRecord(const NodeRecord& r) {
-  NodeState n;
-  SnapshotToStep(r.step, &n.step);  // only the name and policies matter here
-  n.status = r.status;
-  n.started_at = ParseOptTime(r.started_at);
-  n.finished_at = ParseOptTime(r.finished_at);
-  n.retried_at = ParseOptTime(r.retried_at);
-  n.retry_count = r.retry_count;
-  n.done_count = r.done_count;
-  n.error = r.error;
-  n.stdout_path = r.stdout_path;
-  n.stderr_path = r.stderr_path;
-  n.output_variables = r.output_variables;
-  return n;
 }
 
 // "MY_VAR" -> "myVar", "ANSWER" -> "answer" (Dagu's outputs.json keys).
@@ -73,6 +59,23 @@ std::string LowerCamel(const std::string& name) {
 }
 
 }  // namespace
+
+NodeState FromNodeRecord(const NodeRecord& r) {
+  NodeState n;
+  SnapshotToStep(r.step, &n.step);  // only the name and policies matter here
+  n.status = r.status;
+  n.started_at = ParseOptTime(r.started_at);
+  n.finished_at = ParseOptTime(r.finished_at);
+  n.retried_at = ParseOptTime(r.retried_at);
+  n.retry_count = r.retry_count;
+  n.done_count = r.done_count;
+  n.error = r.error;
+  n.stdout_path = r.stdout_path;
+  n.stderr_path = r.stderr_path;
+  n.output_variables = r.output_variables;
+  n.children = NodeSubRuns(r);
+  return n;
+}
 
 class Agent::Observer final : public ExecutionObserver {
  public:
@@ -108,8 +111,10 @@ RunRecord Agent::LastRecord() const {
 
 Status Agent::Prepare(const AgentRequest& request) {
   DAGU_RETURN_IF_ERROR(ValidateRunId(request.run_id));
-  Status s = request.mode == AgentRequest::Mode::kStart ? PrepareStart(request) : PrepareRetry(request);
-  if (s.ok()) {
+  Status s = request.parent.has_value()                 ? PrepareSubRun(request)
+             : request.mode == AgentRequest::Mode::kStart ? PrepareStart(request)
+                                                          : PrepareRetry(request);
+  if (s.ok() && !sub_run_) {
     ProcEntry entry;
     s = procs_.Acquire(dag_.ProcGroup(), dag_.name, run_.run_id, &entry);
     if (s.ok()) proc_ = entry;
@@ -207,6 +212,7 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
 }
 
 void Agent::Cleanup() {
+  if (sub_run_) SubRunHeartbeat(/*final=*/true);
   if (proc_) {
     procs_.Release(*proc_);
     proc_.reset();
@@ -313,8 +319,8 @@ void Agent::Watch() {
       log_.Info("Stop requested", {{"file", attempt_.CancelPath()}});
       executor_->Cancel(SIGTERM);
     }
-    if (proc_ && deps_.clock->Monotonic() >= next_beat) {
-      Status s = procs_.Heartbeat(*proc_);
+    if ((proc_ || sub_run_) && deps_.clock->Monotonic() >= next_beat) {
+      Status s = proc_ ? procs_.Heartbeat(*proc_) : SubRunHeartbeat(/*final=*/false);
       if (!s.ok()) log_.Warn("Failed to refresh the heartbeat", {{"err", s.ToString()}});
       next_beat = deps_.clock->Monotonic() + deps_.heartbeat_interval;
     }
@@ -377,6 +383,9 @@ RunStatus Agent::Execute() {
   opt.base_env.emplace_back("DAG_RUN_ID", run_.run_id);
   opt.base_env.emplace_back("DAG_RUN_LOG_FILE", base_.log);
   for (const auto& kv : secrets_.Env()) opt.base_env.push_back(kv);
+  opt.run_id = run_.run_id;
+  opt.root_name = base_.root.name;
+  opt.root_run_id = base_.root.id;
   opt.default_shell = deps_.default_shell;
   if (opt.default_shell.empty()) {
     for (const auto& [k, v] : deps_.process_env) {
@@ -417,6 +426,7 @@ RunStatus Agent::Execute() {
     procs_.Release(*proc_);
     proc_.reset();
   }
+  if (sub_run_) SubRunHeartbeat(/*final=*/true);
   return status;
 }
 

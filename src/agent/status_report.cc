@@ -2,8 +2,19 @@
 
 #include <sstream>
 
+#include "store/sub_runs.h"
+
 namespace dagu {
 namespace {
+
+// The child runs of a call step, as Dagu prints them: "subdag: <id> [params]".
+void SubRunLines(std::ostringstream& out, const NodeRecord& n) {
+  for (const SubRunRef& r : NodeSubRuns(n)) {
+    out << "    subdag: " << r.dag_run_id;
+    if (!r.params.empty()) out << " [" << r.params << "]";
+    out << "\n";
+  }
+}
 
 void StepLine(std::ostringstream& out, const NodeRecord& n) {
   std::string name = n.StepName();
@@ -20,6 +31,7 @@ void StepLine(std::ostringstream& out, const NodeRecord& n) {
     out << "    error: " << error << "\n";
   }
   if (!n.stdout_path.empty()) out << "    stdout: " << n.stdout_path << "\n";
+  SubRunLines(out, n);
 }
 
 }  // namespace

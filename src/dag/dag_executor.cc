@@ -13,7 +13,7 @@
 namespace dagu {
 
 const std::vector<std::string>& BuiltinExecutorTypes() {
-  static const std::vector<std::string> types{"http", "jq", "mail", "ssh"};
+  static const std::vector<std::string> types{"dag", "http", "jq", "mail", "parallel", "ssh"};
   return types;
 }
 
@@ -26,7 +26,7 @@ namespace {
 constexpr const char* kOtherTypes[] = {"docker", "container", "archive", "chat", "gha", "github_action",
                                        "github-action", "harness", "hitl", "k8s", "kubernetes", "llm",
                                        "agent", "redis", "s3", "sql", "postgres", "sqlite", "router",
-                                       "template", "dag", "subworkflow", "parallel", "log", "wait"};
+                                       "template", "subworkflow", "log", "wait"};
 
 nlohmann::json ToJson(const YAML::Node& node) {
   if (node.IsMap()) {

@@ -4,6 +4,7 @@
 
 #include "core/time_format.h"
 #include "reaper/reaper.h"
+#include "store/sub_runs.h"
 
 namespace dagu {
 
@@ -78,8 +79,55 @@ int Reaper::RunOnce(const Lease* lease) {
       spdlog::warn("run {} of DAG {} was running with no live heartbeat; marked failed (zombie)", run_id, dag);
     }
   }
+  marked += ReapSubRuns(lease, *query.from, &seen);
   for (auto it = stale_counts_.begin(); it != stale_counts_.end();) {
     it = seen.count(it->first) ? std::next(it) : stale_counts_.erase(it);
+  }
+  return marked;
+}
+
+int Reaper::ReapSubRuns(const Lease* lease, WallTime from, std::set<std::string>* seen) {
+  RunQuery query;
+  query.from = from;
+  query.limit = 0;
+  std::vector<RunEntry> roots;
+  Status s = runs_->ListRuns(query, &roots);
+  if (!s.ok()) {
+    spdlog::error("zombie detection (sub-runs): {}", s.ToString());
+    return 0;
+  }
+  SubRunStore subs(PosixFileSystem(), clock_, runs_);
+  int marked = 0;
+  for (const RunEntry& root : roots) {
+    std::vector<RunDir> children;
+    if (!subs.ListSubRuns(root.run, &children).ok()) continue;
+    for (const RunDir& child : children) {
+      AttemptDir attempt;
+      RunRecord record;
+      if (!runs_->LatestAttempt(child, &attempt).ok() || !runs_->ReadStatus(attempt, &record).ok()) continue;
+      if (record.status != RunStatus::kRunning) continue;
+      std::string key = root.run.path + "/" + child.run_id + "/" + attempt.attempt_id;
+      seen->insert(key);
+      if (subs.HeartbeatAlive(attempt, procs_)) {
+        stale_counts_.erase(key);
+        continue;
+      }
+      if (++stale_counts_[key] < options_.failure_threshold) continue;
+      if (!lease->MayDispatch()) return marked;
+      bool changed = false;
+      s = subs.MarkZombie(child, attempt.attempt_id, &changed);
+      if (!s.ok()) {
+        spdlog::error("zombie detection: marking sub-run {} of {} failed: {}", child.run_id, root.run.path,
+                      s.ToString());
+        continue;
+      }
+      stale_counts_.erase(key);
+      if (changed) {
+        ++marked;
+        spdlog::warn("sub-run {} (DAG {}) of run {} was running with no live heartbeat; marked failed (zombie)",
+                     child.run_id, record.name, root.run.run_id);
+      }
+    }
   }
   return marked;
 }

@@ -9,6 +9,12 @@
 // error. The mark re-reads the record and changes it only if the same
 // attempt is still running (RunOperations::MarkZombie).
 //
+// Sub-DAG runs (store/sub_runs.h) are checked the same way: every child run
+// recorded as running under a root run created since the start of
+// yesterday whose attempt heartbeat is stale is marked failed
+// (SubRunStore::MarkZombie) -- Dagu 1.30.2 never does, and leaves a dead
+// child "running" for ever.
+//
 // `failure_threshold` consecutive stale observations are needed first
 // (1 = at the first one, as Dagu 1.30.2; Dagu 2.x uses 3). Every mark
 // checks Lease::MayDispatch() first. An interval of 0 disables the reaper.
@@ -19,6 +25,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "core/clock.h"
@@ -49,6 +56,8 @@ class Reaper final : public ActiveComponent {
 
  private:
   std::string ProcGroupOf(const RunEntry& entry);
+  // The sub-run pass: children of the runs created since `from`.
+  int ReapSubRuns(const Lease* lease, WallTime from, std::set<std::string>* seen);
 
   const Clock* clock_;
   RunStore* runs_;

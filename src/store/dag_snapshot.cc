@@ -5,6 +5,7 @@
 
 #include "core/base64.h"
 #include "store/dag_snapshot_notify.h"
+#include "store/call_snapshot.h"
 #include "store/json_fields.h"
 
 namespace dagu {
@@ -273,6 +274,7 @@ Json StepToSnapshot(const Step& step) {
   PutIfSet(j, "signalOnStop", step.signal_on_stop);
   if (!step.env.empty()) j["env"] = EnvToJson(step.env);
   if (step.timeout.count() != 0) j["timeout"] = Ns(step.timeout);
+  AddCallToSnapshot(step, &j);
   return j;
 }
 
@@ -338,6 +340,7 @@ Json DagToSnapshot(const Dag& dag, const SnapshotOptions& options) {
   j["maxOutputSize"] = dag.max_output_size;
   snapshot_internal::PutDagNotify(dag, &j);
   if (!dag.yaml_data.empty()) j["yamlData"] = Base64Encode(dag.yaml_data);
+  AddLocalDagsToSnapshot(dag, &j);
   return j;
 }
 
@@ -383,7 +386,7 @@ Status SnapshotToStep(const Json& snapshot, Step* step) {
   step->env = EnvFromList(env);
   ReadDuration(f, "timeout", &step->timeout);
   if (!f.ok()) return f.status().WithContext("step \"" + step->name + "\"");
-  return Status::OK();
+  return ReadCallFromSnapshot(snapshot, step).WithContext("step \"" + step->name + "\"");
 }
 
 Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
@@ -453,7 +456,8 @@ Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
   std::string yaml_b64;
   f.Str("yamlData", &yaml_b64);
   if (!yaml_b64.empty() && !Base64Decode(yaml_b64, &dag->yaml_data)) f.Fail("yamlData", "not valid base64");
-  return f.status();
+  DAGU_RETURN_IF_ERROR(f.status());
+  return ReadLocalDagsFromSnapshot(snapshot, dag);
 }
 
 }  // namespace dagu

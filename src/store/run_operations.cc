@@ -108,6 +108,21 @@ Status RunOperations::Dequeue(const std::string& queue, const std::string& dag_n
   return Status::OK();
 }
 
+void MarkRecordZombie(RunRecord* record, WallTime now) {
+  record->status = RunStatus::kFailed;
+  record->finished_at = FormatRFC3339Local(now);
+  auto fix = [](NodeRecord& n) {
+    if (n.status != NodeStatus::kRunning) return;
+    n.status = NodeStatus::kFailed;
+    n.error = kZombieError;
+  };
+  for (auto& n : record->nodes) fix(n);
+  for (auto* h : {&record->on_init, &record->on_exit, &record->on_success, &record->on_failure, &record->on_cancel,
+                  &record->on_wait}) {
+    if (h->has_value()) fix(**h);
+  }
+}
+
 Status RunOperations::MarkZombie(const std::string& dag_name, const std::string& run_id,
                                  const std::string& expected_attempt_id, bool* changed) {
   *changed = false;
@@ -116,18 +131,7 @@ Status RunOperations::MarkZombie(const std::string& dag_name, const std::string&
   DAGU_RETURN_IF_ERROR(runs_->ReadLatest(dag_name, run_id, nullptr, &attempt, &record));
   if (record.status != RunStatus::kRunning) return Status::OK();
   if (!expected_attempt_id.empty() && attempt.attempt_id != expected_attempt_id) return Status::OK();
-  record.status = RunStatus::kFailed;
-  record.finished_at = FormatRFC3339Local(clock_->Now());
-  auto fix = [](NodeRecord& n) {
-    if (n.status != NodeStatus::kRunning) return;
-    n.status = NodeStatus::kFailed;
-    n.error = kZombieError;
-  };
-  for (auto& n : record.nodes) fix(n);
-  for (auto* h : {&record.on_init, &record.on_exit, &record.on_success, &record.on_failure, &record.on_cancel,
-                  &record.on_wait}) {
-    if (h->has_value()) fix(**h);
-  }
+  MarkRecordZombie(&record, clock_->Now());
   DAGU_RETURN_IF_ERROR(runs_->WriteFinalStatus(attempt, record));
   *changed = true;
   return Status::OK();

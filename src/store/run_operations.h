@@ -55,6 +55,11 @@ struct EnqueuedRun {
 
 // The record of a run that has not started: status `status`, nodes (and
 // handler nodes) at 0 with times "-", root = itself, params from `params`.
+// The zombie mark on a record in memory: status failed, finishedAt `now`,
+// running nodes failed with kZombieError (MarkZombie writes it; sub-runs use
+// it through SubRunStore::MarkZombie).
+void MarkRecordZombie(RunRecord* record, WallTime now);
+
 RunRecord InitialRunRecord(const Dag& dag, const Params& params, const std::string& run_id,
                            const std::string& attempt_id, RunStatus status);
 
