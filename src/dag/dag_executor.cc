@@ -70,7 +70,10 @@ void CheckType(ParseContext& ctx, const Field& at, const std::string& type) {
   const auto& built = BuiltinExecutorTypes();
   if (std::find(built.begin(), built.end(), type) != built.end()) return;
   std::string list;
-  for (const auto& t : built) list += (list.empty() ? "" : ", ") + t;
+  for (const auto& t : built) {
+    if (t == "dag" || t == "parallel") continue;  // call: steps, not a type one writes
+    list += (list.empty() ? "" : ", ") + t;
+  }
   bool known = std::any_of(std::begin(kOtherTypes), std::end(kOtherTypes),
                            [&](const char* t) { return type == t; });
   ctx.Error(at, std::string(known ? "not supported: executor type " : "unknown executor type ") + Quote(type) +
