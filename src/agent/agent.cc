@@ -7,6 +7,7 @@
 
 #include <cctype>
 
+#include "core/dispatch_deadline.h"
 #include "core/time_format.h"
 #include "store/run_layout.h"
 #include "store/run_operations.h"
@@ -138,6 +139,7 @@ Status Agent::PrepareStart(const AgentRequest& req) {
   dag_ = req.dag;
   params_ = req.params;
   WallTime now = deps_.clock->Now();
+  DAGU_RETURN_IF_ERROR(CheckDispatchDeadline(req.dispatch_deadline, deps_.clock->Monotonic(), "run " + req.run_id));
   DAGU_RETURN_IF_ERROR(runs_.CreateRun(dag_.name, req.run_id, now, &run_));
   created_run_ = true;
   SnapshotOptions opt;
@@ -176,7 +178,10 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
       return Status::Busy("run \"" + req.run_id + "\" of DAG \"" + req.dag_name + "\" is still running");
     }
   }
-  if (queued) DAGU_RETURN_IF_ERROR(runs_.ClaimDispatch(run_, latest));
+  if (queued) {
+    DAGU_RETURN_IF_ERROR(CheckDispatchDeadline(req.dispatch_deadline, deps_.clock->Monotonic(), "run " + req.run_id));
+    DAGU_RETURN_IF_ERROR(runs_.ClaimDispatch(run_, latest));
+  }
   s = runs_.CreateAttempt(run_, &dag_json, &attempt_);
   if (!s.ok()) {
     if (queued) runs_.ReleaseDispatch(run_, latest);

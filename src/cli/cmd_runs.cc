@@ -21,6 +21,7 @@
 #include "agent/status_report.h"
 #include "cli/builtin_executors.h"
 #include "cli/commands.h"
+#include "core/dispatch_deadline.h"
 #include "core/exit_codes.h"
 #include "core/time_format.h"
 #include "cron/time_zone.h"
@@ -196,6 +197,7 @@ struct StartArgs {
 };
 
 int RunStart(const StartArgs& a) {
+  const std::optional<MonoTime> deadline = TakeDispatchDeadline();  // set by a scheduler that spawned us
   RunContext ctx;
   if (int rc = Setup(a.flags, "start", &ctx); rc != kExitOk) return rc;
   if (!a.parent.empty() || !a.root.empty() || !a.from_run_id.empty()) {
@@ -211,6 +213,7 @@ int RunStart(const StartArgs& a) {
   req.run_id = a.run_id.empty() ? NewUuidV7(Clock::Real()->Now()) : a.run_id;
   if (Status s = ValidateRunId(req.run_id); !s.ok()) return Fail("start", s.message());
   req.worker_id = a.worker_id;
+  req.dispatch_deadline = deadline;
   return RunAgent("start", ctx, req, a.flags.quiet);
 }
 
@@ -344,6 +347,7 @@ struct RetryArgs {
 };
 
 int RunRetry(const RetryArgs& a) {
+  const std::optional<MonoTime> deadline = TakeDispatchDeadline();  // set by a scheduler that spawned us
   RunContext ctx;
   if (int rc = Setup(a.flags, "retry", &ctx); rc != kExitOk) return rc;
   AgentRequest req;
@@ -354,6 +358,7 @@ int RunRetry(const RetryArgs& a) {
   req.worker_id = a.worker_id;
   const char* dispatch = ::getenv("DAGU_QUEUE_DISPATCH_RETRY");
   req.queue_dispatch = dispatch != nullptr && std::string(dispatch) == "1";
+  req.dispatch_deadline = deadline;
   return RunAgent("retry", ctx, req, a.flags.quiet);
 }
 

@@ -77,8 +77,10 @@ int RunServer(const ServerFlags& flags) {
 int RunStartAll(const ServerFlags& flags) {
   Config config;
   if (int rc = LoadServerConfig(flags, &config); rc != kExitOk) return rc;
-  StopSignals signals;  // before any thread starts
+  // Declared before the signal handler that calls it, so it outlives that
+  // handler's thread (which ~StopSignals joins); it starts no thread until Start().
   SchedulerService service(config);
+  StopSignals signals;  // before any thread starts
   web::WebAppDeps deps;
   deps.scheduler = [&service] { return std::optional<web::SchedulerFigures>(FiguresOf(service.Snapshot())); };
   web::WebApp app(config, deps);

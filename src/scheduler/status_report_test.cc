@@ -54,6 +54,27 @@ TEST(StatusReportTest, ListsInstancesTheLockAndRecentChanges) {
   EXPECT_NE(text.find("standby -> active (takeover 3.02s): took over from vm-3-100"), std::string::npos) << text;
 }
 
+// Issue 10 item 1: `dagu scheduler status` shows the threshold in force of
+// each instance and the holder's recorded T.
+TEST(StatusReportTest, ShowsTheThresholdInForce) {
+  SchedulerStatusReport r;
+  r.now = WallTime(std::chrono::seconds(1796228900));
+  r.lock_path = "/d/scheduler/locks/.dagu_lock";
+  r.lock.exists = true;
+  r.lock.mtime = r.now - 1s;
+  r.lock.owner = LockOwner{};
+  r.lock.owner->instance_id = "vm-1-100";
+  r.lock.owner->stale_threshold_ms = 30000;
+  r.lock.owner_present = true;
+  ServiceEntry standby = Entry("vm-2-100", "standby", r.now);
+  standby.threshold_in_force_seconds = 30;
+  r.instances = {Entry("vm-1-100", "active", r.now), standby};
+  std::string text = FormatSchedulerStatus(r);
+  EXPECT_NE(text.find("T IN FORCE"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 30s "), std::string::npos) << text;
+  EXPECT_NE(text.find("its stale threshold 30s"), std::string::npos) << text;
+}
+
 TEST(StatusReportTest, ReadsTheDataDirectory) {
   testing::TempDir dir;
   Config config;
