@@ -44,20 +44,16 @@ TEST_F(Spec085Faults, AStandbyWithAShorterThresholdWaitsTheHoldersT) {
       "holder's T being the one in its owner record.");
   // a: T = 16 s, so it renews every I = 4 s; b: T = 3 s. Judged by its own
   // T, b would take a live lock between two of a's renewals.
-  auto& a = StartScheduler("a", {{"DAGU_SCHEDULER_LOCK_STALE_THRESHOLD", "16s"}});
-  ASSERT_TRUE(WaitForRole(a, "active", 10s));
-  auto& b = StartScheduler("b");
-  ASSERT_TRUE(WaitUntilWaiting(b, 10s));
+  auto [pa, pb] = StartActiveAndStandby({{"DAGU_SCHEDULER_LOCK_STALE_THRESHOLD", "16s"}});
+  ASSERT_FALSE(HasFailure());
+  dt::DaguProcess& a = *pa;
+  dt::DaguProcess& b = *pb;
   dt::HealthReply h = b.Health();
   EXPECT_DOUBLE_EQ(h.body.value("threshold_in_force_seconds", 0.0), 16.0) << h.Describe();
   EXPECT_DOUBLE_EQ(h.body.value("stale_threshold_seconds", 0.0), 3.0) << h.Describe();
-  auto watch_until = Steady::now() + 12s;  // three of a's renewal gaps, four of b's own T
-  while (Steady::now() < watch_until) {
-    ASSERT_EQ(b.Health().role, "standby") << "b took over a live lock renewed every 4 s";
-    ASSERT_EQ(a.Health().role, "active");
-    std::this_thread::sleep_for(100ms);  // sampling the roles, not waiting for a condition
-  }
-  Note("b stayed standby for 12 s next to a holder with T = 16 s");
+  // Three of a's renewal gaps, four of b's own T.
+  ASSERT_TRUE(KeepsRole(b, "standby", 12s)) << "b took over a live lock renewed every 4 s";
+  ASSERT_EQ(a.Health().role, "active");
   auto status = RunCommand("status", {"scheduler", "status"});
   EXPECT_EQ(status, std::optional<int>(0));
   EXPECT_NE(procs_.back()->Output().find("16s"), std::string::npos) << procs_.back()->Output();
@@ -116,10 +112,10 @@ TEST_F(Spec085Faults, ARenewalPausedBetweenItsCheckAndItsWriteNeverTouchesTheSuc
       "renewal: its late write lands in its own old lock directory, never in the successor's.");
   // a stops itself (SIGSTOP) right before writing its 3rd renewal, after
   // every check: a test hook, off in normal operation (docs/ha-protocol.md).
-  auto& a = StartScheduler("a", {{"DAGU_TEST_HOOK_STOP_BEFORE_RENEWAL", "3"}});
-  ASSERT_TRUE(WaitForRole(a, "active", 10s));
-  auto& b = StartScheduler("b");
-  ASSERT_TRUE(WaitUntilWaiting(b, 10s));
+  auto [pa, pb] = StartActiveAndStandby({{"DAGU_TEST_HOOK_STOP_BEFORE_RENEWAL", "3"}});
+  ASSERT_FALSE(HasFailure());
+  dt::DaguProcess& a = *pa;
+  dt::DaguProcess& b = *pb;
   ASSERT_TRUE(dt::PollUntil([&] { return ProcessState(a.pid()) == 'T'; }, 10s, 10ms))
       << "a never reached the hook";
   Note("a stopped itself between the check and the write of renewal 3");
@@ -134,12 +130,7 @@ TEST_F(Spec085Faults, ARenewalPausedBetweenItsCheckAndItsWriteNeverTouchesTheSuc
   ASSERT_TRUE(st.has_value()) << "a did not exit after resuming past its lease";
   EXPECT_EQ(*st, 75);
   // b is unaffected for the next 2T: same holder, renewals going on.
-  auto watch_until = Steady::now() + 2 * kT;
-  while (Steady::now() < watch_until) {
-    ASSERT_TRUE(b.running()) << "b exited: a's late write landed in its lock";
-    ASSERT_EQ(b.Health().role, "active");
-    std::this_thread::sleep_for(100ms);  // sampling, not waiting for a condition
-  }
+  ASSERT_TRUE(KeepsRole(b, "active", 2 * kT)) << "a's late write reached b's lock";
   std::string owner = ReadFile(home_.owner_file());
   EXPECT_NE(owner.find(b.Health().body.value("instance_id", "?")), std::string::npos) << owner;
 }

@@ -4,7 +4,9 @@
 //
 // Start() reads the tick ledger as the previous holder left it and fills a
 // buffer per DAG. It must run before the ticker's first tick overwrites the
-// ledger (ActiveParts starts the replayer first). Nothing is replayed when
+// ledger (ActiveParts starts the replayer first). It reads storage, so it is
+// called from the scheduling parts' activation thread, never from the role
+// machine's (ActiveComponent's contract is met by SchedulingParts::Start). Nothing is replayed when
 // queues are disabled (logged once per DAG that would have replayed).
 //
 // AfterTick() (called by the ticker after each tick, on its thread) releases

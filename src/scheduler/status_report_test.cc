@@ -24,16 +24,22 @@ ServiceEntry Entry(const std::string& id, const std::string& role, WallTime now)
   return e;
 }
 
-TEST(StatusReportTest, ListsInstancesTheLockAndRecentChanges) {
+// A report at a fixed moment whose lock is held by `holder`.
+SchedulerStatusReport HeldBy(const std::string& holder) {
   SchedulerStatusReport r;
   r.now = WallTime(std::chrono::seconds(1796228900));
   r.lock_path = "/d/scheduler/locks/.dagu_lock";
   r.lock.exists = true;
   r.lock.mtime = r.now - 1s;
   r.lock.owner = LockOwner{};
-  r.lock.owner->instance_id = "vm-1-100";
-  r.lock.owner->counter = 12;
+  r.lock.owner->instance_id = holder;
   r.lock.owner_present = true;
+  return r;
+}
+
+TEST(StatusReportTest, ListsInstancesTheLockAndRecentChanges) {
+  SchedulerStatusReport r = HeldBy("vm-1-100");
+  r.lock.owner->counter = 12;
   r.instances = {Entry("vm-1-100", "active", r.now), Entry("vm-2-100", "standby", r.now),
                  Entry("vm-3-100", "active", r.now)};
   RoleChange c;
@@ -57,15 +63,8 @@ TEST(StatusReportTest, ListsInstancesTheLockAndRecentChanges) {
 // Issue 10 item 1: `dagu scheduler status` shows the threshold in force of
 // each instance and the holder's recorded T.
 TEST(StatusReportTest, ShowsTheThresholdInForce) {
-  SchedulerStatusReport r;
-  r.now = WallTime(std::chrono::seconds(1796228900));
-  r.lock_path = "/d/scheduler/locks/.dagu_lock";
-  r.lock.exists = true;
-  r.lock.mtime = r.now - 1s;
-  r.lock.owner = LockOwner{};
-  r.lock.owner->instance_id = "vm-1-100";
+  SchedulerStatusReport r = HeldBy("vm-1-100");
   r.lock.owner->stale_threshold_ms = 30000;
-  r.lock.owner_present = true;
   ServiceEntry standby = Entry("vm-2-100", "standby", r.now);
   standby.threshold_in_force_seconds = 30;
   r.instances = {Entry("vm-1-100", "active", r.now), standby};
