@@ -276,9 +276,20 @@ void Agent::WriteOutputs(const RunRecord& record) {
 }
 
 void Agent::Stop(int signal) {
-  std::lock_guard<std::mutex> l(mu_);
-  if (executor_) executor_->Cancel(signal);
-  else pending_stop_ = signal;
+  // Not under mu_: the executor calls back into WriteRecord (which takes
+  // mu_) while holding its own lock, so cancelling under mu_ deadlocks a
+  // stop that arrives as the run starts. executor_ is set once and lives as
+  // long as the agent.
+  Executor* executor = nullptr;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!executor_) {
+      pending_stop_ = signal;
+      return;
+    }
+    executor = executor_.get();
+  }
+  executor->Cancel(signal);
 }
 
 void Agent::Watch() {

@@ -1,16 +1,12 @@
 #include "dagwatch/bounded_reader.h"
 
-#include <condition_variable>
+#include <future>
 #include <thread>
 
 namespace dagu {
 
 struct BoundedReader::Pending {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  Status status;
-  std::string contents;
+  std::shared_future<std::pair<Status, std::string>> result;
 };
 
 BoundedReader::BoundedReader(FileSystem* fs, std::chrono::milliseconds limit, uint64_t max_bytes)
@@ -21,33 +17,29 @@ Status BoundedReader::Read(const std::string& path, const std::string& confine_t
     std::lock_guard<std::mutex> l(mu_);
     auto it = stuck_.find(path);
     if (it != stuck_.end()) {
-      std::lock_guard<std::mutex> pl(it->second->mu);
-      if (!it->second->done) {
+      if (it->second->result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         return Status::TimedOut("reading " + path + " is still blocked (no answer within " +
                                 std::to_string(limit_.count()) + " ms); skipped");
       }
       stuck_.erase(it);  // it finished meanwhile: read afresh
     }
   }
-  auto pending = std::make_shared<Pending>();
   FileSystem* fs = fs_;
   uint64_t max_bytes = max_bytes_;
-  std::thread([fs, pending, path, confine_to, max_bytes] {
+  std::packaged_task<std::pair<Status, std::string>()> task([fs, path, confine_to, max_bytes] {
     std::string out;
     Status s = fs->ReadRegularFile(path, confine_to, max_bytes, &out);
-    std::lock_guard<std::mutex> l(pending->mu);
-    pending->status = std::move(s);
-    pending->contents = std::move(out);
-    pending->done = true;
-    pending->cv.notify_all();
-  }).detach();
-  std::unique_lock<std::mutex> l(pending->mu);
-  if (pending->cv.wait_for(l, limit_, [&] { return pending->done; })) {
-    *contents = std::move(pending->contents);
-    return pending->status;
+    return std::make_pair(std::move(s), std::move(out));
+  });
+  auto pending = std::make_shared<Pending>();
+  pending->result = task.get_future().share();
+  std::thread(std::move(task)).detach();  // a read that never returns is left behind, owning its state
+  if (pending->result.wait_for(limit_) == std::future_status::ready) {
+    const auto& [status, text] = pending->result.get();
+    *contents = text;
+    return status;
   }
-  l.unlock();
-  std::lock_guard<std::mutex> sl(mu_);
+  std::lock_guard<std::mutex> l(mu_);
   stuck_[path] = pending;
   return Status::TimedOut("reading " + path + " did not finish within " + std::to_string(limit_.count()) +
                           " ms (a hung filesystem?); skipped");

@@ -63,7 +63,7 @@ DagFileLoader MakeDagFileLoader(LoadDagOptions options, std::string dags_dir, st
   return [options, fs, dags_dir](const std::string& path, Dag* out) {
     std::string text;
     Status s = fs->reader()->Read(path, dags_dir, &text);
-    if (!s.ok()) return s.WithContext("DAG file " + path);
+    if (!s.ok()) return s;  // names the path; the catalog says "DAG file ... skipped"
     std::vector<DagError> problems;
     s = LoadDagFromString(text, path, options, out, &problems);
     for (const DagError& e : problems) {

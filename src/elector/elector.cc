@@ -270,7 +270,7 @@ Status Elector::Release() {
   std::string bytes;
   Status s = store_->StatPath(aside, &moved);
   LockOwner owner;
-  bool ours_moved = s.ok() && moved.device == held.device && moved.inode == held.inode &&
+  bool ours_moved = s.ok() && moved.device == held.device && moved.inode == held.inode && dir != nullptr &&
                     store_->ReadOwnerAt(dir.get(), &bytes).ok() && DecodeLockOwner(bytes, &owner).ok() &&
                     owner.SameAcquisition(ours);
   if (!ours_moved) {

@@ -52,6 +52,22 @@ TEST_F(DispatchDeadlineTest, AQueuedRunIsNotTakenAfterTheDeadline) {
   EXPECT_EQ(runs[0].status_code(), kRunQueued) << "the queued run was taken after the deadline: " << runs[0].Describe();
 }
 
+// Spec 085 "Runs in progress" (propagation): a stop signal that reaches a
+// run just as it starts must stop it. It used to deadlock the run forever
+// (the agent cancelled the executor while holding the lock the executor's
+// status callback takes), which made the propagation scenario flaky.
+TEST_F(DispatchDeadlineTest, ARunStoppedAsItStartsEndsPromptly) {
+  std::string dag = home_.WriteDag("sleepy", Sequential({"sleep 60"}));
+  for (int delay_ms : {5, 15, 25, 35, 45, 60, 80, 120}) {
+    DaguProcess& p = Launch("stop-" + std::to_string(delay_ms), {"start", "-q", dag}, Env(0), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));  // the moment of the signal is the point
+    p.Signal(SIGTERM);
+    std::optional<int> st = p.Wait(10s);
+    ASSERT_TRUE(st.has_value()) << "a run that got SIGTERM " << delay_ms << " ms after it started never ended";
+    EXPECT_NE(*st, 0);
+  }
+}
+
 // Issue 19 item 6: an active instance whose tick loop (here: its activation,
 // reading a tick ledger that is a FIFO) makes no progress reports itself
 // unhealthy on /health, then gives up its role with exit 75, releasing
