@@ -7,6 +7,7 @@
 
 #include <cctype>
 
+#include "core/dispatch_deadline.h"
 #include "core/time_format.h"
 #include "store/run_layout.h"
 #include "store/run_operations.h"
@@ -147,6 +148,7 @@ Status Agent::PrepareStart(const AgentRequest& req) {
   dag_ = req.dag;
   params_ = req.params;
   WallTime now = deps_.clock->Now();
+  DAGU_RETURN_IF_ERROR(CheckDispatchDeadline(req.dispatch_deadline, deps_.clock->Monotonic(), "run " + req.run_id));
   DAGU_RETURN_IF_ERROR(runs_.CreateRun(dag_.name, req.run_id, now, &run_));
   created_run_ = true;
   SnapshotOptions opt;
@@ -185,7 +187,10 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
       return Status::Busy("run \"" + req.run_id + "\" of DAG \"" + req.dag_name + "\" is still running");
     }
   }
-  if (queued) DAGU_RETURN_IF_ERROR(runs_.ClaimDispatch(run_, latest));
+  if (queued) {
+    DAGU_RETURN_IF_ERROR(CheckDispatchDeadline(req.dispatch_deadline, deps_.clock->Monotonic(), "run " + req.run_id));
+    DAGU_RETURN_IF_ERROR(runs_.ClaimDispatch(run_, latest));
+  }
   s = runs_.CreateAttempt(run_, &dag_json, &attempt_);
   if (!s.ok()) {
     if (queued) runs_.ReleaseDispatch(run_, latest);
@@ -283,9 +288,20 @@ void Agent::WriteOutputs(const RunRecord& record) {
 
 void Agent::Stop(int signal) {
   stop_mail_ = true;
-  std::lock_guard<std::mutex> l(mu_);
-  if (executor_) executor_->Cancel(signal);
-  else pending_stop_ = signal;
+  // Not under mu_: the executor calls back into WriteRecord (which takes
+  // mu_) while holding its own lock, so cancelling under mu_ deadlocks a
+  // stop that arrives as the run starts. executor_ is set once and lives as
+  // long as the agent.
+  Executor* executor = nullptr;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!executor_) {
+      pending_stop_ = signal;
+      return;
+    }
+    executor = executor_.get();
+  }
+  executor->Cancel(signal);
 }
 
 MailLookup Agent::MailVars() const {

@@ -25,6 +25,7 @@
 #include "cli/help.h"
 #include "cli/run_support.h"
 #include "cli/run_tree.h"
+#include "core/dispatch_deadline.h"
 #include "core/exit_codes.h"
 #include "core/time_format.h"
 #include "cron/time_zone.h"
@@ -292,6 +293,7 @@ int RunStartSubRun(const StartArgs& a, RunContext& ctx) {
 }
 
 int RunStart(const StartArgs& a) {
+  const std::optional<MonoTime> deadline = TakeDispatchDeadline();  // set by a scheduler that spawned us
   RunContext ctx;
   if (int rc = Setup(a.flags, "start", &ctx); rc != kExitOk) return rc;
   ctx.dag_options.default_working_dir = a.default_working_dir;
@@ -313,6 +315,7 @@ int RunStart(const StartArgs& a) {
   req.run_id = a.run_id.empty() ? NewUuidV7(Clock::Real()->Now()) : a.run_id;
   if (Status s = ValidateRunId(req.run_id); !s.ok()) return Fail("start", s.message());
   req.worker_id = a.worker_id;
+  req.dispatch_deadline = deadline;
   return RunAgent("start", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways);
 }
 
@@ -466,6 +469,7 @@ struct RetryArgs {
 };
 
 int RunRetry(const RetryArgs& a) {
+  const std::optional<MonoTime> deadline = TakeDispatchDeadline();  // set by a scheduler that spawned us
   RunContext ctx;
   if (int rc = Setup(a.flags, "retry", &ctx); rc != kExitOk) return rc;
   AgentRequest req;
@@ -476,6 +480,7 @@ int RunRetry(const RetryArgs& a) {
   req.worker_id = a.worker_id;
   const char* dispatch = ::getenv("DAGU_QUEUE_DISPATCH_RETRY");
   req.queue_dispatch = dispatch != nullptr && std::string(dispatch) == "1";
+  req.dispatch_deadline = deadline;
   return RunAgent("retry", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways);
 }
 

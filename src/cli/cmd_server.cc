@@ -84,8 +84,10 @@ int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
     spdlog::warn("Distributed execution (coordinator, workers) is not built into this dagu: the --coordinator.* and "
                  "--peer.* flags are accepted and ignored; every run executes on this host");
   }
-  StopSignals signals;  // before any thread starts
+  // Declared before the signal handler that calls it, so it outlives that
+  // handler's thread (which ~StopSignals joins); it starts no thread until Start().
   SchedulerService service(config);
+  StopSignals signals;  // before any thread starts
   web::WebAppDeps deps;
   deps.scheduler = [&service] { return std::optional<web::SchedulerFigures>(FiguresOf(service.Snapshot())); };
   web::WebApp app(config, deps);
