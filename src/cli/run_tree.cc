@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include "store/sub_runs.h"
+
 namespace dagu {
 namespace {
 
@@ -305,14 +307,10 @@ class Renderer {
     bool has_output = !out.lines.empty() || !err.lines.empty();
     bool has_error = !n.error.empty() && n.status == NodeStatus::kFailed;
     std::vector<std::string> sub_runs;
-    if (auto s = n.extra.find("subRuns"); s != n.extra.end() && s->is_array()) {
-      for (const Json& sub : *s) {
-        if (!sub.is_object()) continue;
-        std::string info = "subdag: " + sub.value("dagRunId", std::string());
-        std::string params = sub.value("params", std::string());
-        if (!params.empty()) info += " [" + params + "]";
-        sub_runs.push_back(info);
-      }
+    for (const SubRunRef& sub : NodeSubRuns(n)) {
+      std::string info = "subdag: " + sub.dag_run_id;
+      if (!sub.params.empty()) info += " [" + sub.params + "]";
+      sub_runs.push_back(info);
     }
     bool has_sub = !sub_runs.empty();
     bool wrote = false;
