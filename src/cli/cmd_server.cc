@@ -43,16 +43,6 @@ int LoadServerConfig(const ServerFlags& flags, Config* config) {
   return kExitOk;
 }
 
-// The scheduler service's live figures, for /metrics.
-web::SchedulerFigures FiguresOf(const RoleSnapshot& s) {
-  web::SchedulerFigures f;
-  f.instance_id = s.instance_id;
-  f.active = s.active;
-  if (s.last_renewal_seen_age) f.last_renewal_age_seconds = std::chrono::duration<double>(*s.last_renewal_seen_age).count();
-  if (s.takeover) f.last_takeover_seconds = std::chrono::duration<double>(*s.takeover).count();
-  return f;
-}
-
 int RunServer(const ServerFlags& flags) {
   Config config;
   if (int rc = LoadServerConfig(flags, &config); rc != kExitOk) return rc;
@@ -89,7 +79,7 @@ int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
   SchedulerService service(config);
   StopSignals signals;  // before any thread starts
   web::WebAppDeps deps;
-  deps.scheduler = [&service] { return std::optional<web::SchedulerFigures>(FiguresOf(service.Snapshot())); };
+  deps.scheduler = [&service](std::vector<metrics::MetricFamily>* out) { service.CollectMetrics(out); };
   web::WebApp app(config, deps);
   // The web port first: a port conflict must fail before this instance
   // competes for the lock.
