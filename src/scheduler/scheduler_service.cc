@@ -9,6 +9,7 @@
 
 #include "core/duration.h"
 #include "core/exit_codes.h"
+#include "core/log_context.h"
 #include "dagu/version.h"
 #include "elector/elector.h"
 #include "elector/instance_identity.h"
@@ -74,6 +75,9 @@ class ServiceListener final : public RoleListener {
   ServiceListener(StatusPublisher* publisher, StopWatchdog* watchdog, SchedulerCounters* counters)
       : publisher_(publisher), watchdog_(watchdog), counters_(counters) {}
   void OnRoleChange(const RoleEvent& e) override {
+    SetLogRole(RoleStateName(e.to));
+    spdlog::info("Scheduler role changed from={} to={}{}", RoleStateName(e.from), RoleStateName(e.to),
+                 e.reason.empty() ? "" : " reason=" + e.reason);
     if (e.to == RoleState::kLost) watchdog_->Arm(kExitTempFail);
     if (e.to == RoleState::kActive) {
       SchedulerCounters::Bump(counters_, &SchedulerCounters::activations);
@@ -161,6 +165,8 @@ Status SchedulerService::Start() {
   }
   p->identity = CurrentInstance(*p->clock);
   if (!options_.instance_id.empty()) p->identity.instance_id = options_.instance_id;
+  SetLogInstance(p->identity.instance_id);
+  SetLogRole(RoleStateName(RoleState::kStarting));
   const std::string scheduler_dir = SchedulerDirOf(config_.paths);
   p->lock = std::make_shared<LockHolder>(p->fs, LocksDirOf(config_.paths), p->clock, p->identity, p->timing);
   p->elector = std::shared_ptr<Elector>(p->lock, &p->lock->elector);
