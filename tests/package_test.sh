@@ -47,8 +47,8 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 grep -q '"role":"active"' "$work/health.json" || { cat "$work/scheduler.log"; fail "the packaged scheduler never became active"; }
-curl -fsS "http://127.0.0.1:$port/metrics" | grep -q '^dagu_scheduler_role{role="active"} 1$' ||
-  fail "no /metrics from the packaged scheduler"
+curl -fsS "http://127.0.0.1:$port/metrics" >"$work/metrics.txt" || fail "no /metrics from the packaged scheduler"
+grep -q '^dagu_scheduler_role{role="active"} 1$' "$work/metrics.txt" || fail "/metrics lacks the active role"
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
