@@ -215,7 +215,11 @@ Status SchedulerService::Start() {
       std::vector<metrics::MetricFamily> families;
       families.push_back(metrics::MetricFamily{"dagu_info", "Build information.", metrics::MetricType::kGauge, {}}
                              .Add({{"version", kVersion}}, 1));
-      CollectInstancesMetrics(raw->publisher->LiveEntries(), &families);
+      std::vector<ServiceEntry> live = raw->publisher->LiveEntries();
+      if (!config_.health.details) {  // no instance IDs on a port reachable by others
+        for (ServiceEntry& e : live) e.last_renewal_seen_seconds.reset();
+      }
+      CollectInstancesMetrics(live, &families);
       CollectMetrics(&families);
       return metrics::RenderText(families);
     });

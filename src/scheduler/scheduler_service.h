@@ -33,8 +33,10 @@
 //
 // Snapshot() is the live role/health view (also what /health serves), for the
 // web UI and metrics. /metrics on scheduler.port serves dagu_info, the
-// installation's instances (from the publisher's last registry listing) and
-// CollectMetrics() (src/http/scheduler_metrics.h lists the families). All
+// installation's instances (from the publisher's last registry listing;
+// with health.details false without the per-instance family, which names
+// instance IDs) and CollectMetrics() (src/http/scheduler_metrics.h lists the
+// families). All
 // methods are thread-safe.
 #pragma once
 
