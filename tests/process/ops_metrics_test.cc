@@ -123,6 +123,30 @@ TEST_F(OpsMetricsTest, EverySchedulerServesMetricsThatCountItsWork) {
   EXPECT_EQ(HttpGet(b->health_port, "/nope").status, 404);
 }
 
+// health.details: false keeps instance IDs off the port; the rest stays.
+// b, on the same home with details on, shows what a would otherwise serve.
+TEST_F(OpsMetricsTest, WithoutDetailsNoInstanceIdsAreServed) {
+  env_["DAGU_HEALTH_DETAILS"] = "false";
+  DaguProcess* a = LaunchScheduler("a");
+  ASSERT_TRUE(PollUntil([&] { return a->Health().role == "active"; }, 20s)) << a->Describe();
+  env_["DAGU_HEALTH_DETAILS"] = "true";
+  DaguProcess* b = LaunchScheduler("b");
+  std::string ma, mb;
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        ma = Metrics(a);
+        mb = Metrics(b);
+        return Sample(ma, "dagu_scheduler_instances{status=\"standby\"}") == 1 &&
+               mb.find("dagu_scheduler_instance_last_renewal_age_seconds{instance=\"") != std::string::npos;
+      },
+      20s, 250ms))
+      << "a:\n" << ma << "\nb:\n" << mb;
+  EXPECT_EQ(Sample(ma, "dagu_scheduler_role{role=\"active\"}"), 1) << ma;
+  EXPECT_EQ(ma.find("instance=\""), std::string::npos) << "an instance ID is served\n" << ma;
+  std::string out;
+  EXPECT_EQ(Promtool(ma, &out), 0) << out << "\n" << ma;
+}
+
 TEST_F(OpsMetricsTest, PrometheusScrapesTwoSchedulers) {
   const std::string binary = "/usr/bin/prometheus";
   ASSERT_TRUE(std::filesystem::exists(binary))
