@@ -1,4 +1,4 @@
-// Elector: the lock protocol of design/decisions.md section 3, as steps that
+// Elector: the lock protocol of docs/decisions.md §3, as steps that
 // each make a few storage calls and return (docs/ha-protocol.md explains it):
 //
 //   FirstAttempt()  the very first look at the lock; any storage error is

@@ -1,5 +1,5 @@
 // RoleMachine: turns the elector's steps into the role of this instance,
-// starting -> standby -> active -> lost | stopped (decisions.md sections 3-5),
+// starting -> standby -> active -> lost | stopped (docs/decisions.md §3-§5),
 // and is the only thing that starts and stops the active parts.
 //
 //   Begin()   the first attempt at the lock. A storage error ends here

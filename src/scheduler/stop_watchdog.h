@@ -1,4 +1,4 @@
-// StopWatchdog: bounds every stop of the scheduler (decisions.md section 4):
+// StopWatchdog: bounds every stop of the scheduler (docs/decisions.md §4):
 // once armed, if the stop has not finished (Disarm) within the limit, it
 // logs one line and ends the process with _exit(status) -- the status the
 // process was going to return. The first Arm() wins; later ones are ignored.

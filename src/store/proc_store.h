@@ -1,5 +1,5 @@
 // ProcStore: Dagu 1.30.2's heartbeat ("proc") files of live runs
-// (reference/dagu-formats.md section 4.1):
+// (docs/storage.md, "Heartbeats"):
 //
 //   <procDir>/<procGroup>/<dagName>/proc_<UTC YYYYMMDD_HHMMSS>Z_<runId>.proc
 //

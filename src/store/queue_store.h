@@ -1,4 +1,4 @@
-// QueueStore: Dagu 1.30.2's file queue (reference/dagu-formats.md section 3).
+// QueueStore: Dagu 1.30.2's file queue (docs/storage.md, "Queue").
 //
 //   <queueDir>/<queue>/item_<high|low>_<UTC YYYYMMDD_HHMMSS>_<9-digit ns>Z_<runId>.json
 //       {"fileName":"item_low_...json","dagRun":{"name":"<dag>","id":"<runId>"},

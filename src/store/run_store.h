@@ -1,10 +1,10 @@
 // RunStore: the DAG-run records in Dagu 1.30.2's layout (run_layout.h,
-// reference/dagu-formats.md section 2): run directories under UTC date
+// docs/storage.md): run directories under UTC date
 // folders, one attempt directory per execution, `status.jsonl` appended with
 // fsync (the last valid line wins) and compacted by an atomic rename,
 // `dag.json`, `outputs.json` and the `CANCEL_REQUESTED` stop flag.
 //
-// EXCLUSIVE CREATE (design/decisions.md section 2). A run directory's name
+// EXCLUSIVE CREATE (docs/decisions.md §2). A run directory's name
 // carries its creation second, so two creators of one run ID a second apart
 // would make two directories. CreateRun therefore first claims the ID with an
 // O_CREAT|O_EXCL file whose path depends only on (DAG, run ID):

@@ -1,6 +1,6 @@
 // SchedulerLockStore: the on-disk form of the scheduler lock, and the single
-// storage steps the elector builds its protocol from (design/decisions.md
-// section 3; docs/ha-protocol.md).
+// storage steps the elector builds its protocol from (docs/decisions.md
+// §3; docs/ha-protocol.md).
 //
 //   <data>/scheduler/locks/.dagu_lock/          the lock: a directory, taken with mkdir (0700)
 //   <data>/scheduler/locks/.dagu_lock/owner     the owner record (one JSON line, see LockOwner)
