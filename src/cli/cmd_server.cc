@@ -70,8 +70,11 @@ int RunServer(const ServerFlags& flags) {
     stop = true;
     cv.notify_all();
   });
-  std::unique_lock<std::mutex> l(mu);
-  cv.wait(l, [&] { return stop; });
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return stop; });
+  }
+  signals.Stop();  // the handler touches mu and cv, which go out of scope before it
   spdlog::info("Stopping the web server");
   app.Stop();
   return kExitOk;
@@ -109,6 +112,7 @@ int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
   // The scheduler ends on a stop request (0) or when it stops being active
   // (75); the web server goes with it.
   int status = service.Wait();
+  signals.Stop();  // no stop request reaches the service while it is torn down
   spdlog::info("Scheduler ended with status {}; stopping the web server", status);
   app.Stop();
   if (service.left_threads_behind()) {
