@@ -80,7 +80,6 @@ class Reaper final : public ActiveComponent {
   int repaired() const { return repaired_; }
 
  private:
-  std::string ProcGroupOf(const RunEntry& entry);
   // The sub-run pass: children of the runs created since `from`.
   int ReapSubRuns(const Lease* lease, WallTime from, std::set<std::string>* seen);
   // One entry of the pass that is not running: repairs it when it is a

@@ -5,12 +5,10 @@
 // FakeClock drives it too. All decisions are in RoleMachine.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
-#include <mutex>
-#include <thread>
 
 #include "core/clock.h"
+#include "core/periodic_worker.h"
 #include "role/role_machine.h"
 
 namespace dagu {
@@ -23,19 +21,17 @@ class RoleDriver {
   ~RoleDriver();  // joins
 
   void Start();
-  void Wake();
-  void Join();
+  void Wake() { thread_.Wake(); }
+  // Waits until the machine has finished (it is not asked to).
+  void Join() { thread_.Join(); }
 
  private:
-  void Run();
+  void Run(StoppableThread& self);
 
   RoleMachine* machine_;
   const Clock* clock_;
   std::function<void()> on_finished_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool woken_ = false;
-  std::thread thread_;
+  StoppableThread thread_;
 };
 
 }  // namespace dagu

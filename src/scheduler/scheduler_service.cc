@@ -32,7 +32,7 @@ namespace {
 // The lock store and the elector that points into it, kept alive together
 // by whoever holds the elector (a renewal thread left behind included).
 struct LockHolder {
-  LockHolder(FileSystem* fs, const std::string& locks_dir, Clock* clock, InstanceIdentity id, LockTiming timing)
+  LockHolder(FileSystem* fs, const std::string& locks_dir, const Clock* clock, InstanceIdentity id, LockTiming timing)
       : store(fs, locks_dir), elector(&store, clock, std::move(id), timing) {}
   SchedulerLockStore store;
   Elector elector;
@@ -85,7 +85,7 @@ class ServiceListener final : public RoleListener {
 }  // namespace
 
 struct SchedulerService::Parts {
-  Clock* clock = nullptr;
+  const Clock* clock = nullptr;
   FileSystem* fs = nullptr;
   LockTiming timing;
   InstanceIdentity identity;
@@ -122,7 +122,7 @@ Status SchedulerService::Start() {
   p->fs = options_.fs;
   p->timing = LockTiming{config_.scheduler.lock_stale_threshold, config_.scheduler.lock_retry_interval};
   if (Status s = p->timing.Validate(); !s.ok()) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     exit_status_ = kExitConfig;
     driver_done_ = true;
     return s;
@@ -149,7 +149,7 @@ Status SchedulerService::Start() {
   Parts* raw = p.get();
   auto snapshot = [raw] { return raw->machine->Snapshot(); };
   p->registry = std::make_unique<ServiceRegistry>(p->fs, RegistryDirOf(config_.paths));
-  p->journal = std::make_unique<RoleJournal>(p->fs, JoinPath(scheduler_dir, kRoleJournalName));
+  p->journal = std::make_unique<RoleJournal>(p->fs, RoleJournalPath(scheduler_dir));
   p->publisher = std::make_unique<StatusPublisher>(p->registry.get(), p->journal.get(), p->clock, snapshot,
                                                    config_.scheduler.port, kVersion);
   p->watchdog = std::make_unique<StopWatchdog>(options_.stop_timeout, options_.on_stop_timeout);
@@ -157,7 +157,7 @@ Status SchedulerService::Start() {
   p->machine = std::make_unique<RoleMachine>(p->elector.get(), p->lease.get(), p->renewal.get(), p->clock, p->timing,
                                              raw_parts, p->listener.get());
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     parts_ = std::move(p);
   }
 
@@ -182,7 +182,7 @@ Status SchedulerService::Start() {
   if (Status s = raw->machine->Begin(); !s.ok()) {
     if (raw->health) raw->health->Stop();
     raw->publisher->StopAndRemove();
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     exit_status_ = kExitConfig;
     driver_done_ = true;
     return s;
@@ -200,16 +200,16 @@ Status SchedulerService::Start() {
     spdlog::info("Scheduler stopped status={}", status);
     if (options_.on_finished) options_.on_finished(status);
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       exit_status_ = status;
       driver_done_ = true;
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
   });
   raw->lease->SetWakeup([raw] { raw->driver->Wake(); });
   bool stop_early;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     started_ = true;
     stop_early = stop_requested_;
   }
@@ -222,7 +222,7 @@ void SchedulerService::RequestStop() {
   Parts* p;
   bool started;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     stop_requested_ = true;  // honoured by Start() when it is still to come or in progress
     if (!parts_ || driver_done_) return;
     p = parts_.get();
@@ -233,31 +233,31 @@ void SchedulerService::RequestStop() {
 }
 
 int SchedulerService::Wait() {
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!started_ && !driver_done_) return exit_status_;
-  cv_.wait(l, [&] { return driver_done_; });
+  cv_.Wait(&mu_, [&]() REQUIRES(mu_) { return driver_done_; });
   return exit_status_;
 }
 
 bool SchedulerService::finished() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return driver_done_;
 }
 
 RoleSnapshot SchedulerService::Snapshot() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!parts_ || !parts_->machine) return RoleSnapshot{};
   return parts_->machine->Snapshot();
 }
 
 const std::string& SchedulerService::instance_id() const {
   static const std::string kNone;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return parts_ ? parts_->identity.instance_id : kNone;
 }
 
 bool SchedulerService::left_threads_behind() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return parts_ && parts_->machine && parts_->machine->renewal_left_behind();
 }
 

@@ -5,10 +5,10 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <mutex>
-#include <thread>
+
+#include "core/periodic_worker.h"
 
 namespace dagu {
 
@@ -26,11 +26,10 @@ class StopWatchdog {
  private:
   std::chrono::milliseconds limit_;
   std::function<void(int)> on_timeout_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable std::mutex mu_;  // guards armed_ and disarmed_
   bool armed_ = false;
   bool disarmed_ = false;
-  std::thread thread_;
+  StoppableThread thread_;
 };
 
 }  // namespace dagu

@@ -62,7 +62,7 @@ struct QueueClaim {
 class QueueStore {
  public:
   // `queue_dir` is Config::paths.queue_dir. `fs` and `clock` must outlive it.
-  QueueStore(FileSystem* fs, Clock* clock, std::string queue_dir);
+  QueueStore(FileSystem* fs, const Clock* clock, std::string queue_dir);
 
   const std::string& queue_dir() const { return queue_dir_; }
 
@@ -101,7 +101,7 @@ class QueueStore {
 
  private:
   FileSystem* fs_;
-  Clock* clock_;
+  const Clock* clock_;
   std::string queue_dir_;
 };
 

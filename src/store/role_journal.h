@@ -25,10 +25,10 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "core/status.h"
+#include "store/data_layout.h"
 
 namespace dagu {
 
-inline constexpr char kRoleJournalName[] = "role-journal.jsonl";
 
 struct RoleChange {
   WallTime time;

@@ -72,7 +72,7 @@ RunRecord InitialRunRecord(const Dag& dag, const Params& params, const std::stri
 
 class RunOperations {
  public:
-  RunOperations(FileSystem* fs, Clock* clock, RunStore* runs, QueueStore* queues);
+  RunOperations(FileSystem* fs, const Clock* clock, RunStore* runs, QueueStore* queues);
 
   // AlreadyExists when the run ID is taken (nothing written).
   Status Enqueue(const EnqueueRequest& request, EnqueuedRun* out);
@@ -95,7 +95,7 @@ class RunOperations {
 
  private:
   FileSystem* fs_;
-  Clock* clock_;
+  const Clock* clock_;
   RunStore* runs_;
   QueueStore* queues_;
 };

@@ -32,12 +32,11 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "core/status.h"
+#include "store/data_layout.h"
 
 namespace dagu {
 
-inline constexpr char kSchedulerLockDirName[] = ".dagu_lock";
-inline constexpr char kSchedulerLockOwnerName[] = "owner";
-inline constexpr char kSchedulerLockAsidePrefix[] = ".dagu_lock.releasing.";
+inline constexpr char kSchedulerLockOwnerName[] = "owner";  // inside the lock directory
 
 // The owner record. Times are the holder's wall clock and are for people
 // only: no instance ever compares them with its own clock.

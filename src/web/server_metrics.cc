@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/time_format.h"
+#include "store/data_layout.h"
 
 namespace dagu::web {
 namespace {
@@ -23,7 +24,7 @@ void CollectInstances(const ApiContext& ctx, std::vector<MetricFamily>* out) {
                             "Per live instance: seconds from its last renewal made (active) or seen (standby) to "
                             "its last registry report.");
   int active = 0, standby = 0;
-  if (ctx.registry->List("scheduler", now, kServiceEntryStaleAfter, &entries).ok()) {
+  if (ctx.registry->List(kSchedulerServiceName, now, kServiceEntryStaleAfter, &entries).ok()) {
     for (const ServiceEntry& e : entries) {
       bool is_active = e.role.empty() ? e.status == kServiceStatusActive : e.role == "active";
       (is_active ? active : standby)++;
