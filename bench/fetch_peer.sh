@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetches the real Dagu 1.30.2 binary (npm package @dagu-org/dagu-linux-x64,
-# decisions.md section 7) once into build/.cache/dagu-1.30.2/ and prints the
+# docs/decisions.md §7) once into build/.cache/dagu-1.30.2/ and prints the
 # path of package/bin/dagu. Exits 1 with a message when it cannot be had.
 # Override the cache with DAGU_PEER_CACHE; use a binary of your own with
 # DAGU_PEER_BINARY (then nothing is fetched).

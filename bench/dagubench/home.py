@@ -4,7 +4,7 @@ Both implementations use the unified layout under DAGU_HOME. The marker
 dags/.examples-created stops Dagu 1.30.2 from writing its example DAGs (some
 of them are scheduled, which would add work the other side does not do).
 DAG files use the legacy `command:` step key, which both implementations
-load (in 1.30.2 `run:` means a sub-DAG call, peer-dagu-1.30.2.md section 3).
+load (in 1.30.2 `run:` means a sub-DAG call, docs/benchmarks.md "Dagu 1.30.2 as observed" 8).
 """
 
 import os

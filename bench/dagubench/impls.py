@@ -8,7 +8,7 @@ Role detection:
   ours        GET /health on scheduler.port, JSON field `role` (spec 085).
   Dagu 1.30.2 /health is {"status":"healthy"} on every instance, so "active"
               is its log line `Acquired scheduler lock` (only the lock holder
-              writes it; peer-dagu-1.30.2.md section 4.4) and "standby" is
+              writes it; docs/benchmarks.md "Dagu 1.30.2 as observed" 6) and "standby" is
               /health 200 without that line.
 """
 

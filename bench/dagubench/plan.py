@@ -3,7 +3,7 @@
 A case is one (scenario, implementation, settings) cell of the report,
 repeated `reps` times. Checks turn measured figures into pass/fail lines:
 for ours they are spec 085's bounds; for Dagu 1.30.2 they are its behaviour
-as measured in peer-dagu-1.30.2.md, so a failing one means the harness or
+as observed (docs/benchmarks.md "Dagu 1.30.2 as observed"), so a failing one means the harness or
 the host misbehaved, not that Dagu changed.
 """
 
@@ -78,7 +78,7 @@ def checks(case, reps):
                         all(r["exit_status"] == 0 for r in good)))
         else:
             out.append((f"{case.title} SIGTERM: no handover within {case.cap:g}s"
-                        " and the lock is still renewed (peer-dagu-1.30.2.md 5.3)",
+                        " and the lock is still renewed (docs/benchmarks.md, Dagu 1.30.2 as observed, 3)",
                         all(r["handover"] is None and r["lock_renewed_after_term"]
                             for r in good)))
     elif case.scenario == "slots" and case.impl == "ours":

@@ -9,7 +9,7 @@ A run is attributed to a slot by its run ID when the ID carries the slot
 (ours: sched-<h>-<YYYYMMDDTHHMMSS>, upstream catch-up IDs end the same way),
 else by the minute its run directory was created (Dagu 1.30.2's UUIDv7 runs:
 it records no scheduled time, and only ever runs the current minute's slot,
-peer-dagu-1.30.2.md section 6.1).
+docs/benchmarks.md "Dagu 1.30.2 as observed" 5).
 """
 
 import datetime

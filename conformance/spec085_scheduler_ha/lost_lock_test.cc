@@ -89,7 +89,7 @@ TEST_P(Spec085LostLock, EndsTheProcessWithStatus75) {
   Clause(
       "Roles: the active instance stops being active once it has gone T - I without a renewal or finds the lock "
       "is no longer its own; an instance that stops being active this way exits with a non-zero status "
-      "(decisions.md section 4: 75), and dagu start-all exits too rather than leaving its web UI running.");
+      "(docs/decisions.md §4: 75), and dagu start-all exits too rather than leaving its web UI running.");
   auto& p = command == Command::kScheduler ? StartScheduler("a") : StartAll("a");
   ASSERT_TRUE(WaitForRole(p, "active", 15s)) << "the instance never became active";
   if (command == Command::kStartAll) {

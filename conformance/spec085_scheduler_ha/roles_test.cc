@@ -106,7 +106,7 @@ TEST_F(Spec085Roles, OnlyTheActiveInstanceSchedulesRunsAndConsumesQueues) {
 TEST_F(Spec085Roles, ActiveInstanceRenewsTheLockEveryI) {
   Clause(
       "Roles: the active instance renews the lock every I, the smaller of 7 seconds and a quarter of T "
-      "(T = 3s: I = 750ms). decisions.md section 3: a renewal rewrites the owner record and touches the lock "
+      "(T = 3s: I = 750ms). docs/decisions.md §3: a renewal rewrites the owner record and touches the lock "
       "directory's mtime.");
   auto& a = StartScheduler("a");
   ASSERT_TRUE(WaitForRole(a, "active", 10s));
@@ -153,7 +153,7 @@ TEST_F(Spec085Roles, ActiveInstanceRenewsTheLockEveryI) {
 TEST_F(Spec085Roles, WrongDataDirectoryFailsStartupAtOnce) {
   Clause(
       "Roles: an error on its first attempt at the lock ends startup, so a wrong data directory fails at once "
-      "(decisions.md section 4: exit status 78).");
+      "(docs/decisions.md §4: exit status 78).");
   // <data>/scheduler is a regular file, so the lock directory cannot exist.
   fs::create_directories(home_.data_dir());
   std::ofstream(home_.data_dir() + "/scheduler") << "not a directory\n";

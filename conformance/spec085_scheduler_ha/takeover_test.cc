@@ -43,7 +43,7 @@ TEST_F(Spec085Takeover, AfterKillNineTheStandbyIsActiveWithinTPlus2R) {
 TEST_F(Spec085Takeover, AfterSigtermTheStandbyIsActiveWithinRAndTheStoppedOneExitsZero) {
   Clause(
       "Takeover: the active instance releases the lock when it stops cleanly; a standby then becomes active "
-      "within the lock retry interval plus startup. decisions.md section 4: a clean stop exits 0.");
+      "within the lock retry interval plus startup. docs/decisions.md §4: a clean stop exits 0.");
   auto [a, b] = StartActiveAndStandby();
   ASSERT_FALSE(HasFailure());
   auto taken = TakeoverAfter(*a, SIGTERM, *b);

@@ -10,8 +10,6 @@
 namespace dagu::cli {
 namespace {
 
-bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 // Commands whose first argument is a DAG (a name, or for some a file).
 const std::set<std::string>& DagCommands() {
   static const std::set<std::string> kCommands = {"start",  "enqueue", "dry",     "retry",   "status",
@@ -31,7 +29,7 @@ int PathDirective(const std::string& long_name) {
 
 const CLI::Option* FindOption(const CLI::App* cmd, const std::string& word) {
   for (const CLI::Option* o : cmd->get_options([](const CLI::Option* o) { return o->nonpositional(); })) {
-    if (StartsWith(word, "--")) {
+    if (word.starts_with("--")) {
       for (const std::string& l : o->get_lnames()) {
         if (l == word.substr(2)) return o;
       }
@@ -94,7 +92,7 @@ Completion Complete(const CLI::App& root, const std::vector<std::string>& words)
       if (o == nullptr || o->get_expected_min() == 0) continue;
       if (eq != std::string::npos) {
         remember(o, w.substr(eq + 1));
-      } else if (StartsWith(w, "--") || w.size() == 2) {
+      } else if (w.starts_with("--") || w.size() == 2) {
         pending = o;
       }
     } else if (positionals == 0 && FindSubcommand(cmd, w) != nullptr) {
@@ -109,15 +107,15 @@ Completion Complete(const CLI::App& root, const std::vector<std::string>& words)
     return c;
   }
   if (after_dashes) return c;  // a command or params: the shell's own completion
-  if (StartsWith(partial, "-")) {
+  if (partial.starts_with("-")) {
     for (const CLI::Option* o : cmd->get_options([](const CLI::Option* o) { return o->nonpositional(); })) {
       if (o->get_group().empty()) continue;
       for (const std::string& l : o->get_lnames()) {
-        if (StartsWith("--" + l, partial)) c.candidates.emplace_back("--" + l, o->get_description());
+        if (("--" + l).starts_with(partial)) c.candidates.emplace_back("--" + l, o->get_description());
       }
-      if (!StartsWith(partial, "--")) {
+      if (!partial.starts_with("--")) {
         for (const std::string& s : o->get_snames()) {
-          if (StartsWith("-" + s, partial)) c.candidates.emplace_back("-" + s, o->get_description());
+          if (("-" + s).starts_with(partial)) c.candidates.emplace_back("-" + s, o->get_description());
         }
       }
     }
@@ -130,7 +128,7 @@ Completion Complete(const CLI::App& root, const std::vector<std::string>& words)
   if (name == "help" || (positionals == 0 && !cmd->get_subcommands([](const CLI::App*) { return true; }).empty())) {
     const CLI::App* from = name == "help" ? &root : cmd;
     for (const CLI::App* s : from->get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); })) {
-      if (StartsWith(s->get_name(), partial)) c.candidates.emplace_back(s->get_name(), s->get_description());
+      if (s->get_name().starts_with(partial)) c.candidates.emplace_back(s->get_name(), s->get_description());
     }
     std::sort(c.candidates.begin(), c.candidates.end());
     if (!c.candidates.empty() || cmd != &root) return c;
@@ -143,7 +141,7 @@ Completion Complete(const CLI::App& root, const std::vector<std::string>& words)
     Config config;
     if (LoadConfig(overrides, ProcessEnvironment(), &config).ok()) {
       for (const std::string& dag : DagNamesIn(config.paths.dags_dir)) {
-        if (StartsWith(dag, partial)) c.candidates.emplace_back(dag, "");
+        if (dag.starts_with(partial)) c.candidates.emplace_back(dag, "");
       }
     }
     // A path instead of a name: the shell's file completion.

@@ -1,4 +1,5 @@
 #include "cli/help.h"
+#include "core/strings.h"
 
 #include <algorithm>
 #include <iostream>
@@ -20,11 +21,6 @@ CommandDoc DocOf(const CLI::App* app) {
   std::lock_guard<std::mutex> l(g_docs_mu);
   auto it = Docs().find(app);
   return it == Docs().end() ? CommandDoc{} : it->second;
-}
-
-std::string TrimTrailing(std::string s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\t')) s.pop_back();
-  return s;
 }
 
 bool Visible(const CLI::App* sub) { return !sub->get_name().empty() && !sub->get_group().empty(); }
@@ -77,7 +73,7 @@ std::string FlagUsages(const CLI::App* app) {
   for (const auto& [flag, usage] : lines) {
     out += flag + std::string(width - flag.size() + 3, ' ') + usage + "\n";
   }
-  return TrimTrailing(out);
+  return std::string(TrimRightSpace(out));
 }
 
 }  // namespace
@@ -120,7 +116,7 @@ std::string CobraHelpFormatter::make_help(const CLI::App* app, std::string /*nam
   CommandDoc doc = DocOf(app);
   std::ostringstream out;
   std::string top = doc.long_text.empty() ? app->get_description() : doc.long_text;
-  if (!TrimTrailing(top).empty()) out << TrimTrailing(top) << "\n\n";
+  if (!TrimRightSpace(top).empty()) out << TrimRightSpace(top) << "\n\n";
 
   std::vector<const CLI::App*> subs = VisibleSubcommands(app);
   std::string path = CommandPath(app);

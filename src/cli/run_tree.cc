@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "store/sub_runs.h"
+#include "core/strings.h"
 
 namespace dagu {
 namespace {
@@ -63,21 +64,6 @@ std::vector<std::string> Wrap(const std::string& text, size_t width) {
   return lines;
 }
 
-std::string TrimSpace(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\n\r\v\f");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\n\r\v\f");
-  return s.substr(b, e - b + 1);
-}
-
-std::string TrimRightSpace(std::string s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r' ||
-                        s.back() == '\v' || s.back() == '\f')) {
-    s.pop_back();
-  }
-  return s;
-}
-
 std::string DropControl(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -129,7 +115,7 @@ Tail ReadTail(FileSystem* fs, const std::string& path, size_t max) {
       }
       segments.push_back(line.substr(from));
       for (auto it = segments.rbegin(); it != segments.rend(); ++it) {
-        std::string segment = TrimRightSpace(*it);
+        std::string segment(TrimRightSpace(*it));
         if (!segment.empty()) {
           all.push_back(DropControl(segment));
           break;
@@ -137,7 +123,7 @@ Tail ReadTail(FileSystem* fs, const std::string& path, size_t max) {
       }
       continue;
     }
-    std::string cleaned = TrimRightSpace(DropControl(line));
+    std::string cleaned(TrimRightSpace(DropControl(line)));
     if (!cleaned.empty()) all.push_back(cleaned);
   }
   if (max > 0 && all.size() > max) {
@@ -240,7 +226,7 @@ class Renderer {
     size_t width = opt_.max_width > content.size() + 2 ? opt_.max_width - content.size() - 2 : 0;
     if (width < 20) width = 20;
     auto line_out = [&](const std::string& line) {
-      std::string trimmed = TrimSpace(line);
+      std::string trimmed(TrimSpace(line));
       if (trimmed.empty()) return;
       for (const std::string& l : trimmed.size() > width ? Wrap(trimmed, width) : std::vector<std::string>{trimmed}) {
         out_ << content << "  " << Text(l) << "\n";
@@ -250,7 +236,7 @@ class Renderer {
       out_ << prefix << branch << Text(label + ": ... (" + std::to_string(tail.cut) + " more lines)") << "\n";
       for (const std::string& l : tail.lines) line_out(l);
     } else if (tail.lines.size() == 1) {
-      std::string trimmed = TrimSpace(tail.lines[0]);
+      std::string trimmed(TrimSpace(tail.lines[0]));
       std::string inline_text = label + ": " + trimmed;
       if (inline_text.size() <= width) {
         out_ << prefix << branch << Text(inline_text) << "\n";
@@ -269,7 +255,7 @@ class Renderer {
     for (const char* marker : {"\nrecent stderr (tail):", "recent stderr (tail):"}) {
       size_t at = cleaned.find(marker);
       if (at != std::string::npos) {
-        cleaned = TrimSpace(cleaned.substr(0, at));
+        cleaned = std::string(TrimSpace(std::string_view(cleaned).substr(0, at)));
         break;
       }
     }

@@ -1,5 +1,5 @@
 // Config: the settings of one dagu process, resolved the way Dagu resolves
-// them (see reference/dagu-formats.md section 1): file location from
+// them (docs/configuration.md): file location from
 // --config / --dagu-home / DAGU_HOME / ~/.dagu / XDG, keys in both the
 // snake_case and the 1.30.2 camelCase dialect, DAGU_* environment variables
 // over the file, command-line flags over both.

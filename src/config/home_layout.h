@@ -1,5 +1,5 @@
 // Where Dagu's home and its default directories are, before any config key
-// or environment variable moves them (reference/dagu-formats.md section 1.1).
+// or environment variable moves them (docs/configuration.md, "The home and the config directory").
 // First match wins:
 //   1. --dagu-home DIR          unified layout rooted at DIR
 //   2. DAGU_HOME=DIR            unified layout; a relative DIR is made absolute

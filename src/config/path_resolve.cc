@@ -1,4 +1,5 @@
 #include "config/path_resolve.h"
+#include "core/strings.h"
 
 #include <cctype>
 #include <vector>
@@ -7,13 +8,6 @@ namespace dagu::config_internal {
 namespace {
 
 bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 std::string Lookup(const EnvMap& env, const std::string& name) {
   auto it = env.find(name);
@@ -87,7 +81,7 @@ std::string AbsolutePath(const std::string& path, const std::string& cwd) {
 
 Status ResolvePath(const std::string& text, const EnvMap& env, const std::string& cwd,
                    std::string* out) {
-  std::string path = ExpandEnv(Trim(text), env);
+  std::string path = ExpandEnv(std::string(TrimSpace(text)), env);
   if (path.empty()) {
     out->clear();
     return Status::OK();

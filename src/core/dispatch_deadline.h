@@ -1,5 +1,5 @@
 // The dispatch deadline handed from the active scheduler to a run it spawns
-// (design/decisions.md section 3, "Fencing"; docs/ha-protocol.md): the
+// (docs/decisions.md §3, "Fencing"; docs/ha-protocol.md): the
 // scheduler's lease deadline, on CLOCK_MONOTONIC (the real Clock's
 // Monotonic(), shared by every process of the host), in the environment
 // variable DAGU_DISPATCH_DEADLINE as decimal nanoseconds. The run refuses to

@@ -1,4 +1,4 @@
-// Process exit statuses, as fixed in design/decisions.md section 4.
+// Process exit statuses, as fixed in docs/decisions.md §4.
 #pragma once
 
 namespace dagu {

@@ -1,23 +1,48 @@
 #include "core/periodic_worker.h"
 
+#include <algorithm>
+
 namespace dagu {
 
 void StoppableThread::Start(std::function<void(StoppableThread&)> body) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::unique_lock<std::mutex> l(mu_);
+  cv_.wait(l, [this] { return !joining_; });
   if (thread_.joinable()) return;
   stopping_ = false;
+  woken_ = false;
   thread_ = std::thread([this, body = std::move(body)] { body(*this); });
 }
 
 void StoppableThread::Stop() {
-  std::thread t;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    stopping_ = true;
-    t = std::move(thread_);
-  }
+  std::unique_lock<std::mutex> l(mu_);
+  stopping_ = true;
   cv_.notify_all();
-  if (t.joinable()) t.join();
+  JoinLocked(l, std::move(thread_));
+}
+
+void StoppableThread::Join() {
+  std::unique_lock<std::mutex> l(mu_);
+  JoinLocked(l, std::move(thread_));
+}
+
+void StoppableThread::JoinLocked(std::unique_lock<std::mutex>& l, std::thread t) {
+  if (!t.joinable()) {
+    // Another Stop()/Join() holds the thread: wait for it to finish joining.
+    cv_.wait(l, [this] { return !joining_; });
+    return;
+  }
+  joining_ = true;
+  l.unlock();
+  t.join();
+  l.lock();
+  joining_ = false;
+  cv_.notify_all();
+}
+
+void StoppableThread::Wake() {
+  std::lock_guard<std::mutex> l(mu_);
+  woken_ = true;
+  cv_.notify_all();
 }
 
 bool StoppableThread::running() const {
@@ -27,8 +52,22 @@ bool StoppableThread::running() const {
 
 bool StoppableThread::WaitFor(std::chrono::nanoseconds d) {
   std::unique_lock<std::mutex> l(mu_);
-  cv_.wait_for(l, d, [this] { return stopping_; });
+  cv_.wait_for(l, d, [this] { return stopping_ || woken_; });
+  woken_ = false;
   return !stopping_;
+}
+
+bool StoppableThread::WaitUntil(const Clock& clock, MonoTime deadline) {
+  for (;;) {
+    Duration left = deadline - clock.Monotonic();  // read outside mu_
+    std::unique_lock<std::mutex> l(mu_);
+    if (!stopping_ && !woken_ && left > Duration::zero()) {
+      cv_.wait_for(l, std::min<Duration>(left, kClockPoll), [this] { return stopping_ || woken_; });
+      if (!stopping_ && !woken_) continue;  // re-read the clock
+    }
+    woken_ = false;
+    return !stopping_;
+  }
 }
 
 void PeriodicWorker::Start(std::function<void()> fn, std::chrono::nanoseconds interval, First first) {

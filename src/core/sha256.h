@@ -1,5 +1,5 @@
 // SHA-256 (FIPS 180-4) of a byte string, as raw bytes or lowercase hex.
-// Used for run IDs (design/decisions.md section 2), Dagu's SafeName hash
+// Used for run IDs (docs/decisions.md §2), Dagu's SafeName hash
 // suffix for data directories, and anywhere else a stable digest is needed.
 #pragma once
 

@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
 namespace dagu {
 
 const char* CodeName(Status::Code code) {
@@ -37,6 +39,10 @@ Status Status::FromErrno(int err, std::string_view context) {
     case EINVAL: return InvalidArgument(msg);
     default: return IOError(msg);
   }
+}
+
+void Status::LogIfError(std::string_view what) const {
+  if (!ok()) spdlog::warn("{}: {}", what, ToString());
 }
 
 std::string Status::ToString() const {

@@ -1,14 +1,25 @@
 // Status: the result of an operation that can fail, in the LevelDB style.
 // An OK status carries nothing; an error carries a code and a message that
 // names what failed (a path, a key, a value), ready to show to an operator.
+//
+// A Status must not be dropped silently: handle it, return it, or say that
+// dropping it is deliberate with LogIfError("what was being done") or
+// IgnoreError(). With DAGU_STATUS_NODISCARD defined (the CMake option of the
+// same name) the compiler refuses a dropped Status.
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#ifdef DAGU_STATUS_NODISCARD
+#define DAGU_MUST_USE_RESULT [[nodiscard]]
+#else
+#define DAGU_MUST_USE_RESULT
+#endif
+
 namespace dagu {
 
-class Status {
+class DAGU_MUST_USE_RESULT Status {
  public:
   enum class Code {
     kOk = 0,
@@ -57,6 +68,12 @@ class Status {
 
   // Returns a copy whose message is "<prefix>: <message>".
   Status WithContext(std::string_view prefix) const;
+
+  // A deliberate drop: logs a warning "<what>: <ToString()>" unless OK.
+  void LogIfError(std::string_view what) const;
+  // A deliberate drop of a status that does not matter where it is dropped
+  // (say why in a comment).
+  void IgnoreError() const {}
 
  private:
   Status(Code code, std::string_view msg) : code_(code), message_(msg) {}

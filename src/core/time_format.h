@@ -1,5 +1,5 @@
 // Time formatting and parsing in the exact shapes Dagu writes on disk and in
-// run IDs (see reference/dagu-formats.md section 2.4):
+// run IDs (see docs/storage.md):
 //
 //   RFC3339 (whole seconds)    2026-12-02T16:24:40Z / 2026-12-02T17:24:40+01:00
 //   RFC3339Nano (Go style)     2026-12-02T16:24:40.472371856Z (trailing zeros trimmed)

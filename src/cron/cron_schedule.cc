@@ -7,6 +7,7 @@
 
 #include "cron/cron_field_parser.h"
 #include "cron/time_zone.h"
+#include "core/strings.h"
 
 namespace dagu {
 namespace {
@@ -19,14 +20,6 @@ using LocalTime = date::local_time<WallTime::duration>;
 using SysSeconds = date::sys_seconds;
 
 constexpr int kSearchYears = 5;  // robfig's yearLimit
-
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && IsSpace(text.front())) text.remove_prefix(1);
-  while (!text.empty() && IsSpace(text.back())) text.remove_suffix(1);
-  return text;
-}
 
 LocalTime ToLocal(WallTime t, seconds offset) { return LocalTime{t.time_since_epoch() + offset}; }
 
@@ -53,20 +46,20 @@ Status CronSchedule::Parse(std::string_view expr, const date::time_zone* default
   auto fail = [expr](const std::string& why) {
     return Status::InvalidArgument("cron expression \"" + std::string(expr) + "\": " + why);
   };
-  if (Trim(expr).empty()) return Status::InvalidArgument("cron expression is empty");
+  if (TrimSpace(expr).empty()) return Status::InvalidArgument("cron expression is empty");
 
   std::string_view spec = expr;
   const date::time_zone* zone = default_zone != nullptr ? default_zone : LocalZone();
   if (spec.starts_with("TZ=") || spec.starts_with("CRON_TZ=")) {
     size_t equals = spec.find('=');
     size_t space = spec.find(' ');
-    if (space == std::string_view::npos || Trim(spec.substr(space)).empty()) {
+    if (space == std::string_view::npos || TrimSpace(spec.substr(space)).empty()) {
       return fail("time zone prefix with no schedule after it (expected e.g. \"" +
                   std::string(spec.substr(0, std::min(space, spec.size()))) + " 0 9 * * *\")");
     }
     DAGU_RETURN_IF_ERROR(LocateZone(spec.substr(equals + 1, space - equals - 1), &zone).WithContext(
         "cron expression \"" + std::string(expr) + "\""));
-    spec = Trim(spec.substr(space));
+    spec = TrimSpace(spec.substr(space));
   }
   if (zone == nullptr) return fail("no time zone database (install tzdata)");
   if (spec.starts_with("@")) {

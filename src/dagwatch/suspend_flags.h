@@ -1,4 +1,4 @@
-// Suspension of a DAG's schedules (reference/dagu-formats.md section 5): the
+// Suspension of a DAG's schedules (docs/dag-format.md, "Names derived from a DAG"): the
 // DAG is suspended while the empty file
 // <suspend_flags_dir>/<file stem, normalised>.suspend exists. The stem is of
 // the DAG *file* (not its name: field); dag/dag_names.h derives the name.

@@ -28,7 +28,7 @@ const char* AcquisitionKindName(AcquisitionKind kind) {
   return "fresh";
 }
 
-Elector::Elector(SchedulerLockStore* store, Clock* clock, InstanceIdentity identity, LockTiming timing)
+Elector::Elector(SchedulerLockStore* store, const Clock* clock, InstanceIdentity identity, LockTiming timing)
     : store_(store),
       clock_(clock),
       identity_(std::move(identity)),
@@ -53,7 +53,7 @@ ElectionStep Elector::Step() {
   tracker_.Observe(seen, now);
   WarnOnThresholdMismatch(seen);
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     seen_holder_ = seen.HolderLabel();
     last_renewal_seen_ = tracker_.last_renewal_seen();
     threshold_in_force_ = tracker_.ThresholdInForce();
@@ -178,7 +178,7 @@ ElectionStep Elector::Acquired(AcquisitionKind kind, MonoTime lease_start, const
       step.acquisition.since_last_renewal_seen = clock_->Monotonic() - *seen;
     }
   }
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   holding_ = true;
   ours_ = owner;
   held_ = held;
@@ -199,7 +199,7 @@ RenewResult Elector::CheckHeld() const {
   LockOwner ours;
   LockSnapshot held;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (!holding_) return RenewResult{RenewOutcome::kNotOurs, Status::OK(), "this instance does not hold the lock"};
     ours = ours_;
     held = held_;
@@ -216,7 +216,7 @@ RenewResult Elector::Renew(MonoTime not_after) {
   LockSnapshot held;
   std::shared_ptr<DirectoryHandle> dir;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (!holding_) return RenewResult{RenewOutcome::kNotOurs, Status::OK(), "this instance does not hold the lock"};
     ours = ours_;
     held = held_;
@@ -238,7 +238,7 @@ RenewResult Elector::Renew(MonoTime not_after) {
   if (Status s = store_->WriteOwnerAt(dir.get(), next, next.renewed_at); !s.ok()) {
     return RenewResult{RenewOutcome::kFailed, s, ""};
   }
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (holding_ && ours_.SameAcquisition(next)) ours_ = next;
   return RenewResult{RenewOutcome::kRenewed, Status::OK(), ""};
 }
@@ -248,7 +248,7 @@ Status Elector::Release() {
   LockSnapshot held;
   std::shared_ptr<DirectoryHandle> dir;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (!holding_) return Status::OK();
     holding_ = false;
     ours = ours_;
@@ -288,22 +288,22 @@ Status Elector::Release() {
 }
 
 bool Elector::holding() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return holding_;
 }
 
 std::string Elector::holder() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return seen_holder_;
 }
 
 std::optional<MonoTime> Elector::last_renewal_seen() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return last_renewal_seen_;
 }
 
 Duration Elector::threshold_in_force() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return threshold_in_force_;
 }
 

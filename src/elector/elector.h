@@ -1,4 +1,4 @@
-// Elector: the lock protocol of design/decisions.md section 3, as steps that
+// Elector: the lock protocol of docs/decisions.md §3, as steps that
 // each make a few storage calls and return (docs/ha-protocol.md explains it):
 //
 //   FirstAttempt()  the very first look at the lock; any storage error is
@@ -32,11 +32,11 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "core/clock.h"
+#include "core/mutex.h"
 #include "core/status.h"
 #include "elector/instance_identity.h"
 #include "elector/lock_timing.h"
@@ -79,7 +79,7 @@ struct RenewResult {
 class Elector {
  public:
   // `store` and `clock` must outlive the elector.
-  Elector(SchedulerLockStore* store, Clock* clock, InstanceIdentity identity, LockTiming timing);
+  Elector(SchedulerLockStore* store, const Clock* clock, InstanceIdentity identity, LockTiming timing);
 
   Status FirstAttempt(ElectionStep* out);
   ElectionStep Step();
@@ -122,7 +122,7 @@ class Elector {
   void WarnOnThresholdMismatch(const LockSnapshot& seen);
 
   SchedulerLockStore* store_;
-  Clock* clock_;
+  const Clock* clock_;
   InstanceIdentity identity_;
   LockTiming timing_;
 
@@ -132,14 +132,14 @@ class Elector {
   std::function<void(uint64_t)> before_renewal_write_;
 
   // Shared with the renewal thread.
-  mutable std::mutex mu_;
-  bool holding_ = false;
-  LockOwner ours_;        // the owner record we last wrote
-  LockSnapshot held_;     // the lock directory we hold (identity)
-  std::shared_ptr<DirectoryHandle> held_dir_;  // ... and its handle (a renewal left behind keeps it)
-  std::string seen_holder_;
-  std::optional<MonoTime> last_renewal_seen_;
-  Duration threshold_in_force_;
+  mutable Mutex mu_;
+  bool holding_ GUARDED_BY(mu_) = false;
+  LockOwner ours_ GUARDED_BY(mu_);        // the owner record we last wrote
+  LockSnapshot held_ GUARDED_BY(mu_);     // the lock directory we hold (identity)
+  std::shared_ptr<DirectoryHandle> held_dir_ GUARDED_BY(mu_);  // ... and its handle (a renewal left behind keeps it)
+  std::string seen_holder_ GUARDED_BY(mu_);
+  std::optional<MonoTime> last_renewal_seen_ GUARDED_BY(mu_);
+  Duration threshold_in_force_ GUARDED_BY(mu_);
 };
 
 }  // namespace dagu

@@ -1,5 +1,5 @@
 // LockTiming: every interval of the lock protocol, derived from the two the
-// operator sets (design/decisions.md section 3; docs/ha-protocol.md):
+// operator sets (docs/decisions.md §3; docs/ha-protocol.md):
 //
 //   T  stale threshold   scheduler.lock_stale_threshold (30s)
 //   R  retry interval    scheduler.lock_retry_interval  (5s)

@@ -1,6 +1,6 @@
 // StalenessTracker: how a standby decides that the lock's holder is gone,
 // without ever comparing a time written by another host with its own clock
-// (design/decisions.md section 3, the Kubernetes "observedTime" model).
+// (docs/decisions.md §3, the Kubernetes "observedTime" model).
 //
 // It remembers the last state of the lock it saw (directory identity, mtime,
 // owner record bytes) and WHEN, on this instance's monotonic clock, it first

@@ -11,18 +11,12 @@
 #include "core/base58.h"
 #include "dag/call_params.h"
 #include "dag/dag.h"
+#include "core/strings.h"
 
 namespace dagu {
 namespace {
 
 using nlohmann::json;
-
-std::string TrimSpace(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 // Go's encoding/json for an item value: strings as is, others compact JSON.
 std::string ItemText(const json& v) {
@@ -36,7 +30,7 @@ std::vector<std::string> SplitOn(const std::string& s, char sep) {
   size_t start = 0;
   while (start <= s.size()) {
     size_t end = s.find(sep, start);
-    std::string part = TrimSpace(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    std::string part(TrimSpace(s.substr(start, end == std::string::npos ? std::string::npos : end - start)));
     if (!part.empty()) out.push_back(part);
     if (end == std::string::npos) break;
     start = end + 1;
@@ -174,7 +168,7 @@ std::string SubRunId(const std::string& parent_run_id, const std::string& step_n
 
 Status SplitParallelValue(const std::string& value, std::vector<std::string>* out) {
   out->clear();
-  std::string s = TrimSpace(value);
+  std::string s(TrimSpace(value));
   if (s.empty()) return Status::OK();
   if (s.front() == '[' || s.front() == '{') {
     json parsed = json::parse(s, nullptr, false);
@@ -189,7 +183,7 @@ Status SplitParallelValue(const std::string& value, std::vector<std::string>* ou
   }
   if (s.find_first_of("\r\n") != std::string::npos) {
     for (const std::string& line : SplitOn(s, '\n')) {
-      std::string t = TrimSpace(line);
+      std::string t(TrimSpace(line));
       if (!t.empty()) out->push_back(t);
     }
     return Status::OK();

@@ -176,7 +176,8 @@ class SubDagStep final : public RunningStep {
     if (s.ok() && IsActive(record.status)) {
       // The process is gone but its record says running: it died.
       bool changed = false;
-      subs.MarkZombie(run, attempt.attempt_id, &changed);
+      subs.MarkZombie(run, attempt.attempt_id, &changed)
+          .LogIfError("marking the dead sub dag-run \"" + plan.run_id + "\" failed");
       s = runs.ReadStatus(attempt, &record);
     }
     if (s.ok()) {

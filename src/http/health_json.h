@@ -1,5 +1,5 @@
 // The JSON body of GET /health on scheduler.port (spec 085 "Observability";
-// decisions.md section 6). A superset of Dagu's {"status":"healthy"}:
+// docs/decisions.md §6). A superset of Dagu's {"status":"healthy"}:
 //
 //   {"status":"healthy","role":"active","state":"active",
 //    "instance_id":"host-a-4121-1796228818","host":"host-a","pid":4121,

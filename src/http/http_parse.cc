@@ -1,4 +1,5 @@
 #include "http/http_parse.h"
+#include "core/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,25 +15,21 @@ bool IsTokenChar(char c) {
 
 bool IsToken(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), IsTokenChar); }
 
-std::string_view Trim(std::string_view s) {
+// Without HTTP's optional whitespace (RFC 9110: spaces and tabs), and a
+// line's trailing CR.
+std::string_view TrimOws(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Whether the comma-separated list `value` holds `token` (case-insensitive).
 bool ListHas(std::string_view value, std::string_view token) {
-  std::string lower = Lower(value);
+  std::string lower = AsciiLower(value);
   size_t start = 0;
   while (start <= lower.size()) {
     size_t comma = lower.find(',', start);
-    std::string_view item = Trim(std::string_view(lower).substr(start, comma == std::string::npos ? comma : comma - start));
+    std::string_view item = TrimOws(std::string_view(lower).substr(start, comma == std::string::npos ? comma : comma - start));
     if (item == token) return true;
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -193,7 +190,7 @@ bool ParseHead(std::string_view head, const HeadLimits& limits, size_t max_body,
     if (colon == std::string_view::npos || !IsToken(line.substr(0, colon))) {
       return Fail(err, 400, "malformed header line " + std::to_string(i));
     }
-    std::string_view value = Trim(line.substr(colon + 1));
+    std::string_view value = TrimOws(line.substr(colon + 1));
     for (char c : value) {
       if (c == '\0' || c == '\r' || c == '\n') return Fail(err, 400, "malformed header line " + std::to_string(i));
     }
@@ -207,7 +204,7 @@ bool ParseHead(std::string_view head, const HeadLimits& limits, size_t max_body,
   size_t cl_count = req->get_header_value_count("Content-Length");
   if (te_count > 0) {
     if (cl_count > 0) return Fail(err, 400, "Transfer-Encoding and Content-Length together");
-    std::string te = Lower(Trim(req->get_header_value("Transfer-Encoding")));
+    std::string te = AsciiLower(TrimOws(req->get_header_value("Transfer-Encoding")));
     if (te_count > 1 || te != "chunked") return Fail(err, 501, "only the chunked transfer coding is accepted");
     if (req->version == "HTTP/1.0") return Fail(err, 400, "chunked body in an HTTP/1.0 request");
     framing->chunked = true;
@@ -229,7 +226,7 @@ bool ParseHead(std::string_view head, const HeadLimits& limits, size_t max_body,
     framing->content_length = static_cast<size_t>(n);
   }
   if (req->has_header("Content-Encoding")) {
-    std::string ce = Lower(Trim(req->get_header_value("Content-Encoding")));
+    std::string ce = AsciiLower(TrimOws(req->get_header_value("Content-Encoding")));
     if (!ce.empty() && ce != "identity") {
       return Fail(err, 415, "encoded request bodies (Content-Encoding) are not accepted");
     }
@@ -279,7 +276,7 @@ ChunkDecoder::Result ChunkDecoder::Feed(std::string_view in, std::string* out, s
           break;
         }
         std::string_view size = std::string_view(line_).substr(0, line_.find(';'));
-        size = Trim(size);
+        size = TrimOws(size);
         size_t n = 0;
         auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), n, 16);
         if (size.empty() || end != size.data() + size.size()) return finish(Fail(400, "malformed chunked body"));

@@ -1,7 +1,7 @@
 // The command lines and environments with which the scheduler starts runs as
 // processes of this same binary (or of the Go `dagu` named by
-// paths.executable), in Dagu's shapes (reference/dagu-scheduler-internals.md
-// section 7):
+// paths.executable), in Dagu's shapes (docs/scheduling.md
+// sections 2 and 5):
 //
 //   scheduled slot: <exe> start -q --run-id=<id> --trigger-type=scheduled
 //                         --schedule-time=<RFC3339> [--config F] <DAG file>

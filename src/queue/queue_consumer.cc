@@ -81,9 +81,14 @@ void QueueConsumer::ObserveStarted(const Lease* lease) {
     RunRecord rec;
     Status s = runs_->ReadLatest(item.dag_name, item.run_id, nullptr, nullptr, &rec);
     bool alive = false;
-    procs_->IsRunAlive(item.queue, item.dag_name, item.run_id, &alive);
+    Status heartbeats = procs_->IsRunAlive(item.queue, item.dag_name, item.run_id, &alive);
     bool gone = s.IsNotFound();
     if (!lease->MayDispatch()) {  // every write below is fenced; the successor tidies up
+      keep.push_back(st);
+      continue;
+    }
+    if (!heartbeats.ok()) {  // whether it runs is unknown: look again next pass
+      spdlog::warn("{}: reading its heartbeat: {}; checked again next pass", Describe(item), heartbeats.ToString());
       keep.push_back(st);
       continue;
     }
@@ -159,7 +164,7 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
   // Our own claim goes back only while we may still act: a deposed
   // instance's claim may have been broken and taken by the successor.
   auto release = [&](const QueueItem& claimed) {
-    if (lease->MayDispatch()) queues_->ReleaseClaim(claimed);
+    if (lease->MayDispatch()) queues_->ReleaseClaim(claimed).LogIfError(Describe(claimed) + ": releasing its claim");
   };
   for (const QueueItem& item : items) {
     if (free <= 0) return;

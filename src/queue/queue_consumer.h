@@ -1,7 +1,7 @@
 // QueueConsumer: runs queued runs while this instance is active (spec 085
 // "Roles": only the active instance consumes queues), in Dagu's order and
-// within each queue's concurrency (reference/dagu-formats.md section 3,
-// dagu-scheduler-internals.md section 8).
+// within each queue's concurrency (docs/scheduling.md section 5,
+// docs/storage.md "Queue").
 //
 // Fencing: Lease::MayDispatch() is checked immediately before every write
 // -- a claim, a spawn, a discard, an aborted or failed mark, a removed item,

@@ -254,6 +254,25 @@ TEST_F(QueueConsumerTest, ProcessThatExitsBeforeStartupFailsTheRun) {
   EXPECT_TRUE(Items("etl").empty());
 }
 
+// Whether a started run is alive is unknown while its heartbeats cannot be
+// read: the consumer waits rather than judge from a missing answer.
+TEST_F(QueueConsumerTest, AnUnreadableHeartbeatLeavesAStartedRunForTheNextPass) {
+  AddDag("etl");
+  Enqueue("etl", "q1");
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  starter_.exited[500] = 1;
+  fs_.FailWith("ListDir", "proc", Status::IOError("EIO"));
+  c->RunPass(&lease_);
+  EXPECT_EQ(StatusOf("etl", "q1"), RunStatus::kQueued);
+  EXPECT_EQ(Items("etl"), std::vector<std::string>{"q1"});
+  EXPECT_EQ(c->in_flight(), 1u);
+  fs_.Clear();
+  c->RunPass(&lease_);
+  EXPECT_EQ(StatusOf("etl", "q1"), RunStatus::kFailed);
+  EXPECT_TRUE(Items("etl").empty());
+}
+
 TEST_F(QueueConsumerTest, StartFailureReleasesTheClaimAndRetries) {
   AddDag("etl");
   Enqueue("etl", "q1");

@@ -25,15 +25,6 @@ void Reaper::Start(const Activation& /*activation*/, const Lease* lease) {
 
 void Reaper::Stop() { worker_.Stop(); }
 
-std::string Reaper::ProcGroupOf(const RunEntry& entry) {
-  Json dag_json;
-  if (runs_->ReadDagJson(entry.attempt, &dag_json).ok() && dag_json.is_object()) {
-    auto it = dag_json.find("queue");
-    if (it != dag_json.end() && it->is_string() && !it->get<std::string>().empty()) return it->get<std::string>();
-  }
-  return entry.record.name;
-}
-
 int Reaper::RunOnce(const Lease* lease) {
   std::lock_guard<std::mutex> pass(pass_mu_);
   if (!lease->MayDispatch() || !lease->VerifyHeld()) return 0;
@@ -62,7 +53,7 @@ int Reaper::RunOnce(const Lease* lease) {
     std::string key = dag + "/" + run_id + "/" + e.attempt.attempt_id;
     seen.insert(key);
     bool alive = true;
-    s = procs_->IsRunAlive(ProcGroupOf(e), dag, run_id, &alive);
+    s = procs_->IsRunAlive(runs_->QueueOf(e.attempt, e.record.name), dag, run_id, &alive);
     if (!s.ok()) {
       spdlog::error("zombie detection: run {} of DAG {}: {}", run_id, dag, s.ToString());
       continue;
@@ -156,7 +147,7 @@ void Reaper::RepairIfCutShort(const RunEntry& e, MonoTime now, const Lease* leas
   if (!Unchanged((queued ? "queued:" : "bare:") + e.run.path, now, seen)) return;
   std::shared_ptr<const Dag> dag = options_.find_dag ? options_.find_dag(dag_name) : nullptr;
   bool alive = false;
-  std::string group = queued ? ProcGroupOf(e) : dag ? dag->ProcGroup() : dag_name;
+  std::string group = queued ? runs_->QueueOf(e.attempt, e.record.name) : dag ? dag->ProcGroup() : dag_name;
   if (Status s = procs_->IsRunAlive(group, dag_name, run_id, &alive); !s.ok() || alive) return;
   if (queued) {
     if (!lease->MayDispatch()) return;

@@ -1,5 +1,5 @@
-// Reaper: Dagu's zombie detector (reference/dagu-formats.md section 4.4,
-// dagu-scheduler-internals.md section 9). While this instance is active,
+// Reaper: Dagu's zombie detector (docs/scheduling.md section 7,
+// "Zombie runs"). While this instance is active,
 // every scheduler.zombie_detection_interval it lists the runs recorded as
 // running (status 1) that were created since the start of yesterday (UTC;
 // Dagu 1.30.2 looks at today only, which misses a run that crossed
@@ -80,7 +80,6 @@ class Reaper final : public ActiveComponent {
   int repaired() const { return repaired_; }
 
  private:
-  std::string ProcGroupOf(const RunEntry& entry);
   // The sub-run pass: children of the runs created since `from`.
   int ReapSubRuns(const Lease* lease, WallTime from, std::set<std::string>* seen);
   // One entry of the pass that is not running: repairs it when it is a

@@ -1,7 +1,6 @@
 // CatchupBuffer: one DAG's missed slots waiting to be replayed, released one
-// per tick under the DAG's overlap_policy (reference/dagu-dag-schema.md
-// section 3.7, dagu-scheduler-internals.md section 5), as Dagu's planner
-// does:
+// per tick under the DAG's overlap_policy (docs/scheduling.md section 4,
+// docs/dag-format.md), as Dagu v2.15.1's planner does:
 //
 //   DAG busy (running or queued)   skip:   the oldest slot is dropped
 //                                  all:    nothing happens; it waits

@@ -1,5 +1,5 @@
 // Which earlier slots a newly active scheduler replays (spec 085 "Missed
-// slots", design/decisions.md section 5), as pure functions:
+// slots", docs/decisions.md §5), as pure functions:
 //
 //  - Stale takeover (the previous holder died or stalled): every slot of the
 //    DAG's start schedules after the failed scheduler's last recorded tick,

@@ -8,8 +8,6 @@
 namespace dagu {
 namespace {
 
-bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 bool AllDigits(const std::string& s, size_t n) {
   return s.size() == n && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
@@ -128,17 +126,17 @@ void HistoryRetention::RemoveLogs(const std::string& run_dir) {
   // step logs) and dag-run_<...> (the run's log folder). Never others.
   std::set<std::string> dirs;
   for (const std::string& f : files) {
-    fs_->RemoveFile(f);
+    fs_->RemoveFile(f).LogIfError("history retention: removing " + f);
     std::string dir = DirName(f);
     dirs.insert(dir);
-    if (StartsWith(BaseName(dir), "run_")) dirs.insert(DirName(dir));
+    if (BaseName(dir).starts_with("run_")) dirs.insert(DirName(dir));
   }
   std::vector<std::string> ordered(dirs.begin(), dirs.end());
   std::sort(ordered.begin(), ordered.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   for (const std::string& d : ordered) {
     std::string base = BaseName(d);
-    if (StartsWith(base, "run_") || StartsWith(base, "dag-run_")) fs_->RemoveDir(d);
+    if (base.starts_with("run_") || base.starts_with("dag-run_")) fs_->RemoveDir(d).IgnoreError();  // only when empty
   }
 }
 
@@ -171,7 +169,7 @@ Status HistoryRetention::Finish(const std::string& dag_name) {
         std::vector<std::string> names;
         if (!fs_->ListDir(day, &names).ok()) continue;
         for (const std::string& n : names) {
-          if (!StartsWith(n, kDeletingPrefix)) continue;
+          if (!n.starts_with(kDeletingPrefix)) continue;
           WallTime created;
           std::string run_id;
           if (!ParseRunDirName(n.substr(std::string(kDeletingPrefix).size()), &created, &run_id)) continue;

@@ -1,6 +1,6 @@
 // Lease and ActiveComponent: the contract between the role machine and the
 // parts it starts on becoming active (ticker, replayer, queue consumer,
-// reaper). Fencing (design/decisions.md section 3; docs/ha-protocol.md):
+// reaper). Fencing (docs/decisions.md §3; docs/ha-protocol.md):
 //
 //  - Every action -- a claim, a spawn, an enqueue, a ledger or record write
 //    -- asks Lease::MayDispatch() IMMEDIATELY before it, after whatever reads

@@ -1,6 +1,6 @@
 // LeaseState: the Lease the role machine hands to the active parts, and the
-// place where the renewal loop records how renewals went (decisions.md
-// section 3, "Fencing"). The lease deadline is the start of the last
+// place where the renewal loop records how renewals went (docs/decisions.md
+// §3, "Fencing"). The lease deadline is the start of the last
 // successful renewal + L (= T - I), on the monotonic clock; MayDispatch() is
 // false past it even if the role machine has not noticed yet, and false
 // after Revoke().

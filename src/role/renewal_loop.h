@@ -1,5 +1,5 @@
 // RenewalLoop: the active instance's lock renewals, as a step function
-// (decisions.md section 3). Every I it asks the elector to renew; a renewal
+// (docs/decisions.md §3). Every I it asks the elector to renew; a renewal
 // counts only if it finished within its deadline (I), and then extends the
 // lease from the time it STARTED (so a standby, which can only have seen the
 // renewal after it started, never takes over before our lease has ended).

@@ -20,17 +20,7 @@ RoleDriver::~RoleDriver() { Join(); }
 void RoleDriver::Start() {
   machine_->SetWakeup([this] { Wake(); });
   beat_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
-  thread_ = std::thread([this] { Run(); });
-}
-
-void RoleDriver::Wake() {
-  std::lock_guard<std::mutex> l(mu_);
-  woken_ = true;
-  cv_.notify_all();
-}
-
-void RoleDriver::Join() {
-  if (thread_.joinable()) thread_.join();
+  thread_.Start([this](StoppableThread& self) { Run(self); });
 }
 
 std::chrono::steady_clock::duration RoleDriver::SinceLastBeat() const {
@@ -39,15 +29,15 @@ std::chrono::steady_clock::duration RoleDriver::SinceLastBeat() const {
   return std::chrono::nanoseconds(std::max<int64_t>(0, SteadyNowNs() - beat));
 }
 
-void RoleDriver::Run() {
+void RoleDriver::Run(StoppableThread& self) {
   while (!machine_->finished()) {
     MonoTime next = machine_->Step();
     beat_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
     if (machine_->finished()) break;
-    std::unique_lock<std::mutex> l(mu_);
-    Duration wait = std::clamp<Duration>(next - clock_->Monotonic(), Duration::zero(), std::chrono::milliseconds(250));
-    cv_.wait_for(l, wait, [&] { return woken_; });
-    woken_ = false;
+    // Re-Step at least every 250 ms of real time whatever `next` says, so a
+    // FakeClock drives the machine too. Nobody calls Stop(): the machine
+    // decides when it ends.
+    self.WaitFor(std::clamp<Duration>(next - clock_->Monotonic(), Duration::zero(), std::chrono::milliseconds(250)));
     beat_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
   }
   machine_->SetWakeup(nullptr);

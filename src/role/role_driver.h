@@ -7,13 +7,11 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
-#include <thread>
 
 #include "core/clock.h"
+#include "core/periodic_worker.h"
 #include "role/role_machine.h"
 
 namespace dagu {
@@ -26,24 +24,22 @@ class RoleDriver {
   ~RoleDriver();  // joins
 
   void Start();
-  void Wake();
-  void Join();
+  void Wake() { thread_.Wake(); }
+  // Waits until the machine has finished (it is not asked to).
+  void Join() { thread_.Join(); }
   // Real (steady) time since the driver last finished a step or a wait; it
   // loops at least every 250 ms, so a large value means the machine's
   // thread is stuck (in a storage call). Zero before Start(). Thread-safe.
   std::chrono::steady_clock::duration SinceLastBeat() const;
 
  private:
-  void Run();
+  void Run(StoppableThread& self);
 
   RoleMachine* machine_;
   const Clock* clock_;
   std::function<void()> on_finished_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool woken_ = false;
   std::atomic<int64_t> beat_ns_{0};  // steady_clock ns of the last beat; 0 before Start()
-  std::thread thread_;
+  StoppableThread thread_;
 };
 
 }  // namespace dagu

@@ -62,7 +62,7 @@ MonoTime RoleMachine::Step() {
   RoleState state;
   bool stop;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     state = state_;
     stop = stop_requested_;
   }
@@ -123,7 +123,7 @@ void RoleMachine::Activate(const Acquisition& acquisition) {
   activation.kind = ActivationKind(acquisition.kind);
   activation.at = acquisition.at;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     last_acquisition_ = acquisition;
   }
   std::string how = acquisition.kind == AcquisitionKind::kFresh      ? "no lock existed"
@@ -168,7 +168,7 @@ void RoleMachine::NoteStandbyError(const Status& error, MonoTime now) {
   if (error.ok()) {
     if (in_error_) spdlog::info("Scheduler lock {} is readable again", elector_->lock_path());
     in_error_ = false;
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     last_error_.clear();
     return;
   }
@@ -177,7 +177,7 @@ void RoleMachine::NoteStandbyError(const Status& error, MonoTime now) {
     error_logged_at_ = now;
   }
   in_error_ = true;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   last_error_ = error.ToString();
 }
 
@@ -190,7 +190,7 @@ void RoleMachine::Transition(RoleState to, const std::string& reason, std::optio
   event.acquisition = std::move(acquisition);
   event.since_last_renewal = since_last_renewal;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     event.from = state_;
     bool was_active = state_ == RoleState::kActive;
     bool is_active = to == RoleState::kActive;
@@ -203,7 +203,7 @@ void RoleMachine::Transition(RoleState to, const std::string& reason, std::optio
 void RoleMachine::RequestStop() {
   std::function<void()> wakeup;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     stop_requested_ = true;
     wakeup = wakeup_;
   }
@@ -211,12 +211,12 @@ void RoleMachine::RequestStop() {
 }
 
 void RoleMachine::SetWakeup(std::function<void()> wakeup) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   wakeup_ = std::move(wakeup);
 }
 
 RoleState RoleMachine::state() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return state_;
 }
 
@@ -246,7 +246,7 @@ RoleSnapshot RoleMachine::Snapshot() const {
   s.renew_interval = timing_.RenewInterval();
   MonoTime now = clock_->Monotonic();
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     s.state = state_;
     s.role_since = role_since_;
     s.last_error = last_error_;

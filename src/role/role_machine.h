@@ -1,5 +1,5 @@
 // RoleMachine: turns the elector's steps into the role of this instance,
-// starting -> standby -> active -> lost | stopped (decisions.md sections 3-5),
+// starting -> standby -> active -> lost | stopped (docs/decisions.md §3-§5),
 // and is the only thing that starts and stops the active parts.
 //
 //   Begin()   the first attempt at the lock. A storage error ends here
@@ -29,12 +29,12 @@
 #pragma once
 
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
+#include "core/mutex.h"
 #include "core/status.h"
 #include "elector/elector.h"
 #include "elector/lock_timing.h"
@@ -107,13 +107,13 @@ class RoleMachine {
   bool in_error_ = false;
   MonoTime error_logged_at_{};
 
-  mutable std::mutex mu_;
-  RoleState state_ = RoleState::kStarting;
-  bool stop_requested_ = false;
-  WallTime role_since_;
-  std::string last_error_;
-  std::optional<Acquisition> last_acquisition_;
-  std::function<void()> wakeup_;
+  mutable Mutex mu_;
+  RoleState state_ GUARDED_BY(mu_) = RoleState::kStarting;
+  bool stop_requested_ GUARDED_BY(mu_) = false;
+  WallTime role_since_ GUARDED_BY(mu_);
+  std::string last_error_ GUARDED_BY(mu_);
+  std::optional<Acquisition> last_acquisition_ GUARDED_BY(mu_);
+  std::function<void()> wakeup_ GUARDED_BY(mu_);
 };
 
 }  // namespace dagu

@@ -23,7 +23,7 @@
 namespace dagu {
 
 struct ActivePartsDeps {
-  Clock* clock = nullptr;       // never null
+  const Clock* clock = nullptr;       // never null
   FileSystem* fs = nullptr;     // never null
   std::string instance_id;      // <hostname>-<pid>-<unix>, as in the lock and the registry
   std::string host;

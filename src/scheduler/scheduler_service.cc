@@ -35,7 +35,7 @@ namespace {
 // The lock store and the elector that points into it, kept alive together
 // by whoever holds the elector (a renewal thread left behind included).
 struct LockHolder {
-  LockHolder(FileSystem* fs, const std::string& locks_dir, Clock* clock, InstanceIdentity id, LockTiming timing)
+  LockHolder(FileSystem* fs, const std::string& locks_dir, const Clock* clock, InstanceIdentity id, LockTiming timing)
       : store(fs, locks_dir), elector(&store, clock, std::move(id), timing) {}
   SchedulerLockStore store;
   Elector elector;
@@ -99,7 +99,7 @@ class ServiceListener final : public RoleListener {
 }  // namespace
 
 struct SchedulerService::Parts {
-  Clock* clock = nullptr;
+  const Clock* clock = nullptr;
   FileSystem* fs = nullptr;
   LockTiming timing;
   InstanceIdentity identity;
@@ -158,7 +158,7 @@ Status SchedulerService::Start() {
   p->fs = options_.fs;
   p->timing = LockTiming{config_.scheduler.lock_stale_threshold, config_.scheduler.lock_retry_interval};
   if (Status s = p->timing.Validate(); !s.ok()) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     exit_status_ = kExitConfig;
     driver_done_ = true;
     return s;
@@ -189,7 +189,7 @@ Status SchedulerService::Start() {
   Parts* raw = p.get();
   auto snapshot = [raw] { return raw->machine->Snapshot(); };
   p->registry = std::make_unique<ServiceRegistry>(p->fs, RegistryDirOf(config_.paths));
-  p->journal = std::make_unique<RoleJournal>(p->fs, JoinPath(scheduler_dir, kRoleJournalName));
+  p->journal = std::make_unique<RoleJournal>(p->fs, RoleJournalPath(scheduler_dir));
   p->publisher = std::make_unique<StatusPublisher>(p->registry.get(), p->journal.get(), p->clock, snapshot,
                                                    config_.scheduler.port, kVersion);
   p->watchdog = std::make_unique<StopWatchdog>(options_.stop_timeout, options_.on_stop_timeout);
@@ -197,7 +197,7 @@ Status SchedulerService::Start() {
   p->machine = std::make_unique<RoleMachine>(p->elector.get(), p->lease.get(), p->renewal.get(), p->clock, p->timing,
                                              raw_parts, p->listener.get());
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     parts_ = std::move(p);
   }
 
@@ -234,7 +234,7 @@ Status SchedulerService::Start() {
   if (Status s = raw->machine->Begin(); !s.ok()) {
     if (raw->health) raw->health->Stop();
     raw->publisher->StopAndRemove();
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     exit_status_ = kExitConfig;
     driver_done_ = true;
     return s;
@@ -253,11 +253,11 @@ Status SchedulerService::Start() {
     spdlog::info("Scheduler stopped status={}", status);
     if (options_.on_finished) options_.on_finished(status);
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       exit_status_ = status;
       driver_done_ = true;
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
   });
   raw->lease->SetWakeup([raw] { raw->driver->Wake(); });
   if (std::optional<std::chrono::microseconds> timeout = SystemdWatchdogTimeout()) {
@@ -271,7 +271,7 @@ Status SchedulerService::Start() {
   }
   bool stop_early;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     started_ = true;
     stop_early = stop_requested_;
   }
@@ -285,7 +285,7 @@ void SchedulerService::RequestStop() {
   Parts* p;
   bool started;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     stop_requested_ = true;  // honoured by Start() when it is still to come or in progress
     if (!parts_ || driver_done_) return;
     p = parts_.get();
@@ -296,19 +296,19 @@ void SchedulerService::RequestStop() {
 }
 
 int SchedulerService::Wait() {
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!started_ && !driver_done_) return exit_status_;
-  cv_.wait(l, [&] { return driver_done_; });
+  cv_.Wait(&mu_, [&]() REQUIRES(mu_) { return driver_done_; });
   return exit_status_;
 }
 
 bool SchedulerService::finished() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return driver_done_;
 }
 
 RoleSnapshot SchedulerService::Snapshot() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!parts_ || !parts_->machine) return RoleSnapshot{};
   return parts_->machine->Snapshot();
 }
@@ -324,12 +324,12 @@ void SchedulerService::CollectMetrics(std::vector<metrics::MetricFamily>* out) c
 
 const std::string& SchedulerService::instance_id() const {
   static const std::string kNone;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return parts_ ? parts_->identity.instance_id : kNone;
 }
 
 bool SchedulerService::left_threads_behind() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return parts_ && parts_->machine && parts_->machine->renewal_left_behind();
 }
 

@@ -40,16 +40,15 @@
 // methods are thread-safe.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "config/config.h"
 #include "core/clock.h"
 #include "core/file_system.h"
+#include "core/mutex.h"
 #include "core/status.h"
 #include "metrics/exposition.h"
 #include "role/role_snapshot.h"
@@ -57,7 +56,7 @@
 namespace dagu {
 
 struct SchedulerServiceOptions {
-  Clock* clock = nullptr;      // nullptr = Clock::Real()
+  const Clock* clock = nullptr;      // nullptr = Clock::Real()
   FileSystem* fs = nullptr;    // nullptr = PosixFileSystem()
   bool serve_health = true;    // GET /health on config.scheduler.port (0 disables it anyway)
   std::string health_bind_host;  // "" = the configured one (HealthServerOptions::FromConfig)
@@ -101,12 +100,12 @@ class SchedulerService {
   Config config_;
   SchedulerServiceOptions options_;
   std::unique_ptr<Parts> parts_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool started_ = false;
-  bool stop_requested_ = false;
-  bool driver_done_ = false;
-  int exit_status_ = 0;
+  mutable Mutex mu_;
+  CondVar cv_;
+  bool started_ GUARDED_BY(mu_) = false;
+  bool stop_requested_ GUARDED_BY(mu_) = false;
+  bool driver_done_ GUARDED_BY(mu_) = false;
+  int exit_status_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace dagu

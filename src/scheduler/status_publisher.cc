@@ -1,11 +1,11 @@
 #include "scheduler/status_publisher.h"
+#include "store/data_layout.h"
 
 #include <spdlog/spdlog.h>
 
 namespace dagu {
 namespace {
 
-constexpr char kService[] = "scheduler";
 
 }  // namespace
 
@@ -87,7 +87,7 @@ void StatusPublisher::OnRoleChange(const RoleEvent& event) {
 
 void StatusPublisher::WriteEntry() {
   RoleSnapshot s = snapshot_();
-  if (Status st = registry_->Write(kService, EntryFor(s, port_, version_, clock_->Now())); !st.ok()) {
+  if (Status st = registry_->Write(kSchedulerServiceName, EntryFor(s, port_, version_, clock_->Now())); !st.ok()) {
     spdlog::warn("Failed to update the service registry entry of {}: {}", s.instance_id, st.ToString());
   }
   std::vector<ServiceEntry> live;
@@ -130,7 +130,7 @@ void StatusPublisher::StopAndRemove() {
   }
   if (thread_.joinable()) thread_.join();
   std::string id = snapshot_().instance_id;
-  if (Status st = registry_->Remove(kService, id); !st.ok()) {
+  if (Status st = registry_->Remove(kSchedulerServiceName, id); !st.ok()) {
     spdlog::warn("Failed to remove the service registry entry of {}: {}", id, st.ToString());
   }
 }

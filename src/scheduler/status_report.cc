@@ -6,6 +6,7 @@
 
 #include "core/time_format.h"
 #include "scheduler/scheduler_paths.h"
+#include "store/data_layout.h"
 
 namespace dagu {
 namespace {
@@ -56,8 +57,8 @@ SchedulerStatusReport CollectSchedulerStatus(const Config& config, FileSystem* f
   r.lock_path = lock.lock_path();
   r.lock_error = lock.Look(&r.lock);
   ServiceRegistry registry(fs, RegistryDirOf(config.paths));
-  r.registry_error = registry.List("scheduler", r.now, kServiceEntryStaleAfter, &r.instances, &r.unreadable_entries);
-  RoleJournal journal(fs, JoinPath(SchedulerDirOf(config.paths), kRoleJournalName));
+  r.registry_error = registry.List(kSchedulerServiceName, r.now, kServiceEntryStaleAfter, &r.instances, &r.unreadable_entries);
+  RoleJournal journal(fs, RoleJournalPath(SchedulerDirOf(config.paths)));
   (void)journal.ReadRecent(recent_changes, &r.recent_changes);
   return r;
 }

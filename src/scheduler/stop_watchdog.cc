@@ -11,12 +11,11 @@ StopWatchdog::StopWatchdog(std::chrono::milliseconds limit, std::function<void(i
 StopWatchdog::~StopWatchdog() { Disarm(); }
 
 void StopWatchdog::Arm(int status) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<std::mutex> l(mu_);  // so that a Disarm() cannot slip in before the Start
   if (armed_ || disarmed_) return;
   armed_ = true;
-  thread_ = std::thread([this, status] {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (cv_.wait_for(lock, limit_, [&] { return disarmed_; })) return;
+  thread_.Start([this, status](StoppableThread& self) {
+    if (!self.WaitFor(limit_)) return;  // disarmed in time
     spdlog::error("Stopping did not finish within {}s; ending the process with status {}",
                   std::chrono::duration_cast<std::chrono::seconds>(limit_).count(), status);
     if (on_timeout_) {
@@ -32,9 +31,8 @@ void StopWatchdog::Disarm() {
   {
     std::lock_guard<std::mutex> l(mu_);
     disarmed_ = true;
-    cv_.notify_all();
   }
-  if (thread_.joinable()) thread_.join();
+  thread_.Stop();
 }
 
 bool StopWatchdog::armed() const {

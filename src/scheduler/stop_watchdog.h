@@ -1,14 +1,14 @@
-// StopWatchdog: bounds every stop of the scheduler (decisions.md section 4):
+// StopWatchdog: bounds every stop of the scheduler (docs/decisions.md §4):
 // once armed, if the stop has not finished (Disarm) within the limit, it
 // logs one line and ends the process with _exit(status) -- the status the
 // process was going to return. The first Arm() wins; later ones are ignored.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <mutex>
-#include <thread>
+
+#include "core/periodic_worker.h"
 
 namespace dagu {
 
@@ -26,11 +26,10 @@ class StopWatchdog {
  private:
   std::chrono::milliseconds limit_;
   std::function<void(int)> on_timeout_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable std::mutex mu_;  // guards armed_ and disarmed_
   bool armed_ = false;
   bool disarmed_ = false;
-  std::thread thread_;
+  StoppableThread thread_;
 };
 
 }  // namespace dagu

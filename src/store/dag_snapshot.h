@@ -1,5 +1,5 @@
 // dag.json and step snapshots: the DAG of one attempt as JSON in the shape of
-// Dagu 1.30.2's Go DAG struct (reference/dagu-formats.md section 2.5), so
+// Dagu 1.30.2's Go DAG struct (docs/storage.md, "dag.json"), so
 // that Dagu's `status`, UI, zombie detector and queue processor read what we
 // write, and Dagu's `retry` can execute a run we queued.
 //

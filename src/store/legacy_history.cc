@@ -23,10 +23,6 @@ class FixedClock final : public Clock {
   WallTime at_;
 };
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // The legacy DAG directories under `data_dir` (those holding *.dat files).
 std::vector<std::string> LegacyDirs(FileSystem* fs, const std::string& data_dir) {
   std::vector<std::string> names, dirs;
@@ -37,7 +33,7 @@ std::vector<std::string> LegacyDirs(FileSystem* fs, const std::string& data_dir)
     FileInfo info;
     std::vector<std::string> files;
     if (!fs->Stat(path, &info).ok() || !info.is_dir || !fs->ListDir(path, &files).ok()) continue;
-    if (std::any_of(files.begin(), files.end(), [](const std::string& f) { return EndsWith(f, ".dat"); })) {
+    if (std::any_of(files.begin(), files.end(), [](const std::string& f) { return f.ends_with(".dat"); })) {
       dirs.push_back(n);
     }
   }
@@ -177,10 +173,10 @@ Status MigrateLegacyHistory(FileSystem* fs, const std::string& data_dir, const s
     ++out->dags;
     std::string dir_path = JoinPath(data_dir, dir);
     std::vector<std::string> files;
-    fs->ListDir(dir_path, &files);
+    fs->ListDir(dir_path, &files).LogIfError("migrate: reading " + dir_path);
     std::sort(files.begin(), files.end());
     for (const std::string& f : files) {
-      if (!EndsWith(f, ".dat")) continue;
+      if (!f.ends_with(".dat")) continue;
       ++out->runs;
       RunRecord legacy;
       s = ReadLegacyFile(fs, JoinPath(dir_path, f), &legacy);

@@ -22,7 +22,7 @@ bool ParseProcFileName(const std::string& name, WallTime* started, std::string* 
 
 }  // namespace
 
-ProcStore::ProcStore(FileSystem* fs, Clock* clock, std::string proc_dir, std::chrono::nanoseconds stale_time)
+ProcStore::ProcStore(FileSystem* fs, const Clock* clock, std::string proc_dir, std::chrono::nanoseconds stale_time)
     : fs_(fs), clock_(clock), proc_dir_(std::move(proc_dir)), stale_time_(stale_time) {}
 
 std::string ProcStore::EncodeHeartbeat(WallTime t) {
@@ -63,7 +63,7 @@ Status ProcStore::Heartbeat(const ProcEntry& entry) {
 Status ProcStore::Release(const ProcEntry& entry) {
   Status s = fs_->RemoveFile(entry.path);
   if (!s.ok() && !s.IsNotFound()) return s;
-  fs_->RemoveDir(DirName(entry.path));  // only when empty; the group dir stays (as Dagu)
+  fs_->RemoveDir(DirName(entry.path)).IgnoreError();  // fails unless empty; the group dir stays (as Dagu)
   return Status::OK();
 }
 
@@ -122,6 +122,12 @@ Status ProcStore::IsRunAlive(const std::string& group, const std::string& dag_na
     if (e.dag_name == dag_name && e.run_id == run_id) *alive = true;
   }
   return Status::OK();
+}
+
+bool ProcStore::RunningWithoutHeartbeat(const std::string& group, const RunRecord& record) {
+  if (record.status != RunStatus::kRunning) return false;
+  bool alive = true;
+  return IsRunAlive(group, record.name, record.dag_run_id, &alive).ok() && !alive;
 }
 
 }  // namespace dagu

@@ -1,5 +1,5 @@
 // ProcStore: Dagu 1.30.2's heartbeat ("proc") files of live runs
-// (reference/dagu-formats.md section 4.1):
+// (docs/storage.md, "Heartbeats"):
 //
 //   <procDir>/<procGroup>/<dagName>/proc_<UTC YYYYMMDD_HHMMSS>Z_<runId>.proc
 //
@@ -25,6 +25,7 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "core/status.h"
+#include "store/run_status.h"
 
 namespace dagu {
 
@@ -42,7 +43,7 @@ struct ProcEntry {
 class ProcStore {
  public:
   // `proc_dir` is Config::paths.proc_dir.
-  ProcStore(FileSystem* fs, Clock* clock, std::string proc_dir,
+  ProcStore(FileSystem* fs, const Clock* clock, std::string proc_dir,
             std::chrono::nanoseconds stale_time = kProcStaleTime);
 
   const std::string& proc_dir() const { return proc_dir_; }
@@ -67,10 +68,15 @@ class ProcStore {
   Status CountAlive(const std::string& group, int* count);
   // Whether a run of `dag_name` in `group` with this ID has a live file.
   Status IsRunAlive(const std::string& group, const std::string& dag_name, const std::string& run_id, bool* alive);
+  // Dagu's display-side stale check: whether a run whose record says running
+  // (status 1) has no live heartbeat in `group`, so readers show it failed
+  // (nothing is written). False for any other status, and when the
+  // heartbeats cannot be read.
+  bool RunningWithoutHeartbeat(const std::string& group, const RunRecord& record);
 
  private:
   FileSystem* fs_;
-  Clock* clock_;
+  const Clock* clock_;
   std::string proc_dir_;
   std::chrono::nanoseconds stale_time_;
 };

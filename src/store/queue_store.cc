@@ -21,7 +21,7 @@ bool Digits(const std::string& s, size_t pos, size_t n) {
 
 }  // namespace
 
-QueueStore::QueueStore(FileSystem* fs, Clock* clock, std::string queue_dir)
+QueueStore::QueueStore(FileSystem* fs, const Clock* clock, std::string queue_dir)
     : fs_(fs), clock_(clock), queue_dir_(std::move(queue_dir)) {}
 
 std::string QueueStore::ItemFileName(QueuePriority p, WallTime t, const std::string& run_id) {
@@ -71,7 +71,7 @@ Status QueueStore::Enqueue(const std::string& queue, QueuePriority priority, con
   DAGU_RETURN_IF_ERROR(fs_->WriteFileAtomic(item.path, content.dump(), 0600));
   // Current Dagu keeps a read index per queue that does not pick up items
   // of other writers; deleting it makes Dagu rebuild it.
-  fs_->RemoveFile(JoinPath(dir, ".queue-index.json"));
+  fs_->RemoveFile(JoinPath(dir, ".queue-index.json")).IgnoreError();  // usually absent
   *out = std::move(item);
   return Status::OK();
 }
@@ -137,7 +137,7 @@ Status QueueStore::RemoveItem(const QueueItem& item) {
   if (!s.ok() && !s.IsNotFound()) return s;
   s = fs_->RemoveFile(ClaimPath(item));
   if (!s.ok() && !s.IsNotFound()) return s;
-  fs_->RemoveDir(JoinPath(queue_dir_, item.queue));  // only succeeds when empty
+  fs_->RemoveDir(JoinPath(queue_dir_, item.queue)).IgnoreError();  // only succeeds when empty
   return Status::OK();
 }
 
@@ -183,11 +183,14 @@ Status QueueStore::BreakClaim(const QueueItem& item, const QueueClaim& observed)
   if (s.ok() && owner != observed.owner) {
     // Someone re-claimed it meanwhile: restore unless yet another claim exists.
     FileInfo info;
-    if (fs_->Stat(path, &info).IsNotFound()) fs_->Rename(aside, path);
-    else fs_->RemoveFile(aside);
+    if (fs_->Stat(path, &info).IsNotFound()) {
+      fs_->Rename(aside, path).LogIfError("restoring the claim " + path);
+    } else {
+      fs_->RemoveFile(aside).LogIfError("removing " + aside);
+    }
     return Status::Aborted("claim of " + item.file_name + " changed; not broken");
   }
-  fs_->RemoveFile(aside);
+  fs_->RemoveFile(aside).LogIfError("removing " + aside);
   return s;
 }
 

@@ -1,4 +1,4 @@
-// QueueStore: Dagu 1.30.2's file queue (reference/dagu-formats.md section 3).
+// QueueStore: Dagu 1.30.2's file queue (docs/storage.md, "Queue").
 //
 //   <queueDir>/<queue>/item_<high|low>_<UTC YYYYMMDD_HHMMSS>_<9-digit ns>Z_<runId>.json
 //       {"fileName":"item_low_...json","dagRun":{"name":"<dag>","id":"<runId>"},
@@ -62,7 +62,7 @@ struct QueueClaim {
 class QueueStore {
  public:
   // `queue_dir` is Config::paths.queue_dir. `fs` and `clock` must outlive it.
-  QueueStore(FileSystem* fs, Clock* clock, std::string queue_dir);
+  QueueStore(FileSystem* fs, const Clock* clock, std::string queue_dir);
 
   const std::string& queue_dir() const { return queue_dir_; }
 
@@ -101,7 +101,7 @@ class QueueStore {
 
  private:
   FileSystem* fs_;
-  Clock* clock_;
+  const Clock* clock_;
   std::string queue_dir_;
 };
 

@@ -1,6 +1,6 @@
 // RoleJournal: the append-only history of scheduler role changes in the data
 // directory, <data>/scheduler/role-journal.jsonl, so the UI and operators can
-// see past failovers and how long each took (design/decisions.md section 6).
+// see past failovers and how long each took (docs/decisions.md §6).
 //
 // One JSON object per line, appended with O_APPEND + fdatasync:
 //
@@ -25,10 +25,10 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "core/status.h"
+#include "store/data_layout.h"
 
 namespace dagu {
 
-inline constexpr char kRoleJournalName[] = "role-journal.jsonl";
 
 struct RoleChange {
   WallTime time;

@@ -1,5 +1,5 @@
 // Names Dagu 1.30.2 gives to runs, attempts and their log files
-// (reference/dagu-formats.md sections 2.1, 2.4 and 2.7), and run/attempt ID
+// (docs/storage.md, "Runs" and "Logs"), and run/attempt ID
 // rules and generators. Pure functions except the ID generators (random).
 //
 //   data:  <dagRunsDir>/<DagDataDirName(name)>/dag-runs/YYYY/MM/DD/

@@ -37,7 +37,7 @@ RunRecord InitialRunRecord(const Dag& dag, const Params& params, const std::stri
   return r;
 }
 
-RunOperations::RunOperations(FileSystem* fs, Clock* clock, RunStore* runs, QueueStore* queues)
+RunOperations::RunOperations(FileSystem* fs, const Clock* clock, RunStore* runs, QueueStore* queues)
     : fs_(fs), clock_(clock), runs_(runs), queues_(queues) {}
 
 Status RunOperations::Enqueue(const EnqueueRequest& req, EnqueuedRun* out) {
@@ -55,8 +55,8 @@ Status RunOperations::Enqueue(const EnqueueRequest& req, EnqueuedRun* out) {
   FileInfo info;
   bool log_dir_existed = fs_->Stat(log_dir, &info).ok();
   auto fail = [&](const Status& s) {
-    runs_->RemoveRun(e.run);
-    if (!log_dir_existed) fs_->RemoveDir(log_dir);
+    runs_->RemoveRun(e.run).LogIfError("undoing the enqueue of run \"" + req.run_id + "\"");
+    if (!log_dir_existed) fs_->RemoveDir(log_dir).IgnoreError();  // only when empty
     return s.WithContext("enqueue of run \"" + req.run_id + "\" of DAG \"" + dag.name + "\" undone");
   };
   SnapshotOptions opt;
@@ -84,27 +84,13 @@ Status RunOperations::Enqueue(const EnqueueRequest& req, EnqueuedRun* out) {
   return Status::OK();
 }
 
-namespace {
-
-// The queue a run was queued in: its dag.json's, else the DAG name.
-std::string QueueOf(RunStore* runs, const AttemptDir& attempt, const std::string& dag_name) {
-  Json dag_json;
-  if (runs->ReadDagJson(attempt, &dag_json).ok() && dag_json.contains("queue") && dag_json["queue"].is_string() &&
-      !dag_json["queue"].get<std::string>().empty()) {
-    return dag_json["queue"].get<std::string>();
-  }
-  return dag_name;
-}
-
-}  // namespace
-
 Status RunOperations::RepairEnqueue(const std::string& dag_name, const std::string& run_id, bool* enqueued) {
   *enqueued = false;
   AttemptDir attempt;
   RunRecord record;
   DAGU_RETURN_IF_ERROR(runs_->ReadLatest(dag_name, run_id, nullptr, &attempt, &record));
   if (record.status != RunStatus::kQueued) return Status::OK();
-  const std::string queue = QueueOf(runs_, attempt, dag_name);
+  const std::string queue = runs_->QueueOf(attempt, dag_name);
   std::vector<QueueItem> items;
   DAGU_RETURN_IF_ERROR(queues_->FindRunItems(queue, run_id, &items));
   if (!items.empty()) return Status::OK();
@@ -123,7 +109,7 @@ Status RunOperations::Dequeue(const std::string& queue, const std::string& dag_n
     return Status::InvalidArgument("run \"" + run_id + "\" of DAG \"" + dag_name + "\" is not queued (status: " +
                                    RunStatusLabel(record.status) + ")");
   }
-  std::string q = queue.empty() ? QueueOf(runs_, attempt, dag_name) : queue;
+  std::string q = queue.empty() ? runs_->QueueOf(attempt, dag_name) : queue;
   std::vector<QueueItem> items;
   DAGU_RETURN_IF_ERROR(queues_->FindRunItems(q, run_id, &items));
   for (const auto& item : items) DAGU_RETURN_IF_ERROR(queues_->RemoveItem(item));

@@ -10,11 +10,11 @@
 //               between leaves a run the reaper repairs (RepairEnqueue).
 //   RepairEnqueue  completes an enqueue a crash cut short: a queued run
 //               whose queue item is missing gets it back.
-//   Dequeue     Dagu's dequeue (formats section 3.2): latest status must be 5;
+//   Dequeue     Dagu's dequeue (docs/storage.md "Queue"): latest status must be 5;
 //               queue items of the run removed; status 3 appended and
 //               compacted; attempt hidden; run dir (and claim) deleted when no
 //               visible attempt is left.
-//   MarkZombie  Dagu's zombie detector (formats section 4.4): a run still at
+//   MarkZombie  Dagu's zombie detector (docs/scheduling.md 7): a run still at
 //               status 1 whose heartbeat is gone becomes 2, finishedAt = now,
 //               every node at 1 becomes 2 with error "process terminated
 //               unexpectedly - zombie process detected". The caller checks the
@@ -72,7 +72,7 @@ RunRecord InitialRunRecord(const Dag& dag, const Params& params, const std::stri
 
 class RunOperations {
  public:
-  RunOperations(FileSystem* fs, Clock* clock, RunStore* runs, QueueStore* queues);
+  RunOperations(FileSystem* fs, const Clock* clock, RunStore* runs, QueueStore* queues);
 
   // AlreadyExists when the run ID is taken (nothing written).
   Status Enqueue(const EnqueueRequest& request, EnqueuedRun* out);
@@ -95,7 +95,7 @@ class RunOperations {
 
  private:
   FileSystem* fs_;
-  Clock* clock_;
+  const Clock* clock_;
   RunStore* runs_;
   QueueStore* queues_;
 };

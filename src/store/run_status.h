@@ -1,11 +1,11 @@
 // The run status record: one line of a Dagu 1.30.2 `status.jsonl` (see
-// reference/dagu-formats.md section 2.3), as C++ structs. Status and node
+// docs/storage.md, "status.jsonl"), as C++ structs. Status and node
 // codes are Dagu's integers. Times are kept as the strings Dagu writes
 // (RFC3339 in the writer's zone; "" or "-" mean unset) so that records read
 // from Dagu are written back unchanged; use ParseRecordTime() to compare them.
 //
 // Fields Dagu writes that this model does not name (approval data, sub-run
-// lists, HEAD-only keys) are kept in `extra` and written back as they were, so
+// lists, Dagu v2.15.1's keys) are kept in `extra` and written back as they were, so
 // appending to a record Dagu wrote loses nothing.
 //
 // JSON conversion lives in status_json.h.
@@ -27,7 +27,7 @@ namespace dagu {
 // Key order is kept (Dagu writes Go struct order); unknown keys round-trip.
 using Json = nlohmann::ordered_json;
 
-// Run status codes (internal/core/status.go; identical at HEAD).
+// Run status codes (internal/core/status.go; the same in Dagu v2.15.1).
 enum class RunStatus : int {
   kNotStarted = 0,
   kRunning = 1,
@@ -40,7 +40,7 @@ enum class RunStatus : int {
   kRejected = 8,
 };
 
-// Node (step) status codes. 9 exists only at HEAD.
+// Node (step) status codes. 9 exists only in Dagu v2.15.1.
 enum class NodeStatus : int {
   kNotStarted = 0,
   kRunning = 1,
@@ -54,7 +54,7 @@ enum class NodeStatus : int {
   kRetrying = 9,
 };
 
-// How a run came about. Written as HEAD's integer `triggerType` (1.30.2
+// How a run came about. Written as Dagu v2.15.1's integer `triggerType` (1.30.2
 // ignores the key). kUnknown is not written.
 enum class TriggerType : int {
   kUnknown = 0,
@@ -136,7 +136,7 @@ struct RunRecord {
   std::string params;            // params joined by spaces
   std::vector<std::string> params_list;
   Json preconditions;            // as read; null = not written
-  // HEAD extras (1.30.2 ignores them): trigger type and the slot time.
+  // Dagu v2.15.1 extras (1.30.2 ignores them): trigger type and the slot time.
   TriggerType trigger_type = TriggerType::kUnknown;
   std::string schedule_time;     // RFC3339; "" = not written
   Json extra = Json::object();

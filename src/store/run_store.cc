@@ -31,7 +31,7 @@ void SortDescending(std::vector<std::string>* names) { std::sort(names->rbegin()
 
 }  // namespace
 
-RunStore::RunStore(FileSystem* fs, Clock* clock, std::string dag_runs_dir)
+RunStore::RunStore(FileSystem* fs, const Clock* clock, std::string dag_runs_dir)
     : fs_(fs), clock_(clock), dag_runs_dir_(std::move(dag_runs_dir)) {}
 
 std::string RunStore::DagRoot(const std::string& dag_name) const {
@@ -68,13 +68,13 @@ Status RunStore::CreateRun(const std::string& dag_name, const std::string& run_i
                                  existing.path);
   }
   if (!s.IsNotFound()) {
-    fs_->RemoveFile(claim);
+    fs_->RemoveFile(claim).LogIfError("releasing the claim " + claim);
     return s.WithContext("cannot check existing runs of DAG \"" + dag_name + "\"; run not created");
   }
   s = fs_->MakeDirs(day_dir, 0750);
   if (s.ok()) s = fs_->MakeDir(path, 0750);
   if (!s.ok()) {
-    if (!s.IsAlreadyExists()) fs_->RemoveFile(claim);
+    if (!s.IsAlreadyExists()) fs_->RemoveFile(claim).LogIfError("releasing the claim " + claim);
     return s.WithContext("cannot create run directory");
   }
   out->dag_name = dag_name;
@@ -260,7 +260,7 @@ Status RunStore::CreateAttempt(const RunDir& run, const Json* dag_json, AttemptD
   if (dag_json != nullptr) {
     Status s = fs_->WriteFileAtomic(a.DagJsonPath(), dag_json->dump(), 0600);
     if (!s.ok()) {
-      fs_->RemoveAll(a.path);
+      fs_->RemoveAll(a.path).LogIfError("removing the unfinished attempt " + a.path);
       return s.WithContext("cannot write dag.json");
     }
   }
@@ -320,6 +320,15 @@ Status RunStore::ReadDagJson(const AttemptDir& attempt, Json* out) {
     return Status::Corruption("dag.json is not a JSON object: " + attempt.DagJsonPath());
   }
   return Status::OK();
+}
+
+std::string RunStore::QueueOf(const AttemptDir& attempt, const std::string& dag_name) {
+  Json dag_json;
+  if (ReadDagJson(attempt, &dag_json).ok()) {
+    auto it = dag_json.find("queue");
+    if (it != dag_json.end() && it->is_string() && !it->get<std::string>().empty()) return it->get<std::string>();
+  }
+  return dag_name;
 }
 
 Status RunStore::ReadLatest(const std::string& dag_name, const std::string& run_id, RunDir* run,

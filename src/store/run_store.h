@@ -1,10 +1,10 @@
 // RunStore: the DAG-run records in Dagu 1.30.2's layout (run_layout.h,
-// reference/dagu-formats.md section 2): run directories under UTC date
+// docs/storage.md): run directories under UTC date
 // folders, one attempt directory per execution, `status.jsonl` appended with
 // fsync (the last valid line wins) and compacted by an atomic rename,
 // `dag.json`, `outputs.json` and the `CANCEL_REQUESTED` stop flag.
 //
-// EXCLUSIVE CREATE (design/decisions.md section 2). A run directory's name
+// EXCLUSIVE CREATE (docs/decisions.md §2). A run directory's name
 // carries its creation second, so two creators of one run ID a second apart
 // would make two directories. CreateRun therefore first claims the ID with an
 // O_CREAT|O_EXCL file whose path depends only on (DAG, run ID):
@@ -79,7 +79,7 @@ class RunStore {
  public:
   // `dag_runs_dir` is Config::paths.dag_runs_dir. `fs` and `clock` must
   // outlive the store.
-  RunStore(FileSystem* fs, Clock* clock, std::string dag_runs_dir);
+  RunStore(FileSystem* fs, const Clock* clock, std::string dag_runs_dir);
 
   const std::string& dag_runs_dir() const { return dag_runs_dir_; }
   // <dagRunsDir>/<DagDataDirName(name)>/dag-runs
@@ -123,6 +123,10 @@ class RunStore {
   Status ReadStatus(const AttemptDir& attempt, RunRecord* out);
   // The attempt's dag.json. NotFound when missing, Corruption when not JSON.
   Status ReadDagJson(const AttemptDir& attempt, Json* out);
+  // The queue, which is also the proc group, an attempt was started in: its
+  // dag.json's "queue", else `dag_name` (Dag::ProcGroup() of the DAG as it was
+  // recorded). An unreadable dag.json gives `dag_name`.
+  std::string QueueOf(const AttemptDir& attempt, const std::string& dag_name);
   // FindRun + LatestAttempt + ReadStatus in one call; any of the outputs may be null.
   Status ReadLatest(const std::string& dag_name, const std::string& run_id, RunDir* run, AttemptDir* attempt,
                     RunRecord* record);
@@ -166,7 +170,7 @@ class RunStore {
   void ReadEntry(RunEntry* entry);
 
   FileSystem* fs_;
-  Clock* clock_;
+  const Clock* clock_;
   std::string dag_runs_dir_;
 };
 

@@ -1,6 +1,6 @@
 // SchedulerLockStore: the on-disk form of the scheduler lock, and the single
-// storage steps the elector builds its protocol from (design/decisions.md
-// section 3; docs/ha-protocol.md).
+// storage steps the elector builds its protocol from (docs/decisions.md
+// §3; docs/ha-protocol.md).
 //
 //   <data>/scheduler/locks/.dagu_lock/          the lock: a directory, taken with mkdir (0700)
 //   <data>/scheduler/locks/.dagu_lock/owner     the owner record (one JSON line, see LockOwner)
@@ -32,12 +32,11 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "core/status.h"
+#include "store/data_layout.h"
 
 namespace dagu {
 
-inline constexpr char kSchedulerLockDirName[] = ".dagu_lock";
-inline constexpr char kSchedulerLockOwnerName[] = "owner";
-inline constexpr char kSchedulerLockAsidePrefix[] = ".dagu_lock.releasing.";
+inline constexpr char kSchedulerLockOwnerName[] = "owner";  // inside the lock directory
 
 // The owner record. Times are the holder's wall clock and are for people
 // only: no instance ever compares them with its own clock.

@@ -38,7 +38,7 @@ TEST(LockOwnerTest, RoundTrips) {
 
 TEST(LockOwnerTest, RejectsGarbageAndMissingFields) {
   LockOwner out;
-  EXPECT_TRUE(DecodeLockOwner("host-a-4121-9f0c", &out).IsCorruption());  // a Dagu HEAD fence token
+  EXPECT_TRUE(DecodeLockOwner("host-a-4121-9f0c", &out).IsCorruption());  // a Dagu v2.15.1 fence token
   EXPECT_TRUE(DecodeLockOwner("{\"token\":\"x\",\"counter\":1}", &out).IsCorruption());
   EXPECT_TRUE(DecodeLockOwner("{\"instance_id\":\"a\",\"counter\":1}", &out).IsCorruption());
   EXPECT_TRUE(DecodeLockOwner("{\"instance_id\":\"a\",\"token\":\"t\"}", &out).IsCorruption());

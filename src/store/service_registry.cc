@@ -10,10 +10,6 @@ namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::optional<WallTime> OptionalTime(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_string()) return std::nullopt;
@@ -113,7 +109,7 @@ Status ServiceRegistry::List(const std::string& service, WallTime now, Duration 
   if (s.IsNotFound()) return Status::OK();
   DAGU_RETURN_IF_ERROR(s);
   for (const std::string& name : names) {
-    if (!EndsWith(name, ".json")) continue;
+    if (!name.ends_with(".json")) continue;
     std::string path = JoinPath(dir, name);
     FileInfo info;
     std::string bytes;

@@ -1,6 +1,6 @@
 // ServiceRegistry: the per-instance entries in <data>/service-registry/<service>/
 // that Dagu's UI, `dagu scheduler status` and the dagu_scheduler_instances
-// metric read (reference/dagu-scheduler-internals.md section 12).
+// metric read (docs/operations.md, "dagu scheduler status").
 //
 // One file per instance, <SafeServiceName(id)>.json, pretty JSON written via a
 // temp file + rename, in Dagu's format

@@ -166,7 +166,7 @@ Status RunRecordFromJson(const Json& json, RunRecord* r) {
   f.Str("params", &r->params);
   f.StrList("paramsList", &r->params_list);
   f.Raw("preconditions", &r->preconditions);
-  // HEAD's triggerType is an int; tolerate a string form too.
+  // Dagu v2.15.1's triggerType is an int; tolerate a string form too.
   Json trigger;
   if (f.Raw("triggerType", &trigger)) {
     if (trigger.is_number_integer() && trigger.get<int>() >= 0 && trigger.get<int>() <= 6) {

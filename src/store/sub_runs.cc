@@ -161,7 +161,7 @@ Status SubRunStore::MarkZombie(const RunDir& sub_run, const std::string& expecte
   if (!expected_attempt_id.empty() && attempt.attempt_id != expected_attempt_id) return Status::OK();
   MarkRecordZombie(&record, clock_->Now());
   DAGU_RETURN_IF_ERROR(runs_->WriteFinalStatus(attempt, record));
-  RemoveHeartbeat(attempt);
+  RemoveHeartbeat(attempt).LogIfError("removing the heartbeat of zombie sub-run " + attempt.path);
   *changed = true;
   return Status::OK();
 }

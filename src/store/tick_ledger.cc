@@ -2,6 +2,7 @@
 
 #include "core/time_format.h"
 #include "store/tick_ledger.h"
+#include "store/data_layout.h"
 
 namespace dagu {
 namespace {
@@ -30,7 +31,7 @@ std::string StringField(const nlohmann::json& obj, const char* key) {
 }  // namespace
 
 TickLedger::TickLedger(FileSystem* fs, std::string scheduler_dir)
-    : fs_(fs), dir_(std::move(scheduler_dir)), path_(JoinPath(dir_, kFileName)) {}
+    : fs_(fs), dir_(std::move(scheduler_dir)), path_(TickLedgerPath(dir_)) {}
 
 std::string TickLedger::Encode(const TickRecord& record) {
   nlohmann::ordered_json j;

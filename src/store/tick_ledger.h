@@ -49,7 +49,6 @@ struct TickRecord {
 
 class TickLedger {
  public:
-  static constexpr const char* kFileName = "tick_ledger.json";
 
   // `scheduler_dir` is Paths::scheduler_dir (<data>/scheduler); it is created
   // on the first write if missing. `fs` must outlive the ledger.

@@ -21,7 +21,7 @@ namespace dagu {
 struct RunSummary {
   std::string run_id;
   RunStatus status = RunStatus::kNotStarted;
-  std::optional<WallTime> schedule_time;  // the slot it was started for (HEAD's scheduleTime)
+  std::optional<WallTime> schedule_time;  // the slot it was started for (Dagu v2.15.1's scheduleTime)
   std::optional<WallTime> started_at;
   std::optional<WallTime> queued_at;
 };

@@ -1,5 +1,5 @@
 // Slot identity: the deterministic run IDs of a scheduled slot
-// (design/decisions.md section 2, spec 085 "Run identity").
+// (docs/decisions.md §2, spec 085 "Run identity").
 //
 //   sched-<h>-<slot>      <h>    = first 12 hex of SHA-256(normalised data dir + "\n" + DAG name)
 //                         <slot> = the slot's time in UTC, YYYYMMDDTHHMMSS

@@ -17,7 +17,7 @@ WallTime T(const char* rfc3339) {
   return t;
 }
 
-// The worked examples of reference/dagu-scheduler-internals.md section 5.1.
+// The worked examples of docs/scheduling.md section 1.
 TEST(SlotIdTest, UpstreamCatchupIdsMatchTheWorkedExample) {
   WallTime slot = T("2026-03-12T14:00:00Z");
   EXPECT_EQ(CatchupRunId("etl-pipeline", slot), "catchup-b763ab2e276d-20260312T140000");

@@ -1,6 +1,5 @@
 // The time-based start guards of a slot, as Dagu applies them
-// (reference/dagu-scheduler-internals.md section 4.2, dagu-dag-schema.md
-// section 3.6), as pure functions over the DAG's latest run:
+// (docs/scheduling.md section 2, "The tick"), as pure functions over the DAG's latest run:
 //
 //  - The latest run's reference time is its scheduleTime, or else the
 //    earlier of startedAt and queuedAt, truncated to the minute.

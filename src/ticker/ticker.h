@@ -1,6 +1,6 @@
 // Ticker: at each minute boundary, while this instance is active, the slots
 // due in that minute for every loaded, non-suspended DAG's start, stop and
-// restart schedules (spec 085 "Missed slots", design/decisions.md section 5).
+// restart schedules (spec 085 "Missed slots", docs/decisions.md §5).
 //
 // Per tick:
 //  1. Fencing: if Lease::MayDispatch() is false the tick does nothing at all

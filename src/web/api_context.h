@@ -21,7 +21,7 @@
 namespace dagu::web {
 
 struct ApiContext {
-  Clock* clock = nullptr;
+  const Clock* clock = nullptr;
   FileSystem* fs = nullptr;
   const DagFiles* dags = nullptr;
   RunStore* runs = nullptr;

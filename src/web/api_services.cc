@@ -5,6 +5,7 @@
 #include "web/api_routes.h"
 #include "web/api_views.h"
 #include "web/http_json.h"
+#include "store/data_layout.h"
 
 namespace dagu::web {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 void HandleSchedulers(const ApiContext& ctx, const httplib::Request&, httplib::Response& res) {
   std::vector<ServiceEntry> entries;
   WallTime now = ctx.clock->Now();
-  Status s = ctx.registry->List("scheduler", now, kServiceEntryStaleAfter, &entries);
+  Status s = ctx.registry->List(kSchedulerServiceName, now, kServiceEntryStaleAfter, &entries);
   if (!s.ok()) return SendStatusError(res, s);
   ApiJson list = ApiJson::array();
   for (const ServiceEntry& e : entries) list.push_back(SchedulerJson(e, now));

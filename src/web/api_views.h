@@ -1,5 +1,5 @@
 // The JSON shapes of the REST API (Dagu 1.30.2 api/v2, see
-// reference/dagu-formats.md section 7), built from the store's records:
+// docs/web.md, "REST API"), built from the store's records:
 //
 //   DAGRunSummary  {rootDAGRunName, rootDAGRunId, parentDAGRunName?, parentDAGRunId?, dagRunId, name,
 //                   status, statusLabel, queuedAt?, startedAt, finishedAt, log, params?, workerId?,
@@ -13,7 +13,7 @@
 //                  wrote its entry, reportAgeSeconds how long ago that was
 //   role change    {time, instance, host, pid, from, to, reason, activation?, previousHolder?, takeoverSeconds?}
 //
-// triggerType and scheduleTime are our additions (HEAD's fields, by name);
+// triggerType and scheduleTime are our additions (Dagu v2.15.1's fields, by name);
 // Dagu's UI ignores unknown keys. Pure functions.
 #pragma once
 

@@ -1,6 +1,6 @@
 // CliRunner: how the REST API starts, enqueues, stops, retries and dequeues
 // runs -- like Dagu's server, by running this same binary's CLI commands
-// (reference/dagu-formats.md section 6):
+// (docs/web.md, "How actions run"):
 //
 //   start   <exe> start -q --run-id=<id> --trigger-type=manual [--params=<p>] [--config=F] <DAG file>
 //   enqueue <exe> enqueue -q --run-id=<id> --trigger-type=manual [--queue=<q>] [--params=<p>] [--config=F] <DAG file>

@@ -12,17 +12,13 @@
 namespace dagu::web {
 namespace {
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 bool IsYamlFile(const std::string& name) {
-  return !name.empty() && name[0] != '.' && (EndsWith(name, ".yaml") || EndsWith(name, ".yml"));
+  return !name.empty() && name[0] != '.' && (name.ends_with(".yaml") || name.ends_with(".yml"));
 }
 
 std::string Stem(const std::string& name) {
-  if (EndsWith(name, ".yaml")) return name.substr(0, name.size() - 5);
-  if (EndsWith(name, ".yml")) return name.substr(0, name.size() - 4);
+  if (name.ends_with(".yaml")) return name.substr(0, name.size() - 5);
+  if (name.ends_with(".yml")) return name.substr(0, name.size() - 4);
   return name;
 }
 

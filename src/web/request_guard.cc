@@ -1,4 +1,5 @@
 #include "web/request_guard.h"
+#include "core/strings.h"
 
 #include <arpa/inet.h>
 
@@ -8,25 +9,9 @@
 namespace dagu::web {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 bool IsIpLiteral(const std::string& name) {
   unsigned char buf[16];
   return ::inet_pton(AF_INET, name.c_str(), buf) == 1 || ::inet_pton(AF_INET6, name.c_str(), buf) == 1;
-}
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
 // Whether an allowed_hosts entry names `name` ("*" only when `wildcard_ok`).
@@ -34,12 +19,12 @@ bool Listed(const std::string& name, const std::vector<std::string>& entries, bo
   for (const std::string& raw : entries) {
     std::string entry = HostName(raw);
     if (entry.empty()) continue;
-    if (Trim(raw) == "*") {
+    if (TrimSpace(raw) == "*") {
       if (wildcard_ok) return true;
       continue;
     }
     if (entry.front() == '.') {
-      if (EndsWith(name, entry) || name == entry.substr(1)) return true;
+      if (std::string_view(name).ends_with(entry) || name == entry.substr(1)) return true;
     } else if (entry == name) {
       return true;
     }
@@ -51,17 +36,17 @@ bool Listed(const std::string& name, const std::vector<std::string>& entries, bo
 bool SplitOrigin(std::string_view origin, std::string* scheme, std::string* authority) {
   size_t sep = origin.find("://");
   if (sep == std::string_view::npos || sep == 0) return false;
-  *scheme = Lower(origin.substr(0, sep));
+  *scheme = AsciiLower(origin.substr(0, sep));
   std::string_view rest = origin.substr(sep + 3);
   rest = rest.substr(0, rest.find('/'));
   if (rest.empty()) return false;
-  *authority = Lower(rest);
+  *authority = AsciiLower(rest);
   return true;
 }
 
 // "host:port" with the scheme's default port filled in.
 std::string WithPort(std::string_view authority, const std::string& scheme) {
-  std::string_view a = Trim(authority);
+  std::string_view a = TrimSpace(authority);
   std::string_view port;
   if (!a.empty() && a.front() == '[') {
     size_t close = a.find(']');
@@ -75,7 +60,7 @@ std::string WithPort(std::string_view authority, const std::string& scheme) {
 }  // namespace
 
 std::string HostName(std::string_view authority) {
-  std::string_view a = Trim(authority);
+  std::string_view a = TrimSpace(authority);
   std::string_view name;
   if (!a.empty() && a.front() == '[') {
     size_t close = a.find(']');
@@ -85,17 +70,17 @@ std::string HostName(std::string_view authority) {
   } else {
     name = a.substr(0, a.find(':'));
   }
-  std::string out = Lower(name);
+  std::string out = AsciiLower(name);
   if (!out.empty() && out.back() == '.') out.pop_back();
   return out;
 }
 
 bool HostAllowed(std::string_view host_header, const GuardConfig& config) {
-  if (Trim(host_header).empty()) return true;
+  if (TrimSpace(host_header).empty()) return true;
   std::string name = HostName(host_header);
   if (name.empty()) return false;
   if (IsIpLiteral(name)) return true;
-  if (name == "localhost" || EndsWith(name, ".localhost")) return true;
+  if (name == "localhost" || std::string_view(name).ends_with(".localhost")) return true;
   if (!config.configured_host.empty() && name == HostName(config.configured_host)) return true;
   if (!config.machine_hostname.empty() && name == HostName(config.machine_hostname)) return true;
   return Listed(name, config.allowed_hosts, /*wildcard_ok=*/true);
@@ -105,11 +90,11 @@ bool MayChangeState(std::string_view method) { return method != "GET" && method 
 
 std::string CrossSiteReason(const httplib::Request& req, const GuardConfig& config) {
   if (req.has_header("Sec-Fetch-Site")) {
-    std::string site = Lower(Trim(req.get_header_value("Sec-Fetch-Site")));
+    std::string site = AsciiLower(TrimSpace(req.get_header_value("Sec-Fetch-Site")));
     if (site != "same-origin" && site != "none") return "cross-site request refused (Sec-Fetch-Site: " + site + ")";
   }
   if (!req.has_header("Origin")) return "";
-  std::string origin(Trim(req.get_header_value("Origin")));
+  std::string origin(TrimSpace(req.get_header_value("Origin")));
   std::string scheme, authority;
   if (origin == "null" || !SplitOrigin(origin, &scheme, &authority)) return "cross-site request refused (opaque Origin)";
   std::string host = req.get_header_value("Host");
@@ -123,8 +108,8 @@ std::string CrossSiteReason(const httplib::Request& req, const GuardConfig& conf
 }
 
 bool IsJsonContentType(std::string_view content_type) {
-  std::string_view media = Trim(content_type.substr(0, content_type.find(';')));
-  return Lower(media) == "application/json";
+  std::string_view media = TrimSpace(content_type.substr(0, content_type.find(';')));
+  return AsciiLower(media) == "application/json";
 }
 
 }  // namespace dagu::web

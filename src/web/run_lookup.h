@@ -1,7 +1,7 @@
 // Reading runs for the API: a run's latest record with Dagu's display-side
 // stale check (a "running" record whose proc heartbeat is gone reads as
-// "failed", nothing is written), and the proc group (queue) of a run from
-// its dag.json.
+// "failed", nothing is written; ProcStore::RunningWithoutHeartbeat), and the
+// proc group (queue) of the run (RunStore::QueueOf).
 #pragma once
 
 #include <string>
@@ -22,9 +22,6 @@ struct RunView {
 // InvalidArgument for a malformed DAG name or run ID; NotFound when the run
 // does not exist; other errors as the store gives them.
 Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, RunView* out);
-
-// The queue / proc group of an attempt (dag.json "queue", else `dag_name`).
-std::string RunQueue(const ApiContext& ctx, const AttemptDir& attempt, const std::string& dag_name);
 
 // Applies the stale check to `record` in place.
 void ApplyStaleCheck(const ApiContext& ctx, const std::string& queue, RunRecord* record);

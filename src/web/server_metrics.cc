@@ -67,7 +67,7 @@ void AddServerMetrics(metrics::Registry* registry, const ApiContext* ctx, Schedu
     double uptime = std::chrono::duration<double>(ctx->clock->Now() - started).count();
     out->push_back(Gauge("dagu_uptime_seconds", "Seconds since the server started.").Add(uptime));
     std::vector<ServiceEntry> live;  // a registry that cannot be read gives zero instances
-    if (!ctx->registry->List("scheduler", ctx->clock->Now(), kServiceEntryStaleAfter, &live).ok()) live.clear();
+    if (!ctx->registry->List(kSchedulerServiceName, ctx->clock->Now(), kServiceEntryStaleAfter, &live).ok()) live.clear();
     CollectInstancesMetrics(live, out);
     CollectQueues(*ctx, out);
     CollectRuns(*ctx, out);

@@ -17,6 +17,7 @@
 #include "web/system_routes.h"
 #include "web/ui_routes.h"
 #include "web/web_server.h"
+#include "store/data_layout.h"
 
 namespace dagu::web {
 namespace {
@@ -77,7 +78,7 @@ struct WebApp::Impl {
         queues(fs, clock, config.paths.queue_dir),
         procs(fs, clock, config.paths.proc_dir),
         registry(fs, config.paths.service_registry_dir),
-        journal(fs, JoinPath(config.paths.scheduler_dir, kRoleJournalName)),
+        journal(fs, RoleJournalPath(config.paths.scheduler_dir)),
         cli(deps.spawner ? deps.spawner : PosixProcessSpawner(), Launch(config)),
         server(ServerOptions(config)) {
     std::string version = deps.version.empty() ? kVersion : deps.version;
@@ -106,7 +107,7 @@ struct WebApp::Impl {
 
   std::string auth_error;
   WebAppDeps deps;
-  Clock* clock;
+  const Clock* clock;
   FileSystem* fs;
   WallTime started;
   DagFiles dags;

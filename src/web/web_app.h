@@ -22,7 +22,7 @@
 namespace dagu::web {
 
 struct WebAppDeps {
-  Clock* clock = nullptr;              // null: Clock::Real()
+  const Clock* clock = nullptr;              // null: Clock::Real()
   FileSystem* fs = nullptr;            // null: PosixFileSystem()
   ProcessSpawner* spawner = nullptr;   // null: PosixProcessSpawner()
   SchedulerMetricsSource scheduler;    // empty in `dagu server`

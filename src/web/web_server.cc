@@ -12,8 +12,6 @@
 namespace dagu::web {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 std::string MachineHostname() {
   char buf[256] = {0};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "";
@@ -34,7 +32,7 @@ void SecurityHeaders(const std::string& path, const std::string& base, httplib::
   res.set_header("X-Content-Type-Options", "nosniff");
   res.set_header("X-Frame-Options", "DENY");
   res.set_header("Referrer-Policy", "same-origin");
-  if (StartsWith(path, base + "/api/") && !res.has_header("Cache-Control")) res.set_header("Cache-Control", "no-store");
+  if (path.starts_with(base + "/api/") && !res.has_header("Cache-Control")) res.set_header("Cache-Control", "no-store");
 }
 
 // Replaces server paths in an error body by their labels, longest path
@@ -106,7 +104,7 @@ const WebServer::Route* WebServer::FindRoute(const httplib::Request& req, std::s
 bool WebServer::IsProbe(const httplib::Request& req) const {
   if (req.method != "GET" && req.method != "HEAD") return false;
   const std::string& base = options_.base_path;
-  if (!StartsWith(req.path, base)) return false;
+  if (!req.path.starts_with(base)) return false;
   std::string_view rest = std::string_view(req.path).substr(base.size());
   return rest == "/health" || rest == "/api/v2/health" || rest == "/api/v1/health";
 }
@@ -115,7 +113,7 @@ bool WebServer::IsPublic(const httplib::Request& req) const {
   if (IsProbe(req)) return true;
   if (!options_.metrics_public || (req.method != "GET" && req.method != "HEAD")) return false;
   const std::string& base = options_.base_path;
-  if (!StartsWith(req.path, base)) return false;
+  if (!req.path.starts_with(base)) return false;
   std::string_view rest = std::string_view(req.path).substr(base.size());
   return rest == "/metrics" || rest == "/api/v2/metrics";
 }

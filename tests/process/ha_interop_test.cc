@@ -1,5 +1,5 @@
 // Interoperation with the real Dagu 1.30.2 scheduler on one data directory
-// (decisions.md sections 3 and 7): never both active, in either order of
+// (docs/decisions.md §3 and §7): never both active, in either order of
 // start, and each takes over from the other after a crash (T = 12s, R = 1s).
 // The peer binary comes from bench/fetch_peer.sh (npm pack of
 // @dagu-org/dagu-linux-x64@1.30.2, cached); the test is skipped, saying why,

@@ -22,8 +22,6 @@ std::vector<fs::path> SortedChildren(const fs::path& dir) {
   return out;
 }
 
-bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 // The last line of `file` that parses as a JSON object.
 bool LastValidLine(const fs::path& file, nlohmann::json* out) {
   std::ifstream in(file);
@@ -46,7 +44,7 @@ RunRecord ReadRun(const fs::path& run_dir) {
   auto z = name.find("Z_", 8);
   r.run_id = z == std::string::npos ? name : name.substr(z + 2);
   for (const auto& child : SortedChildren(run_dir)) {
-    if (StartsWith(child.filename().string(), "attempt_")) r.attempt_dirs.push_back(child.string());
+    if (child.filename().string().starts_with("attempt_")) r.attempt_dirs.push_back(child.string());
   }
   std::reverse(r.attempt_dirs.begin(), r.attempt_dirs.end());
   for (const auto& attempt : r.attempt_dirs) {
@@ -106,11 +104,11 @@ std::vector<RunRecord> ReadRunRecords(const std::string& data_dir, const std::st
   std::vector<RunRecord> runs;
   fs::path root = fs::path(data_dir) / "dag-runs" / DagRunsDirName(dag_name) / "dag-runs";
   for (const auto& year : SortedChildren(root)) {
-    if (!StartsWith(year.filename().string(), "2")) continue;  // skips .dagu_lock and friends
+    if (!year.filename().string().starts_with("2")) continue;  // skips .dagu_lock and friends
     for (const auto& month : SortedChildren(year)) {
       for (const auto& day : SortedChildren(month)) {
         for (const auto& run : SortedChildren(day)) {
-          if (StartsWith(run.filename().string(), "dag-run_")) runs.push_back(ReadRun(run));
+          if (run.filename().string().starts_with("dag-run_")) runs.push_back(ReadRun(run));
         }
       }
     }
@@ -131,7 +129,7 @@ std::vector<std::string> ListQueueItems(const std::string& data_dir) {
   for (const auto& queue : SortedChildren(fs::path(data_dir) / "queue")) {
     for (const auto& item : SortedChildren(queue)) {
       std::string n = item.filename().string();
-      if (StartsWith(n, "item_high_") || StartsWith(n, "item_low_")) out.push_back(item.string());
+      if (n.starts_with("item_high_") || n.starts_with("item_low_")) out.push_back(item.string());
     }
   }
   return out;

@@ -1,12 +1,12 @@
 // Run records as an operator reads them from a data directory, for
 // process-level and conformance tests: no product code is used, only the
-// Dagu 1.30.2 on-disk layout (reference/dagu-formats.md section 2) --
+// Dagu 1.30.2 on-disk layout (docs/storage.md) --
 //
 //   <data>/dag-runs/<dagDir>/dag-runs/YYYY/MM/DD/dag-run_<ts>Z_<runId>/
 //       attempt_<ts>_<attemptId>/status.jsonl      (last valid line wins)
 //
 // plus the queue items under <data>/queue/<queue>/item_*.json and the
-// deterministic slot run ID of design/decisions.md section 2, computed here
+// deterministic slot run ID of docs/decisions.md §2, computed here
 // from its definition so a test can check the binary derives the same one.
 #pragma once
 
@@ -26,7 +26,7 @@ inline constexpr int kRunFailed = 2;
 inline constexpr int kRunAborted = 3;
 inline constexpr int kRunSucceeded = 4;
 inline constexpr int kRunQueued = 5;
-// HEAD's integer triggerType values the binary writes.
+// Dagu v2.15.1's integer triggerType values the binary writes.
 inline constexpr int kTriggerScheduler = 1;
 inline constexpr int kTriggerCatchUp = 6;
 

@@ -1,0 +1,40 @@
+// Where the scheduler keeps its own files, in one place (as LevelDB's
+// filename.h does for a database). The directories come from the config
+// (Paths::scheduler_dir = <data>/scheduler, Paths::service_registry_dir =
+// <data>/service-registry); the names inside them are fixed here:
+//
+//   <scheduler>/locks/.dagu_lock/                    the lock (store/scheduler_lock.h)
+//   <scheduler>/locks/.dagu_lock.releasing.<...>/    a lock being released or taken over
+//   <scheduler>/role-journal.jsonl                   role changes (store/role_journal.h)
+//   <scheduler>/tick_ledger.json                     the tick ledger (store/tick_ledger.h)
+//   <service-registry>/scheduler/<SafeName(id)>.json an instance's entry (store/service_registry.h)
+//
+// Dagu 1.30.2 uses the same lock directory and registry layout
+// (docs/storage.md, docs/ha-protocol.md). Pure functions.
+#pragma once
+
+#include <string>
+
+#include "core/file_system.h"
+
+namespace dagu {
+
+inline constexpr char kSchedulerLocksDirName[] = "locks";
+inline constexpr char kSchedulerLockDirName[] = ".dagu_lock";
+inline constexpr char kSchedulerLockAsidePrefix[] = ".dagu_lock.releasing.";
+inline constexpr char kRoleJournalName[] = "role-journal.jsonl";
+inline constexpr char kTickLedgerName[] = "tick_ledger.json";
+// The service name of schedulers in the service registry.
+inline constexpr char kSchedulerServiceName[] = "scheduler";
+
+inline std::string SchedulerLocksDir(const std::string& scheduler_dir) {
+  return JoinPath(scheduler_dir, kSchedulerLocksDirName);
+}
+inline std::string RoleJournalPath(const std::string& scheduler_dir) {
+  return JoinPath(scheduler_dir, kRoleJournalName);
+}
+inline std::string TickLedgerPath(const std::string& scheduler_dir) {
+  return JoinPath(scheduler_dir, kTickLedgerName);
+}
+
+}  // namespace dagu
