@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "peer.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
 
@@ -40,36 +41,6 @@ struct RunResult {
   int status = -1;
   std::string output;
 };
-
-// The peer's path, or the reason it cannot be had. Fetched once per process.
-struct Peer {
-  std::string binary;
-  std::string why_not;
-};
-
-const Peer& GetPeer() {
-  static const Peer peer = [] {
-    Peer p;
-    std::string cmd = std::string("bash ") + DAGU_SOURCE_DIR + "/bench/fetch_peer.sh 2>&1";
-    FILE* f = ::popen(cmd.c_str(), "r");
-    if (f == nullptr) {
-      p.why_not = "cannot run bench/fetch_peer.sh";
-      return p;
-    }
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, f)) out.append(buf, n);
-    int st = ::pclose(f);
-    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-    if (st != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-      p.why_not = "Dagu 1.30.2 is not available (" + out + ")";
-      return p;
-    }
-    p.binary = out.substr(out.find_last_of('\n') == std::string::npos ? 0 : out.find_last_of('\n') + 1);
-    return p;
-  }();
-  return peer;
-}
 
 class DaguPeerTest : public ::testing::Test {
  protected:
