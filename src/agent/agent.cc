@@ -270,10 +270,19 @@ void Agent::WriteOutputs(const RunRecord& record) {
   if (!s.ok()) log_.Error("Failed to write outputs", {{"err", s.ToString()}});
 }
 
-void Agent::Stop(int signal) {
+void Agent::Stop(int signal, bool use_step_signal) {
   std::lock_guard<std::mutex> l(mu_);
-  if (executor_) executor_->Cancel(signal);
-  else pending_stop_ = signal;
+  if (executor_) {
+    executor_->Cancel(signal, use_step_signal);
+  } else {
+    pending_stop_ = signal;
+    pending_stop_use_step_signal_ = use_step_signal;
+  }
+}
+
+bool Agent::EndedWithError() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return executor_ && !executor_->stop_requested() && !executor_->last_error().empty();
 }
 
 void Agent::Watch() {
@@ -287,7 +296,7 @@ void Agent::Watch() {
     if (!cancel_seen && runs_.CancelRequested(attempt_)) {
       cancel_seen = true;
       log_.Info("Stop requested", {{"file", attempt_.CancelPath()}});
-      executor_->Cancel(SIGTERM);
+      executor_->Cancel(SIGTERM, /*use_step_signal=*/true);
     }
     if (proc_ && deps_.clock->Monotonic() >= next_beat) {
       Status s = procs_.Heartbeat(*proc_);
@@ -335,7 +344,7 @@ RunStatus Agent::Execute() {
     std::lock_guard<std::mutex> l(mu_);
     executor_ = std::make_unique<Executor>(dag_, params_, opt);
     if (!previous_.empty() || !retry_step_.empty()) executor_->SetPreviousNodes(previous_, retry_step_);
-    if (pending_stop_ != 0) executor_->Cancel(pending_stop_);
+    if (pending_stop_ != 0) executor_->Cancel(pending_stop_, pending_stop_use_step_signal_);
   }
   std::thread watcher([this] { Watch(); });
   RunStatus status = executor_->Run();

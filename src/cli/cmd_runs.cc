@@ -178,10 +178,8 @@ int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& re
   RunStatus status = agent.Execute();
   RunRecord record = agent.LastRecord();
   if (!quiet) std::cout << FormatStatusReport(record, false);
-  if (status == RunStatus::kSucceeded) return kExitOk;
-  // Unmet DAG preconditions abort the run without failing (as Dagu exits 0).
-  if (status == RunStatus::kAborted && record.error.rfind("precondition not met", 0) == 0) return kExitOk;
-  return kExitFailure;
+  (void)status;
+  return agent.EndedWithError() ? kExitFailure : kExitOk;
 }
 
 // ---- start ----
