@@ -202,6 +202,7 @@ int RunStart(const StartArgs& a) {
   AgentRequest req;
   req.mode = AgentRequest::Mode::kStart;
   if (!LoadDagArg("start", a.dag, ctx, &req.dag)) return kExitFailure;
+  if (Status s = CheckRunnable(req.dag); !s.ok()) return Fail("start", s.message());
   if (!a.name.empty()) req.dag.name = a.name;
   if (!ResolveParams("start", req.dag, a.params, a.rest, &req.params)) return kExitFailure;
   if (!ResolveTrigger("start", a.trigger_type, TriggerType::kManual, &req.trigger)) return kExitFailure;

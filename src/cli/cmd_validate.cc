@@ -2,8 +2,10 @@
 // directory) as a run would, and prints every problem as
 // "file:line:col: key: message" on stderr ("warning: " before the key for
 // warnings). Exit status 1 when any file has an error, 0 otherwise (with one
-// "OK" line per file on stdout unless -q). The config is optional: without a
-// config file the defaults apply; its `tz` and base config are used when set.
+// "OK" line per file on stdout unless -q). With -v, each file's dialect and
+// why (docs/dag-format.md, "Which dialect a file is read in") and its type.
+// The config is optional: without a config file the defaults apply; its `tz`
+// and base config are used when set.
 #include <iostream>
 #include <memory>
 
@@ -18,12 +20,26 @@ namespace {
 
 struct ValidateArgs {
   CommonFlags flags;
+  bool verbose = false;
   std::vector<std::string> paths;
 };
 
+// "dialect: Dagu 1.30.2 (...); type: chain (...)".
+std::string DialectLine(const Dag& dag) {
+  std::string out = dag.dialect == DagDialect::kUpstream
+                        ? "dialect: upstream (Dagu v2.15), because of " + dag.dialect_reason
+                        : std::string("dialect: Dagu 1.30.2 (no upstream-only form: no snake_case key, no run: "
+                                      "with a command)");
+  out += std::string("; type: ") + (dag.type == DagType::kChain ? "chain" : "graph") +
+         (dag.type_given ? " (given)" : " (the dialect's default)");
+  return out;
+}
+
 // Prints one file's problems; returns whether it had errors.
-bool Report(const std::string& path, const std::optional<std::string>& dag_name, const std::vector<DagError>& problems,
-            bool quiet) {
+bool Report(const std::string& path, const Dag* dag, const std::vector<DagError>& problems, bool quiet,
+            bool verbose) {
+  std::optional<std::string> dag_name;
+  if (dag != nullptr) dag_name = dag->name;
   bool failed = false;
   for (const DagError& e : problems) {
     if (!e.is_error() && quiet) continue;
@@ -32,6 +48,7 @@ bool Report(const std::string& path, const std::optional<std::string>& dag_name,
   }
   failed = failed || !dag_name.has_value();
   if (!failed && !quiet) std::cout << "OK " << path << " (DAG \"" << *dag_name << "\")\n";
+  if (verbose && dag != nullptr) std::cout << path << ": " << DialectLine(*dag) << "\n";
   return failed;
 }
 
@@ -57,20 +74,16 @@ int RunValidate(const ValidateArgs& args) {
         std::cerr << path << ": warning: no *.yaml or *.yml files in this directory\n";
       }
       for (const DagLoadResult& r : results) {
-        std::optional<std::string> name;
-        if (r.dag) name = r.dag->name;
         ++files;
-        failed += Report(r.path, name, r.errors, args.flags.quiet) ? 1 : 0;
+        failed += Report(r.path, r.dag ? &*r.dag : nullptr, r.errors, args.flags.quiet, args.verbose) ? 1 : 0;
       }
       continue;
     }
     Dag dag;
     std::vector<DagError> problems;
     Status s = LoadDag(path, options, &dag, &problems);
-    std::optional<std::string> name;
-    if (s.ok()) name = dag.name;
     ++files;
-    failed += Report(path, name, problems, args.flags.quiet) ? 1 : 0;
+    failed += Report(path, s.ok() ? &dag : nullptr, problems, args.flags.quiet, args.verbose) ? 1 : 0;
   }
   if (failed > 0) {
     std::cerr << "dagu validate: " << failed << " of " << files << (files == 1 ? " file" : " files")
@@ -86,6 +99,7 @@ void AddValidateCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("validate", "Validate DAG files: print every problem as file:line:col: message");
   auto args = std::make_shared<ValidateArgs>();
   AddCommonFlags(cmd, &args->flags);
+  cmd->add_flag("-v,--verbose", args->verbose, "Also print each file's dialect (Dagu 1.30.2 or upstream) and why");
   cmd->add_option("files", args->paths, "DAG files, or directories of DAG files")->required();
   cmd->callback([exit_code, args] { *exit_code = RunValidate(*args); });
 }

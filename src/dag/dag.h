@@ -19,6 +19,11 @@ namespace dagu {
 
 enum class OverlapPolicy { kSkip, kAll, kLatest };
 enum class DagType { kGraph, kChain };
+// The Dagu a DAG file is written for (docs/dag-format.md, "Which dialect a
+// file is read in"): Dagu 1.30.2 (type defaults to chain, `run: <name>` calls
+// a sub-DAG) unless the file shows an upstream-only form (Dagu v2.15: type
+// defaults to graph, `run:` is a shell command).
+enum class DagDialect { kDagu130, kUpstream };
 
 struct Schedules {
   std::vector<CronSchedule> start;
@@ -108,7 +113,10 @@ struct Dag {
   std::string description;
   std::vector<std::string> tags;
   std::string group;
-  DagType type = DagType::kGraph;
+  DagType type = DagType::kChain;
+  bool type_given = false;     // type: written in the file or the base config
+  DagDialect dialect = DagDialect::kDagu130;
+  std::string dialect_reason;  // why the dialect was chosen, for `dagu validate -v`
   Schedules schedules;
   bool skip_if_successful = false;
   OverlapPolicy overlap_policy = OverlapPolicy::kSkip;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "dag/dag_names.h"
@@ -163,6 +164,28 @@ Status LoadDag(const std::string& path, const LoadDagOptions& options, Dag* out,
     return s;
   }
   return LoadDagFromString(text, path, options, out, errors);
+}
+
+Status CheckRunnable(const Dag& dag) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < dag.steps.size(); ++i) index[dag.steps[i].name] = i;
+  std::vector<int> state(dag.steps.size(), 0);  // 0 new, 1 on the path, 2 done
+  std::function<bool(size_t)> cyclic = [&](size_t i) {
+    state[i] = 1;
+    for (const auto& dep : dag.steps[i].depends) {
+      auto it = index.find(dep);
+      if (it == index.end()) continue;
+      if (state[it->second] == 1 || (state[it->second] == 0 && cyclic(it->second))) return true;
+    }
+    state[i] = 2;
+    return false;
+  };
+  for (size_t i = 0; i < dag.steps.size(); ++i) {
+    if (state[i] == 0 && cyclic(i)) {
+      return Status::InvalidArgument("failed to setup execution plan: cyclic plan detected");
+    }
+  }
+  return Status::OK();
 }
 
 std::vector<DagLoadResult> LoadDagDirectory(const std::string& dir, const LoadDagOptions& options) {

@@ -73,6 +73,11 @@ Status LoadDag(const std::string& path, const LoadDagOptions& options, Dag* out,
 Status LoadDagFromString(std::string_view yaml, const std::string& path, const LoadDagOptions& options,
                          Dag* out, std::vector<DagError>* errors);
 
+// Whether a run of `dag` can start: InvalidArgument("failed to setup
+// execution plan: cyclic plan detected") when its steps depend on each other
+// in a cycle (Dagu 1.30.2 accepts such a file and refuses its runs).
+Status CheckRunnable(const Dag& dag);
+
 // One file of a directory load.
 struct DagLoadResult {
   std::string path;               // dir/file.yaml

@@ -265,6 +265,14 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
                         ", not both");
   } else if (run != nullptr) {
     ParseCommands(ctx, *run, &step);
+    std::string text = run->value.IsScalar() ? Trim(run->value.Scalar()) : "";
+    if (IsBareDagName(text)) {
+      out->run_call = text;
+      out->run_field = *run;
+    } else {
+      ctx.evidence().NoteUpstream("a step run: with a command (line " +
+                                  std::to_string(PositionOf(run->value).first) + ")");
+    }
   } else {
     if (command != nullptr) ParseCommands(ctx, *command, &step);
     if (script != nullptr && ctx.String(*script, &step.script) && Trim(step.script).empty()) {
@@ -396,7 +404,24 @@ void ParseSteps(ParseContext& ctx, const Field& f, std::vector<ParsedStep>* out,
   }
 }
 
-void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out) {
+bool IsBareDagName(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '.' || c == '-';
+  });
+}
+
+void ResolveRunCall(ParseContext& ctx, const ParsedStep& parsed, Step* step) {
+  if (parsed.run_call.empty()) return;
+  step->commands.clear();
+  step->script.clear();
+  step->call = parsed.run_call;
+  step->executor_type = "dag";  // as Dagu 1.30.2 records a call
+  ParseContext::StepScope scope(&ctx);
+  ctx.Warning(parsed.run_field, "Step field 'run' is deprecated, use 'call' instead");
+}
+
+void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out,
+                    std::vector<std::pair<Step*, ParsedStep>>* parsed_out) {
   Fields fields;
   if (!ctx.Map(f, HandlerOnKeys(), &fields)) return;
   struct Slot {
@@ -419,7 +444,8 @@ void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out) {
       ctx.WarningAt(parsed.depends.front().value, x->path + ".depends", "ignored: handlers run after all steps");
     }
     parsed.step.name = slot.step_name;
-    *slot.target = std::move(parsed.step);
+    *slot.target = parsed.step;
+    if (parsed_out != nullptr) parsed_out->emplace_back(&**slot.target, std::move(parsed));
   }
 }
 

@@ -287,8 +287,10 @@ TEST(DagValidationTest, DependsMustBeNames) {
                    14);
 }
 
-TEST(DagValidationTest, CyclicDepends) {
-  Loaded l = LoadYaml(R"(steps:
+TEST(DagValidationTest, CyclicDependsInAnUpstreamFile) {
+  Loaded l = LoadYaml(R"(type: graph
+working_dir: /tmp
+steps:
   - name: a
     run: x
     depends: c
@@ -304,14 +306,24 @@ TEST(DagValidationTest, CyclicDepends) {
   ASSERT_EQ(l.Errors().size(), 1u) << l.Dump();
   EXPECT_NE(l.Errors()[0].message.find("cyclic dependency: \"a\" -> \"c\" -> \"b\" -> \"a\""), std::string::npos)
       << l.Dump();
-  EXPECT_EQ(l.Errors()[0].line, 4);
+  EXPECT_EQ(l.Errors()[0].line, 6);
 }
 
 TEST(DagValidationTest, CycleThroughChainOrder) {
   // In a chain, b depends on a implicitly; a depending on b closes a cycle.
-  Loaded l = LoadYaml("type: chain\nsteps:\n  - name: a\n    run: x\n    depends: b\n  - name: b\n    run: y\n");
+  Loaded l = LoadYaml("type: chain\nsteps:\n  - name: a\n    run: echo x\n    depends: b\n  - name: b\n    run: y\n");
   ASSERT_EQ(l.Errors().size(), 1u) << l.Dump();
   EXPECT_NE(l.Errors()[0].message.find("cyclic dependency"), std::string::npos);
+}
+
+TEST(DagValidationTest, CycleInADagu130FileIsAWarning) {
+  // Dagu 1.30.2 accepts a cycle at load and refuses to run it.
+  Loaded l = LoadYaml("steps:\n  - name: a\n    command: x\n    depends: b\n  - name: b\n    command: y\n");
+  EXPECT_LOADS(l);
+  ASSERT_EQ(l.Warnings().size(), 1u) << l.Dump();
+  EXPECT_NE(l.Warnings()[0].message.find("cyclic dependency"), std::string::npos);
+  EXPECT_FALSE(CheckRunnable(l.dag).ok());
+  EXPECT_EQ(CheckRunnable(l.dag).message(), "failed to setup execution plan: cyclic plan detected");
 }
 
 // --- policies ---
@@ -451,7 +463,7 @@ TEST(DagValidationTest, HandlerDependsIsIgnoredWithAWarning) {
 
 TEST(DagValidationTest, MetadataOnlyLoadTurnsStepErrorsIntoWarnings) {
   const std::string yaml =
-      "schedule: \"0 * * * *\"\nsteps:\n  - run: x\n    working_dirr: /tmp\n    depends: nope\n";
+      "schedule: \"0 * * * *\"\nsteps:\n  - command: x\n    working_dirr: /tmp\n    depends: nope\n";
   Loaded full = LoadYaml(yaml);
   EXPECT_EQ(full.Errors().size(), 2u) << full.Dump();
 
@@ -467,7 +479,7 @@ TEST(DagValidationTest, MetadataOnlyLoadTurnsStepErrorsIntoWarnings) {
 }
 
 TEST(DagValidationTest, ExtraDocumentsAreIgnoredWithAWarning) {
-  Loaded l = LoadYaml("steps: [{run: x}]\n---\nname: child\nsteps: [{run: y}]\n");
+  Loaded l = LoadYaml("steps: [{command: x}]\n---\nname: child\nsteps: [{command: y}]\n");
   EXPECT_LOADS(l);
   ASSERT_EQ(l.Warnings().size(), 1u) << l.Dump();
   EXPECT_EQ(l.Warnings()[0].line, 3);

@@ -244,6 +244,7 @@ bool ParseContext::Map(const Field& at, const KeyTable& table, Fields* out, cons
   for (const KeySpec& spec : table.keys) {
     by_fold[FoldKey(spec.name)] = &spec;
     for (const char* alias : spec.aliases) by_fold[FoldKey(alias)] = &spec;
+    for (const char* alias : spec.upstream_aliases) by_fold[FoldKey(alias)] = &spec;
   }
   std::map<std::string, const Field*> seen;  // canonical -> first field
   std::vector<Field> accepted;
@@ -257,6 +258,7 @@ bool ParseContext::Map(const Field& at, const KeyTable& table, Fields* out, cons
     }
     const KeySpec& spec = *found->second;
     f.name = spec.name;
+    NoteSpelling(spec, f);
     auto [it, inserted] = seen.emplace(spec.name, &f);
     if (!inserted) {
       if (merged) continue;  // an explicit key overrides a merged one
@@ -283,6 +285,22 @@ bool ParseContext::Map(const Field& at, const KeyTable& table, Fields* out, cons
   }
   out->all = std::move(accepted);
   return true;
+}
+
+void ParseContext::NoteSpelling(const KeySpec& spec, const Field& f) {
+  bool upstream_alias = false;
+  for (const char* alias : spec.upstream_aliases) upstream_alias = upstream_alias || FoldKey(alias) == FoldKey(f.spelled);
+  if (spec.upstream_only || upstream_alias) evidence_.upstream_keys.push_back({f.key, f.path, f.spelled});
+  const std::string canonical = spec.name;
+  if (canonical.find('_') == std::string::npos || FoldKey(f.spelled) != FoldKey(canonical)) return;
+  const std::string where = Quote(f.spelled) + " (line " + std::to_string(PositionOf(f.key).first) + ")";
+  DialectEvidence::Spelling& s = evidence_.multi_word[canonical];
+  if (f.spelled.find('_') != std::string::npos) {
+    if (s.snake.empty()) s.snake = where;
+    evidence_.NoteUpstream("the snake_case key " + where);
+  } else if (s.camel.empty()) {
+    s.camel = where;
+  }
 }
 
 void ParseContext::UnknownKey(const Field& key, const KeyTable& table, const KeyTable* other) {

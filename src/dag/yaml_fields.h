@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,33 @@ struct KeySpec {
   std::vector<const char*> aliases;   // other names (camelCase needs none: folding covers it)
   KeySupport support = KeySupport::kSupported;
   const char* note = "";              // why ignored/unsupported, or what to use instead
+  // A key Dagu 1.30.2 does not have (only the upstream dialect does): a file
+  // read as 1.30.2 that uses it gets the error 1.30.2 gives (unknown key).
+  bool upstream_only = false;
+  // Aliases only the upstream dialect has (as upstream_only, for them).
+  std::vector<const char*> upstream_aliases = {};
+};
+
+// What the dialect of a file is decided from (docs/dag-format.md, "Which
+// dialect a file is read in"): the upstream-only forms it shows, and how it
+// spells multi-word keys.
+struct DialectEvidence {
+  std::string upstream_form;  // the first upstream-only form, e.g. `snake_case key "working_dir" (line 3)`
+  struct Spelling {
+    std::string snake;  // first snake_case spelling with its line, "" if none
+    std::string camel;  // first other spelling with its line, "" if none
+  };
+  std::map<std::string, Spelling> multi_word;  // canonical key -> spellings seen
+  // Upstream-only keys used in the file (errors when it is read as 1.30.2).
+  struct Use {
+    YAML::Node key;
+    std::string path;
+    std::string spelled;
+  };
+  std::vector<Use> upstream_keys;
+  void NoteUpstream(const std::string& what) {
+    if (upstream_form.empty()) upstream_form = what;
+  }
 };
 
 struct KeyTable {
@@ -79,6 +107,8 @@ class ParseContext {
   ParseContext(std::string file, std::vector<DagError>* out, bool metadata_only);
 
   const std::string& file() const { return file_; }
+  // What the keys read so far say about the file's dialect.
+  DialectEvidence& evidence() { return evidence_; }
 
   // Inside a StepScope, errors of a metadata-only load become warnings.
   class StepScope {
@@ -124,9 +154,11 @@ class ParseContext {
   DagError Make(const YAML::Node& node, const std::string& path, std::string message, std::string value,
                 DagError::Severity severity) const;
   void UnknownKey(const Field& key, const KeyTable& table, const KeyTable* other);
+  void NoteSpelling(const KeySpec& spec, const Field& f);
   void CollectEntries(const YAML::Node& node, const std::string& path, bool merged, std::vector<Field>* out);
 
   std::string file_;
+  DialectEvidence evidence_;
   std::vector<DagError>* out_;
   bool metadata_only_;
   int step_depth_ = 0;
