@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cctype>
+#include <map>
 
 #include "core/time_format.h"
 #include "store/run_layout.h"
@@ -249,23 +250,34 @@ void Agent::WriteRecord(const RunRecord& record, bool final) {
 }
 
 void Agent::WriteOutputs(const RunRecord& record) {
-  Json outputs = Json::object();
-  bool any = false;
+  // As Dagu 1.30.2: each step's `output:` (not Dagu's own DAGU_* variables),
+  // under its key (the name in camelCase unless output.key says), unless
+  // output.omit; no file when there is none.
+  std::map<std::string, const Step*> steps;
+  for (const Step& s : dag_.steps) steps[s.name] = &s;
+  std::map<std::string, std::string> values;  // sorted, as Go writes a map
   for (const auto& n : record.nodes) {
+    auto it = steps.find(n.step.value("name", ""));
+    const Step* def = it == steps.end() ? nullptr : it->second;
     for (const auto& [name, kv] : n.output_variables) {
+      if (name.rfind("DAGU_", 0) == 0) continue;
+      if (def != nullptr && def->output == name && def->output_omit) continue;
+      std::string key = def != nullptr && def->output == name && !def->output_key.empty() ? def->output_key
+                                                                                        : LowerCamel(name);
       auto eq = kv.find('=');
-      outputs[LowerCamel(name)] = eq == std::string::npos ? kv : kv.substr(eq + 1);
-      any = true;
+      values[key] = eq == std::string::npos ? kv : kv.substr(eq + 1);
     }
   }
-  if (!any) return;
+  if (values.empty()) return;
+  Json outputs = Json::object();
+  for (const auto& [k, v] : values) outputs[k] = v;
   Json meta = Json::object();
   meta["dagName"] = record.name;
   meta["dagRunId"] = record.dag_run_id;
   meta["attemptId"] = record.attempt_id;
   meta["status"] = RunStatusLabel(record.status);
   meta["completedAt"] = record.finished_at;
-  meta["params"] = Json(record.params_list).dump();
+  if (!record.params_list.empty()) meta["params"] = Json(record.params_list).dump();
   Status s = runs_.WriteOutputs(attempt_, Json{{"metadata", meta}, {"outputs", outputs}});
   if (!s.ok()) log_.Error("Failed to write outputs", {{"err", s.ToString()}});
 }
@@ -338,6 +350,12 @@ RunStatus Agent::Execute() {
   opt.log_paths = [this](const std::string& step) {
     std::string base = StepLogBase(attempt_log_dir_, step, deps_.clock->Now(), run_.run_id);
     log_.Info("Step started", {{"name", dag_.name}, {"run-id", run_.run_id}, {"step", step}});
+    // The files exist from the start, also for a step its preconditions skip
+    // (as Dagu creates them).
+    for (const char* ext : {".out", ".err"}) {
+      Status created = deps_.fs->WriteFile(base + ext, "");
+      if (!created.ok()) log_.Warn("Failed to create a step log", {{"err", created.ToString()}});
+    }
     return StepLogPaths{base + ".out", base + ".err"};
   };
   {

@@ -259,17 +259,17 @@ CommandRunner Executor::Runner(ProcKind kind) {
 }
 
 bool Executor::ConditionsMet(const std::vector<Condition>& conditions, ProcKind kind, const std::string& shell,
-                             const VarList& env, const std::string& dir, std::string* error) {
+                             const OwnedVars& owned, const VarList& env, const std::string& dir, std::string* error) {
   error->clear();
   for (const auto& c : conditions) {
     bool met;
-    std::string text = ExpandVars(c.condition, env.Lookup());
+    std::string text = Substitute(c.condition, owned);
     std::string value;
     if (c.expected.empty()) {
       int code = CaptureAs(kind, shell, text, env, dir, &value);
       met = code == 0;
     } else {
-      value = EvalBackticks(text, shell, env, dir, Runner(kind));
+      value = env_.EvalValue(text, env, dir, Runner(kind));
       met = MatchesExpected(value, c.expected);
     }
     {
@@ -291,12 +291,30 @@ StepRunner* Executor::RunnerFor(const Step& step) const {
   return opt_.executors->FindOrMissing(step.executor_type);
 }
 
-StepInvocation Executor::MakeInvocation(const Step& def, const NodeState& node, const VarList& env,
-                                        const VarLookup& owned) const {
+Executor::CommandText Executor::EvalCommands(const Step& def, ProcKind kind, const OwnedVars& owned,
+                                             const VarList& env, const std::string& dir) {
+  CommandText text;
+  const CommandRunner run = Runner(kind);
+  for (const auto& line : def.commands) text.commands.push_back(env_.EvalCommand(line, owned, env, dir, run));
+  if (!def.script.empty()) text.script = env_.EvalCommand(def.script, owned, env, dir, run);
+  return text;
+}
+
+StepRefs Executor::StepRefsNow() const {
+  StepRefs refs;
+  for (const auto& n : state_.nodes) {
+    if (n.step.id.empty()) continue;
+    refs[n.step.id] = {n.stdout_path, n.stderr_path, std::to_string(n.exit_code)};
+  }
+  return refs;
+}
+
+StepInvocation Executor::MakeInvocation(const Step& def, const NodeState& node, const VarList& env, CommandText text,
+                                        const OwnedVars& owned) const {
   StepInvocation inv;
   inv.step_name = def.name;
-  for (const auto& line : def.commands) inv.commands.push_back(ExpandVars(line, owned));
-  inv.script = ExpandVars(def.script, owned);
+  inv.commands = std::move(text.commands);
+  inv.script = std::move(text.script);
   inv.shell = env_.ShellFor(def);
   inv.shell_args = env_.ShellArgsFor(def);
   inv.step_shell = !def.shell.empty();
@@ -311,7 +329,7 @@ StepInvocation Executor::MakeInvocation(const Step& def, const NodeState& node, 
   inv.executor_config_json = def.executor_config_json;
   inv.dag = &dag_;
   inv.step = &def;
-  inv.expand = [owned](const std::string& text) { return ExpandVars(text, owned); };
+  inv.expand = [owned](const std::string& value) { return Substitute(value, owned); };
   return inv;
 }
 
@@ -416,6 +434,7 @@ void Executor::RunNode(size_t index) {
   const Step& def = dag_.steps[index];
   StepLogPaths paths = opt_.log_paths ? opt_.log_paths(def.name) : StepLogPaths{};
   VarList outputs;
+  StepRefs refs;
   {
     std::lock_guard<std::mutex> l(mu_);
     NodeState& n = state_.nodes[index];
@@ -425,18 +444,21 @@ void Executor::RunNode(size_t index) {
     n.finished_at.reset();
     n.error.clear();
     outputs = OutputsVisibleTo(index);
+    refs = StepRefsNow();
     Touch();
   }
   Publish();
-  const VarList env = env_.ForStep(def, outputs, {paths.stdout_path, paths.stderr_path}, "");
+  const StepEnv::Logs logs{paths.stdout_path, paths.stderr_path};
+  const VarList env = env_.ForStep(def, outputs, &logs, "", Runner(ProcKind::kHelper));
   const std::string dir = env_.WorkingDirFor(def, env);
+  const OwnedVars owned = env_.Owned(def, outputs, env, refs);
   std::string why;
-  const bool met = ConditionsMet(def.preconditions, ProcKind::kHelper, env_.ShellFor(def), env, dir, &why);
+  const bool met = ConditionsMet(def.preconditions, ProcKind::kHelper, env_.ShellFor(def), owned, env, dir, &why);
   if (met && !dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
   }
-  const VarLookup owned = env_.OwnedLookup(def, outputs);
+  const CommandText text = met ? EvalCommands(def, ProcKind::kHelper, owned, env, dir) : CommandText();
   const bool repeating = def.repeat_policy.enabled;
 
   std::unique_lock<std::mutex> l(mu_);
@@ -446,7 +468,7 @@ void Executor::RunNode(size_t index) {
     n.error = why;
   }
   while (met && !cancelled_ && !timed_out_) {
-    StepInvocation inv = MakeInvocation(def, n, env, owned);
+    StepInvocation inv = MakeInvocation(def, n, env, text, owned);
     n.step.commands = inv.commands;
     n.step.script = inv.script;
     Touch();
@@ -454,9 +476,9 @@ void Executor::RunNode(size_t index) {
     Publish();
     Exec exec = RunProcess(RunnerFor(def), inv, ProcKind::kStep, def.timeout, repeating);
     if (!def.continue_on.output.empty()) {
-      std::string text;
-      if (!n.stdout_path.empty() && PosixFileSystem()->ReadFile(n.stdout_path, &text).ok()) {
-        exec.output_matches = OutputMatches(def.continue_on.output, text);
+      std::string log;
+      if (!n.stdout_path.empty() && PosixFileSystem()->ReadFile(n.stdout_path, &log).ok()) {
+        exec.output_matches = OutputMatches(def.continue_on.output, log);
       }
     }
     l.lock();
@@ -486,8 +508,15 @@ void Executor::RunNode(size_t index) {
       }
       l.unlock();
       std::string ignored;
-      in.condition_met = ConditionsMet({*def.repeat_policy.condition}, ProcKind::kHelper, env_.ShellFor(def), scope,
-                                       dir, &ignored);
+      OwnedVars with_own = owned;
+      VarList own_outputs;
+      for (const auto& [name, kv] : n.output_variables) {
+        auto eq = kv.find('=');
+        own_outputs.Set(name, eq == std::string::npos ? kv : kv.substr(eq + 1));
+      }
+      with_own.maps.push_back(own_outputs);
+      in.condition_met = ConditionsMet({*def.repeat_policy.condition}, ProcKind::kHelper, env_.ShellFor(def),
+                                       with_own, scope, dir, &ignored);
       l.lock();
     }
     if (!ShouldRepeat(def.repeat_policy, in) || cancelled_) break;
@@ -530,10 +559,17 @@ void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok
   }
   Publish();
   const Step& def = node->step;
-  const VarList env = env_.ForStep(def, outputs, {paths.stdout_path, paths.stderr_path}, status_label);
+  const VarList env = env_.ForStep(def, outputs, nullptr, status_label, Runner(ProcKind::kHandler));
   const std::string dir = env_.WorkingDirFor(def, env);
+  StepRefs refs;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    refs = StepRefsNow();
+  }
+  const OwnedVars owned = env_.Owned(def, outputs, env, refs);
   std::string why;
-  bool met = !timed_out && ConditionsMet(def.preconditions, ProcKind::kHandler, env_.ShellFor(def), env, dir, &why);
+  bool met = !timed_out &&
+             ConditionsMet(def.preconditions, ProcKind::kHandler, env_.ShellFor(def), owned, env, dir, &why);
   std::string error;
   NodeStatus status = NodeStatus::kSucceeded;
   if (timed_out) {
@@ -546,7 +582,8 @@ void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
     }
-    StepInvocation inv = MakeInvocation(def, *node, env, env_.OwnedLookup(def, outputs));
+    StepInvocation inv =
+        MakeInvocation(def, *node, env, EvalCommands(def, ProcKind::kHandler, owned, env, dir), owned);
     {
       std::lock_guard<std::mutex> l(mu_);
       node->status = NodeStatus::kRunning;
@@ -745,9 +782,10 @@ RunStatus Executor::Run() {
   Publish();
   env_.BuildRunVars(opt_.base_env, Runner(ProcKind::kHelper));
   std::string why;
-  const bool met =
-      ConditionsMet(dag_.preconditions, ProcKind::kHelper, env_.ShellFor(Step()), env_.run_vars(),
-                    env_.DagWorkingDir(), &why);
+  OwnedVars run_owned;
+  run_owned.maps.push_back(env_.params());
+  const bool met = ConditionsMet(dag_.preconditions, ProcKind::kHelper, env_.ShellFor(Step()), run_owned,
+                                 env_.run_vars(), env_.DagWorkingDir(), &why);
 
   std::unique_lock<std::mutex> lock(mu_);
   if (!met) cancelled_ = true;  // nothing runs; the run ends aborted
@@ -778,6 +816,7 @@ RunStatus Executor::Run() {
                                       : status == RunStatus::kFailed ? &state_.on_failure
                                                                      : &state_.on_cancel;
   RunHandler(handler, RunStatusLabel(status), lock);
+  status = FinalRunStatus(NodeViews(), cancelled_, !last_error_.empty());  // the exit handler sees a failed one
   RunHandler(&state_.on_exit, RunStatusLabel(status), lock);
   status = FinalRunStatus(NodeViews(), cancelled_, !last_error_.empty());
   state_.status = status;

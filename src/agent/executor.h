@@ -165,9 +165,19 @@ class Executor {
   // Evaluates `conditions` (Dagu's preconditions); false when one is not met
   // or evaluation was stopped. *error is for evaluation errors ("" = not met).
   bool ConditionsMet(const std::vector<Condition>& conditions, ProcKind kind, const std::string& shell,
-                     const VarList& env, const std::string& dir, std::string* error);
-  StepInvocation MakeInvocation(const Step& def, const NodeState& node, const VarList& env,
-                                const VarLookup& owned) const;
+                     const OwnedVars& owned, const VarList& env, const std::string& dir, std::string* error);
+  // The step's commands and script with Dagu's own variables substituted and
+  // backticks run, once per execution of the step.
+  struct CommandText {
+    std::vector<std::string> commands;
+    std::string script;
+  };
+  CommandText EvalCommands(const Step& def, ProcKind kind, const OwnedVars& owned, const VarList& env,
+                           const std::string& dir);
+  StepInvocation MakeInvocation(const Step& def, const NodeState& node, const VarList& env, CommandText text,
+                                const OwnedVars& owned) const;
+  // ${id.stdout} and friends of every step with an id (mu_ held).
+  StepRefs StepRefsNow() const;
   StepRunner* RunnerFor(const Step& step) const;
 
   // --- a node's life (worker threads) ---

@@ -1,38 +1,57 @@
 #include "agent/step_env.h"
 
+#include <memory>
+
 #include "core/file_system.h"
 
 namespace dagu {
+namespace {
 
-std::string EvalBackticks(const std::string& text, const std::string& shell, const VarList& env,
-                          const std::string& dir, const CommandRunner& run) {
-  std::string out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t open = text.find('`', pos);
-    size_t close = open == std::string::npos ? std::string::npos : text.find('`', open + 1);
-    if (close == std::string::npos) {
-      out += text.substr(pos);
-      break;
-    }
-    out += text.substr(pos, open - pos);
-    std::string value;
-    run(shell, text.substr(open + 1, close - open - 1), env, dir, &value);
-    out += value;
-    pos = close + 1;
-  }
-  return out;
+// A value starting with "~/" (or just "~") is under the home directory.
+std::string ExpandTilde(const std::string& value, const VarList& env) {
+  if (value != "~" && value.rfind("~/", 0) != 0) return value;
+  auto home = env.Get("HOME");
+  return home ? *home + value.substr(1) : value;
 }
+
+}  // namespace
 
 StepEnv::StepEnv(const Dag& dag, const Params& params, std::string default_shell)
     : dag_(dag), params_(params), default_shell_(std::move(default_shell)) {
   if (default_shell_.empty()) default_shell_ = "sh";
 }
 
+std::string StepEnv::EvalValue(const std::string& text, const VarList& env, const std::string& dir,
+                               const CommandRunner& run) const {
+  std::string value = text;
+  if (value.find('`') != std::string::npos) {
+    const std::string shell = ShellFor(Step());
+    value = ReplaceBackticks(value, [&](const std::string& command) {
+      std::string out;
+      run(shell, command, env, dir, &out);
+      return out;
+    });
+  }
+  if (value.find('$') != std::string::npos) value = ShellExpand(value, env.Lookup());
+  return value;
+}
+
+std::string StepEnv::EvalCommand(const std::string& text, const OwnedVars& owned, const VarList& env,
+                                 const std::string& dir, const CommandRunner& run) const {
+  std::string value = Substitute(text, owned);
+  if (value.find('`') == std::string::npos) return value;
+  const std::string shell = ShellFor(Step());
+  return ReplaceBackticks(value, [&](const std::string& command) {
+    std::string out;
+    run(shell, command, env, dir, &out);
+    return out;
+  });
+}
+
 void StepEnv::BuildRunVars(const std::vector<std::pair<std::string, std::string>>& base, const CommandRunner& run) {
   run_vars_ = VarList();
+  params_vars_ = VarList();
   for (const auto& [k, v] : base) run_vars_.Set(k, v);
-  const std::string shell = ShellFor(Step());
   const std::string dir = dag_.working_dir;
   // dotenv: .env first, then the listed files; relative to the working dir.
   if (!dag_.dotenv_disabled) {
@@ -45,45 +64,46 @@ void StepEnv::BuildRunVars(const std::vector<std::pair<std::string, std::string>
       for (const auto& [k, v] : ParseDotenv(text)) run_vars_.Set(k, v);
     }
   }
-  for (const auto& [k, v] : dag_.env) {
-    std::string value = ExpandVars(v, run_vars_.LookupOrEmpty());
-    if (value.find('`') != std::string::npos) value = EvalBackticks(value, shell, run_vars_, dir, run);
-    run_vars_.Set(k, value);
-  }
+  for (const auto& [k, v] : dag_.env) run_vars_.Set(k, ExpandTilde(EvalValue(v, run_vars_, dir, run), run_vars_));
   Json params_json = Json::object();
   for (const auto& [k, v] : params_) {
-    std::string value = ExpandVars(v, run_vars_.LookupOrEmpty());
+    std::string value = EvalValue(v, run_vars_, dir, run);
     run_vars_.Set(k, value);
+    params_vars_.Set(k, value);
     params_json[k] = value;
   }
   run_vars_.Set("DAGU_PARAMS_JSON", params_json.dump());
 }
 
-VarList StepEnv::ForStep(const Step& step, const VarList& outputs, const Logs& logs,
-                         const std::string& run_status) const {
+VarList StepEnv::ForStep(const Step& step, const VarList& outputs, const Logs* logs, const std::string& run_status,
+                         const CommandRunner& run) const {
   VarList env = run_vars_;
   for (const auto& [k, v] : outputs.items()) env.Set(k, v);
-  VarList before = env;  // step env entries do not see each other
-  for (const auto& [k, v] : step.env) env.Set(k, ExpandVars(v, before.LookupOrEmpty()));
+  const VarList before = env;  // step env entries do not see each other
+  const std::string dir = DagWorkingDir();
+  for (const auto& [k, v] : step.env) env.Set(k, ExpandTilde(EvalValue(v, before, dir, run), before));
   env.Set("DAG_RUN_STEP_NAME", step.name);
-  env.Set("DAG_RUN_STEP_STDOUT_FILE", logs.stdout_path);
-  env.Set("DAG_RUN_STEP_STDERR_FILE", logs.stderr_path);
+  if (logs != nullptr) {
+    env.Set("DAG_RUN_STEP_STDOUT_FILE", logs->stdout_path);
+    env.Set("DAG_RUN_STEP_STDERR_FILE", logs->stderr_path);
+  }
   if (!run_status.empty()) env.Set("DAG_RUN_STATUS", run_status);
   return env;
 }
 
-VarLookup StepEnv::OwnedLookup(const Step& step, const VarList& outputs) const {
-  // Params, outputs and the step's env are substituted into command text;
-  // anything else is left for the shell.
-  auto owned = std::make_shared<VarList>();
-  for (const auto& [k, v] : params_) {
-    if (auto value = run_vars_.Get(k)) owned->Set(k, *value);
+OwnedVars StepEnv::Owned(const Step& step, const VarList& outputs, const VarList& env, StepRefs steps) const {
+  OwnedVars owned;
+  owned.maps.push_back(params_vars_);
+  owned.maps.push_back(outputs);
+  VarList step_env;
+  for (const auto& [k, v] : step.env) {
+    if (auto value = env.Get(k)) step_env.Set(k, *value);
   }
-  for (const auto& [k, v] : outputs.items()) owned->Set(k, v);
-  VarList scope = run_vars_;
-  for (const auto& [k, v] : outputs.items()) scope.Set(k, v);
-  for (const auto& [k, v] : step.env) owned->Set(k, ExpandVars(v, scope.LookupOrEmpty()));
-  return [owned](std::string_view name) { return owned->Get(name); };
+  owned.maps.push_back(std::move(step_env));
+  owned.steps = std::move(steps);
+  auto copy = std::make_shared<VarList>(env);
+  owned.env = [copy](std::string_view name) { return copy->Get(name); };
+  return owned;
 }
 
 std::string StepEnv::ShellFor(const Step& step) const {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "agent/env_expand.h"
+#include "agent/eval.h"
 #include "dag/dag.h"
 #include "store/dag_snapshot.h"
 
@@ -38,10 +39,6 @@ namespace dagu {
 using CommandRunner = std::function<int(const std::string& shell, const std::string& command, const VarList& env,
                                         const std::string& dir, std::string* out)>;
 
-// Replaces each `...` in `text` by the trimmed stdout of running it.
-std::string EvalBackticks(const std::string& text, const std::string& shell, const VarList& env,
-                          const std::string& dir, const CommandRunner& run);
-
 class StepEnv {
  public:
   // `default_shell`: when neither the step nor the DAG sets one.
@@ -50,18 +47,31 @@ class StepEnv {
   // Builds the run variables on `base` (process env + run-level variables).
   void BuildRunVars(const std::vector<std::pair<std::string, std::string>>& base, const CommandRunner& run);
   const VarList& run_vars() const { return run_vars_; }
+  // The params as evaluated ("NAME=value" of each, in order).
+  const VarList& params() const { return params_vars_; }
 
   struct Logs {
     std::string stdout_path;
     std::string stderr_path;
   };
-  // The environment of `step` with `outputs` visible (and DAG_RUN_STATUS =
-  // `run_status` when not empty, for handlers).
-  VarList ForStep(const Step& step, const VarList& outputs, const Logs& logs, const std::string& run_status) const;
+  // The environment of `step` with `outputs` visible; DAG_RUN_STEP_STDOUT_FILE
+  // / _STDERR_FILE when `logs` is given (not for handlers), DAG_RUN_STATUS
+  // when `run_status` is not empty (handlers).
+  VarList ForStep(const Step& step, const VarList& outputs, const Logs* logs, const std::string& run_status,
+                  const CommandRunner& run) const;
 
-  // What Dagu substitutes into the step's command text: its env, the
-  // outputs, the params. The lookup owns copies of what it needs.
-  VarLookup OwnedLookup(const Step& step, const VarList& outputs) const;
+  // What Dagu substitutes into the step's command text: the params, the
+  // outputs, the step's env (as evaluated in `env`), and the steps ${id.x}
+  // names.
+  OwnedVars Owned(const Step& step, const VarList& outputs, const VarList& env, StepRefs steps) const;
+
+  // A command line or script of the step: Substitute, then backticks.
+  std::string EvalCommand(const std::string& text, const OwnedVars& owned, const VarList& env,
+                          const std::string& dir, const CommandRunner& run) const;
+  // A value (env, params, a precondition to compare): backticks, then the
+  // shell's expansions against `env`.
+  std::string EvalValue(const std::string& text, const VarList& env, const std::string& dir,
+                        const CommandRunner& run) const;
 
   std::string ShellFor(const Step& step) const;
   // The step's shell arguments (the step's own when it sets a shell).
@@ -77,6 +87,7 @@ class StepEnv {
   const Params& params_;
   std::string default_shell_;
   VarList run_vars_;
+  VarList params_vars_;
 };
 
 }  // namespace dagu

@@ -82,6 +82,8 @@ struct Step {
   std::vector<std::pair<std::string, std::string>> env;  // in order; values may hold ${VAR}
   std::string working_dir;
   std::string output;                 // variable name to capture stdout into (leading '$' dropped)
+  std::string output_key;             // output: {key}: its key in outputs.json ("" = the name in camelCase)
+  bool output_omit = false;           // output: {omit: true}: left out of outputs.json
   std::string stdout_file;            // stdout: extra copy of the step's stdout; "" none
   std::string stderr_file;            // stderr: extra copy of the step's stderr; "" none
   RetryPolicy retry_policy;

@@ -219,9 +219,7 @@ const KeyTable& ConditionKeys() {
 const KeyTable& OutputKeys() {
   static const KeyTable table{
       "output",
-      {{"name", {}},
-       {"key", {}, kIgnored, "the output is stored under its name"},
-       {"omit", {}, kIgnored, "outputs are always kept"}},
+      {{"name", {}}, {"key", {}}, {"omit", {}}},
       {}};
   return table;
 }

@@ -128,6 +128,7 @@ Status LoadDagFromString(std::string_view yaml, const std::string& path, const L
   std::vector<YAML::Node> docs;
   if (ParseYaml(path, yaml, &docs, errors)) {
     ParseContext ctx(path, errors, options.metadata_only);
+    ctx.set_crlf(yaml.find("\r\n") != std::string_view::npos);
     if (docs.empty() || docs[0].IsNull()) {
       errors->push_back(FileError(path, "the file is empty; a DAG needs at least steps:"));
     } else {

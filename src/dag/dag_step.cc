@@ -11,6 +11,16 @@
 namespace dagu::dag_internal {
 namespace {
 
+// "a\nb\n" -> "a\r\nb\n": the inner line ends of a value read from a CRLF file.
+std::string RestoreCr(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && i + 1 < text.size() && (i == 0 || text[i - 1] != '\r')) out += '\r';
+    out += text[i];
+  }
+  return out;
+}
+
 // A run:/command: string: one line is a command, several lines a script.
 void AddCommandText(const std::string& text, Step* step) {
   std::string trimmed = Trim(text);
@@ -176,7 +186,7 @@ void ParseContinueOn(ParseContext& ctx, const Field& f, ContinueOn* out) {
   if (const Field* x = fields.Get("mark_success")) ctx.Bool(*x, &out->mark_success);
 }
 
-void ParseOutput(ParseContext& ctx, const Field& f, std::string* out) {
+void ParseOutput(ParseContext& ctx, const Field& f, Step* step) {
   std::string name;
   if (f.value.IsMap()) {
     Fields fields;
@@ -187,6 +197,11 @@ void ParseOutput(ParseContext& ctx, const Field& f, std::string* out) {
       return;
     }
     if (!ctx.String(*n, &name)) return;
+    if (const Field* key = fields.Get("key")) {
+      ctx.String(*key, &step->output_key);
+      step->output_key = Trim(step->output_key);
+    }
+    if (const Field* omit = fields.Get("omit")) ctx.Bool(*omit, &step->output_omit);
   } else if (!ctx.String(f, &name)) {
     return;
   }
@@ -198,7 +213,7 @@ void ParseOutput(ParseContext& ctx, const Field& f, std::string* out) {
     ctx.Error(f, "output must be a variable name (letters, digits, '_'), got " + Quote(Describe(f.value)));
     return;
   }
-  *out = name;
+  step->output = name;
 }
 
 constexpr std::array<const char*, 31> kSignals = {
@@ -278,6 +293,7 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
     if (script != nullptr && ctx.String(*script, &step.script) && Trim(step.script).empty()) {
       ctx.Error(*script, "the script is empty");
     }
+    if (ctx.crlf()) step.script = RestoreCr(step.script);
   }
   if (run == nullptr && command == nullptr && script == nullptr) {
     ctx.ErrorAt(out->at.value, out->at.path, "the step has nothing to run; give run:");
@@ -302,7 +318,7 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
     ctx.String(*x, &step.working_dir);
     step.working_dir = Trim(step.working_dir);
   }
-  if (const Field* x = fields.Get("output")) ParseOutput(ctx, *x, &step.output);
+  if (const Field* x = fields.Get("output")) ParseOutput(ctx, *x, &step);
   if (const Field* x = fields.Get("stdout")) ctx.String(*x, &step.stdout_file);
   if (const Field* x = fields.Get("stderr")) ctx.String(*x, &step.stderr_file);
   if (!step.stdout_file.empty() && step.stdout_file == step.stderr_file) {

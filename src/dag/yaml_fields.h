@@ -109,6 +109,10 @@ class ParseContext {
   const std::string& file() const { return file_; }
   // What the keys read so far say about the file's dialect.
   DialectEvidence& evidence() { return evidence_; }
+  // The file ends its lines with CRLF: multi-line values keep the CR of their
+  // inner lines, as Dagu 1.30.2's YAML reader does (yaml-cpp drops it).
+  void set_crlf(bool crlf) { crlf_ = crlf; }
+  bool crlf() const { return crlf_; }
 
   // Inside a StepScope, errors of a metadata-only load become warnings.
   class StepScope {
@@ -159,6 +163,7 @@ class ParseContext {
 
   std::string file_;
   DialectEvidence evidence_;
+  bool crlf_ = false;
   std::vector<DagError>* out_;
   bool metadata_only_;
   int step_depth_ = 0;

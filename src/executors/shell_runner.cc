@@ -284,7 +284,25 @@ class ShellStep final : public RunningStep {
       std::vector<std::string> argv{"/bin/sh", "-c", inv_.commands[0] + " \"$0\"", path};
       return argv;
     }
-    if (inv_.script.rfind("#!", 0) == 0 && !inv_.step_shell) return {path};
+    if (inv_.script.rfind("#!", 0) == 0 && !inv_.step_shell) {
+      // The shebang's interpreter, found in PATH when it has no directory
+      // (`#!env perl`), with its arguments, then the script.
+      std::string line = inv_.script.substr(2, inv_.script.find('\n') - 2);
+      std::vector<std::string> argv;
+      std::string word;
+      for (char c : line + " ") {
+        if (c == ' ' || c == '\t' || c == '\r') {
+          if (!word.empty()) argv.push_back(word);
+          word.clear();
+        } else {
+          word += c;
+        }
+      }
+      if (!argv.empty()) {
+        argv.push_back(path);
+        return argv;
+      }
+    }
     auto argv = ShellPrefix(inv_);
     argv.push_back(path);
     return argv;

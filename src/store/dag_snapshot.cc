@@ -263,6 +263,8 @@ Json StepToSnapshot(const Step& step) {
   PutIfSet(j, "stdout", step.stdout_file);
   PutIfSet(j, "stderr", step.stderr_file);
   PutIfSet(j, "output", step.output);
+  PutIfSet(j, "outputKey", step.output_key);
+  if (step.output_omit) j["outputOmit"] = true;
   if (!step.depends.empty()) j["depends"] = step.depends;
   Json cont = ContinueOnToJson(step.continue_on);
   if (!cont.empty()) j["continueOn"] = cont;
@@ -379,6 +381,8 @@ Status SnapshotToStep(const Json& snapshot, Step* step) {
   f.Str("stdout", &step->stdout_file);
   f.Str("stderr", &step->stderr_file);
   f.Str("output", &step->output);
+  f.Str("outputKey", &step->output_key);
+  f.Bool("outputOmit", &step->output_omit);
   f.StrList("depends", &step->depends);
   ReadContinueOn(f, &step->continue_on);
   ReadRetry(f, &step->retry_policy);
