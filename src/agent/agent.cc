@@ -229,6 +229,10 @@ RunRecord Agent::ToRecord(const ExecutionState& state) const {
   r.started_at = TimeOrEmpty(state.started_at);
   r.finished_at = TimeOrEmpty(state.finished_at);
   r.error = state.error;
+  if (!state.params.empty()) {  // as evaluated, as Dagu records them
+    r.params = JoinParams(state.params);
+    r.params_list = ParamsToList(state.params);
+  }
   r.nodes.clear();
   for (const auto& n : state.nodes) r.nodes.push_back(ToNodeRecord(n));
   auto put = [](const std::optional<NodeState>& n, std::optional<NodeRecord>* out) {
@@ -347,16 +351,31 @@ RunStatus Agent::Execute() {
     }
   }
   if (opt.default_shell.empty()) opt.default_shell = "sh";
-  opt.log_paths = [this](const std::string& step) {
+  // logOutput: merged sends a step's stdout and stderr to one .log file.
+  std::map<std::string, bool> merged;
+  auto note = [&](const Step& step, const std::string& name) {
+    merged[name] = (step.log_output.empty() ? dag_.log_output : step.log_output) == "merged";
+  };
+  for (const Step& step : dag_.steps) note(step, step.name);
+  const HandlerOn& h = dag_.handler_on;
+  if (h.init) note(*h.init, "onInit");
+  if (h.success) note(*h.success, "onSuccess");
+  if (h.failure) note(*h.failure, "onFailure");
+  if (h.abort) note(*h.abort, "onCancel");
+  if (h.exit) note(*h.exit, "onExit");
+  opt.log_paths = [this, merged](const std::string& step) {
     std::string base = StepLogBase(attempt_log_dir_, step, deps_.clock->Now(), run_.run_id);
     log_.Info("Step started", {{"name", dag_.name}, {"run-id", run_.run_id}, {"step", step}});
+    auto it = merged.find(step);
+    StepLogPaths paths{base + ".out", base + ".err"};
+    if (it != merged.end() && it->second) paths = StepLogPaths{base + ".log", base + ".log"};
     // The files exist from the start, also for a step its preconditions skip
     // (as Dagu creates them).
-    for (const char* ext : {".out", ".err"}) {
-      Status created = deps_.fs->WriteFile(base + ext, "");
+    for (const std::string& path : {paths.stdout_path, paths.stderr_path}) {
+      Status created = deps_.fs->WriteFile(path, "");
       if (!created.ok()) log_.Warn("Failed to create a step log", {{"err", created.ToString()}});
     }
-    return StepLogPaths{base + ".out", base + ".err"};
+    return paths;
   };
   {
     std::lock_guard<std::mutex> l(mu_);

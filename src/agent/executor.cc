@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "agent/node_rules.h"
+#include "core/duration.h"
 #include "core/file_system.h"
 
 namespace dagu {
@@ -23,10 +24,16 @@ std::string Trim(const std::string& s) {
 // tail of stderr.
 std::string RawError(const StepResult& r) {
   if (!r.started) return r.start_error;
-  if (r.term_signal != 0) return SignalText(r.term_signal);
-  if (r.exit_code == 0) return "";
-  std::string e = "exit status " + std::to_string(r.exit_code);
-  if (!r.stderr_tail.empty()) e += "\nrecent stderr (tail):\n" + r.stderr_tail;
+  std::string e;
+  if (r.term_signal != 0) {
+    e = SignalText(r.term_signal);
+  } else if (r.exit_code != 0) {
+    e = "exit status " + std::to_string(r.exit_code);
+    if (!r.stderr_tail.empty()) e += "\nrecent stderr (tail):\n" + r.stderr_tail;
+  } else {
+    return "";
+  }
+  if (r.failed_command > 0) e = "command " + std::to_string(r.failed_command) + " failed: " + e;
   return e;
 }
 
@@ -51,6 +58,7 @@ struct Executor::Proc {
 // The outcome of one process.
 struct Executor::Exec {
   StepResult result;
+  Duration elapsed{0};
   bool stopped = false;
   bool timed_out = false;
   bool dag_timeout = false;
@@ -223,7 +231,9 @@ Executor::Exec Executor::RunProcess(StepRunner* runner, const StepInvocation& in
     }
     cv_.notify_all();  // the loop learns a new deadline
   }
+  const MonoTime started = opt_.clock->Monotonic();
   exec.result = step->Wait();
+  exec.elapsed = opt_.clock->Monotonic() - started;
   std::lock_guard<std::mutex> l(mu_);
   exec.stopped = it->stopped;
   exec.timed_out = it->timed_out;
@@ -376,16 +386,19 @@ bool Executor::ApplyExecution(size_t index, const Exec& exec) {
   const Step& def = dag_.steps[index];
   const StepResult& r = exec.result;
   n.exit_code = r.exit_code;
-  if (r.started && !def.output.empty()) {
+  const bool too_large = r.started && r.output_too_large && !def.output.empty();
+  if (r.started && !def.output.empty() && !too_large) {
     n.output_variables[def.output] = def.output + "=" + Trim(r.captured_stdout);
   }
   std::string raw = RawError(r);
   if (r.started && exec.timed_out) {
-    raw = "step timed out (timeout: " +
-          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(def.timeout).count()) + "s)";
+    raw = "step timed out after " +
+          FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(exec.elapsed)) +
+          " (timeout: " + FormatDuration(def.timeout) + "): context deadline exceeded";
     n.exit_code = 124;
-  } else if (r.started && r.output_too_large && raw.empty()) {
-    raw = "output exceeded maximum size limit of " + std::to_string(dag_.max_output_size) + " bytes";
+  } else if (too_large && raw.empty()) {
+    raw = "failed to capture output: output exceeded maximum size limit of " + std::to_string(dag_.max_output_size) +
+          " bytes";
   }
   if (raw.empty()) {
     if (exec.stopped) n.status = NodeStatus::kAborted;
@@ -468,6 +481,9 @@ void Executor::RunNode(size_t index) {
     n.error = why;
   }
   while (met && !cancelled_ && !timed_out_) {
+    // Each execution starts clean: no error, no continue decision.
+    n.error.clear();
+    n.output_variables.erase(ContinueOnVariable(def.name));
     StepInvocation inv = MakeInvocation(def, n, env, text, owned);
     n.step.commands = inv.commands;
     n.step.script = inv.script;
@@ -781,6 +797,12 @@ RunStatus Executor::Run() {
   }
   Publish();
   env_.BuildRunVars(opt_.base_env, Runner(ProcKind::kHelper));
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    state_.params.clear();
+    for (const auto& [k, v] : env_.params().items()) state_.params.emplace_back(k, v);
+    Touch();
+  }
   std::string why;
   OwnedVars run_owned;
   run_owned.maps.push_back(env_.params());

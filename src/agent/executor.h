@@ -83,6 +83,7 @@ struct ExecutionState {
   std::vector<NodeState> nodes;  // in DAG order
   std::optional<NodeState> on_init, on_success, on_failure, on_cancel, on_exit;
   std::string error;
+  Params params;  // the params as evaluated (backticks, ${...}) once the run started
 };
 
 class ExecutionObserver {

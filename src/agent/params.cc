@@ -66,19 +66,17 @@ Params ApplyParamOverrides(const Params& defaults, const std::vector<ParamOverri
   Params out = defaults;
   for (size_t k = 0; k < overrides.size(); ++k) {
     const ParamOverride& o = overrides[k];
-    if (!o.name.empty()) {
-      bool found = false;
-      for (auto& [name, value] : out) {
-        if (name == o.name) {
-          value = o.value;
-          found = true;
-        }
+    // A positional override is named by its position among the overrides
+    // (as Dagu 1.30.2 names it), then replaces the param of that name.
+    const std::string name = o.name.empty() ? std::to_string(k + 1) : o.name;
+    bool found = false;
+    for (auto& [n, value] : out) {
+      if (n == name) {
+        value = o.value;
+        found = true;
       }
-      if (!found) out.emplace_back(o.name, o.value);
-      continue;
     }
-    if (k < out.size()) out[k].second = o.value;
-    else out.emplace_back(std::to_string(k + 1), o.value);
+    if (!found) out.emplace_back(name, o.value);
   }
   return out;
 }

@@ -3,7 +3,8 @@
 // param and a bare word is positional; double quotes group ("a b" or
 // NAME="a b"). Overrides apply to the DAG's defaults the way Dagu applies
 // them: a named one replaces the param of that name (or is appended), an
-// unnamed one at position k replaces the k-th param (or is appended as "k").
+// unnamed one at position k (1-based, among the overrides) replaces the
+// param named "k" (or is appended as "k").
 #pragma once
 
 #include <string>

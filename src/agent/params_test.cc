@@ -38,6 +38,10 @@ TEST(ParamsTest, OverridesLikeDagu) {
   EXPECT_EQ(out, (Params{{"NEW", "1"}, {"2", "a"}, {"3", "b"}}));
   out = ApplyParamOverrides({{"NAME", "world"}}, ParamArgs({"NAME=tester"}));
   EXPECT_EQ(out, (Params{{"NAME", "tester"}}));
+  // A positional override at position 3 names param "3", not the third one.
+  out = ApplyParamOverrides({{"1", "one"}, {"2", "two"}, {"NAME", "default"}},
+                            ParamArgs({"NAME=flagged", "'quoted", "x'"}));
+  EXPECT_EQ(out, (Params{{"1", "one"}, {"2", "'quoted"}, {"NAME", "flagged"}, {"3", "x'"}}));
 }
 
 }  // namespace

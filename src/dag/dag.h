@@ -86,6 +86,7 @@ struct Step {
   bool output_omit = false;           // output: {omit: true}: left out of outputs.json
   std::string stdout_file;            // stdout: extra copy of the step's stdout; "" none
   std::string stderr_file;            // stderr: extra copy of the step's stderr; "" none
+  std::string log_output;             // logOutput: "separate" | "merged" | "" (the DAG's)
   RetryPolicy retry_policy;
   RepeatPolicy repeat_policy;
   ContinueOn continue_on;
@@ -142,6 +143,7 @@ struct Dag {
   std::vector<std::string> shell_args;  // as Step::shell_args
   std::chrono::nanoseconds max_clean_up_time = std::chrono::seconds(5);  // stop signal -> SIGKILL
   int64_t max_output_size = 1024 * 1024;  // bytes of stdout an output: capture may hold
+  std::string log_output = "separate";  // "merged": a step's stdout and stderr go to one .log file
   std::string log_dir;                  // "" means the config's log dir
   std::chrono::nanoseconds restart_wait{0};
   std::vector<Step> steps;     // depends are complete (chain order applied, ids resolved)

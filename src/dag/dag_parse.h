@@ -48,6 +48,10 @@ void ParseShell(ParseContext& ctx, const Field& f, std::string* shell, std::vect
 // false on an unterminated quote.
 bool SplitShellWords(const std::string& text, std::vector<std::string>* out);
 
+// logOutput: "separate" or "merged" (any case); anything else is an error,
+// as in Dagu 1.30.2.
+void ParseLogOutput(ParseContext& ctx, const Field& f, std::string* out);
+
 // tags: "a, b" or a list; lower-cased, trimmed, empty ones dropped; appended.
 void ParseTags(ParseContext& ctx, const Field& f, std::vector<std::string>* out);
 

@@ -189,6 +189,7 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     int64_t size = 0;
     if (ctx.Int(*x, 0, INT64_MAX, &size) && size > 0) dag->max_output_size = size;
   }
+  if (const Field* x = fields.Get("log_output")) ParseLogOutput(ctx, *x, &dag->log_output);
   if (const Field* x = fields.Get("log_dir")) {
     ctx.String(*x, &dag->log_dir);
     dag->log_dir = Trim(dag->log_dir);

@@ -321,6 +321,7 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   if (const Field* x = fields.Get("output")) ParseOutput(ctx, *x, &step);
   if (const Field* x = fields.Get("stdout")) ctx.String(*x, &step.stdout_file);
   if (const Field* x = fields.Get("stderr")) ctx.String(*x, &step.stderr_file);
+  if (const Field* x = fields.Get("log_output")) ParseLogOutput(ctx, *x, &step.log_output);
   if (!step.stdout_file.empty() && step.stdout_file == step.stderr_file) {
     ctx.Error(*fields.Get("stderr"), "stdout and stderr name the same file " + Quote(step.stdout_file));
   }

@@ -303,6 +303,18 @@ void ParseShell(ParseContext& ctx, const Field& f, std::string* shell, std::vect
   args->assign(words.begin() + 1, words.end());
 }
 
+void ParseLogOutput(ParseContext& ctx, const Field& f, std::string* out) {
+  std::string text;
+  if (!ctx.String(f, &text)) return;
+  std::string mode = Lower(Trim(text));
+  if (mode.empty()) return;
+  if (mode != "separate" && mode != "merged") {
+    ctx.Error(f, "invalid logOutput value: " + Quote(text) + " (must be 'separate' or 'merged')");
+    return;
+  }
+  *out = mode;
+}
+
 void ParseTags(ParseContext& ctx, const Field& f, std::vector<std::string>* out) {
   if (f.value.IsMap()) {
     ctx.Error(f, "tags must be a comma-separated string or a list, not a mapping");

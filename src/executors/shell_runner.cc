@@ -243,7 +243,10 @@ class ShellStep final : public RunningStep {
       }
       result.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
       result.term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-      if (result.exit_code != 0) break;
+      if (result.exit_code != 0) {
+        if (argvs.size() > 1) result.failed_command = static_cast<int>(&argv - argvs.data()) + 1;
+        break;
+      }
     }
     if (!script_path.empty()) ::unlink(script_path.c_str());
     result.stderr_tail = stderr_tail.size() > 1024 ? stderr_tail.substr(stderr_tail.size() - 1024) : stderr_tail;

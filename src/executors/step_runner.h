@@ -64,6 +64,9 @@ struct StepResult {
   std::string captured_stdout;   // up to capture_limit bytes
   bool output_too_large = false;
   std::string stderr_tail;       // the last 1 KiB of stderr
+  // A step of several command lines: the 1-based number of the one that
+  // failed (0 = none failed, or a single command).
+  int failed_command = 0;
 };
 
 // One step in progress. Wait() is called once, from the executor's worker

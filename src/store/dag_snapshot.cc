@@ -262,6 +262,7 @@ Json StepToSnapshot(const Step& step) {
   PutIfSet(j, "script", step.script);
   PutIfSet(j, "stdout", step.stdout_file);
   PutIfSet(j, "stderr", step.stderr_file);
+  PutIfSet(j, "logOutput", step.log_output);
   PutIfSet(j, "output", step.output);
   PutIfSet(j, "outputKey", step.output_key);
   if (step.output_omit) j["outputOmit"] = true;
@@ -302,6 +303,7 @@ Json DagToSnapshot(const Dag& dag, const SnapshotOptions& options) {
   if (dag.skip_if_successful) j["skipIfSuccessful"] = true;
   if (!dag.env.empty()) j["env"] = EnvToJson(dag.env);
   PutIfSet(j, "logDir", dag.log_dir);
+  if (dag.log_output == "merged") j["logOutput"] = dag.log_output;
   j["logOutput"] = "separate";
   std::string defaults;
   for (const auto& [k, v] : dag.params) {
@@ -380,6 +382,7 @@ Status SnapshotToStep(const Json& snapshot, Step* step) {
   f.Str("script", &step->script);
   f.Str("stdout", &step->stdout_file);
   f.Str("stderr", &step->stderr_file);
+  f.Str("logOutput", &step->log_output);
   f.Str("output", &step->output);
   f.Str("outputKey", &step->output_key);
   f.Bool("outputOmit", &step->output_omit);
@@ -425,6 +428,8 @@ Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
   f.StrList("env", &env);
   dag->env = EnvFromList(env);
   f.Str("logDir", &dag->log_dir);
+  f.Str("logOutput", &dag->log_output);
+  if (dag->log_output.empty()) dag->log_output = "separate";
   std::vector<std::string> param_items;
   f.StrList("params", &param_items);
   *params = ParamsFromList(param_items);

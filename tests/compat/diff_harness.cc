@@ -213,13 +213,18 @@ class Normaliser {
     s = std::regex_replace(s, kUuid, "<RUN_ID>");
     return s;
   }
-  // For command output: durations as the progress tree prints them.
-  std::string Output(std::string s) const {
+  // Durations ("1.002s", "500ms", "1m3s"): timings differ from run to run.
+  static std::string Durations(const std::string& s) {
     static const std::regex kDuration(R"(\b\d+(\.\d+)?(ns|µs|us|ms|s|m|h)(\d+(\.\d+)?(ms|s|m))*\b)");
+    return std::regex_replace(s, kDuration, "<DUR>");
+  }
+  // For errors (a step timeout says how long it ran).
+  std::string Error(std::string s) const { return Durations((*this)(std::move(s))); }
+  // For command output: also the time= fields of log lines.
+  std::string Output(std::string s) const {
     static const std::regex kLogTime(R"(time=\S+)");
     s = (*this)(std::move(s));
-    s = std::regex_replace(s, kLogTime, "time=<TIME>");
-    return std::regex_replace(s, kDuration, "<DUR>");
+    return Durations(std::regex_replace(s, kLogTime, "time=<TIME>"));
   }
 
  private:
@@ -285,7 +290,7 @@ void ObserveNode(const Json& n, const std::string& prefix, const Normaliser& nor
   o[prefix + ".status"] = NodeStatusName(n.value("status", -1));
   o[prefix + ".doneCount"] = std::to_string(n.value("doneCount", 0));
   o[prefix + ".retryCount"] = std::to_string(n.value("retryCount", 0));
-  o[prefix + ".error"] = norm(n.value("error", ""));
+  o[prefix + ".error"] = norm.Error(n.value("error", ""));
   for (const char* stream : {"stdout", "stderr"}) {
     std::string path = n.value(stream, "");
     o[prefix + "." + stream] = path.empty() ? std::string(kAbsent) : norm(ReadAll(path));
