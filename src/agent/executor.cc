@@ -3,6 +3,10 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <tuple>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <filesystem>
 
 #include "agent/node_rules.h"
@@ -35,6 +39,25 @@ std::string RawError(const StepResult& r) {
   }
   if (r.failed_command > 0) e = "command " + std::to_string(r.failed_command) + " failed: " + e;
   return e;
+}
+
+// Go's strconv.Atoi, with its error text.
+bool GoAtoi(const std::string& text, int* out, std::string* error) {
+  size_t i = text.size() > 0 && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  bool digits = i < text.size();
+  for (size_t k = i; k < text.size(); ++k) digits = digits && text[k] >= '0' && text[k] <= '9';
+  if (!digits) {
+    *error = "strconv.Atoi: parsing " + GoQuote(text) + ": invalid syntax";
+    return false;
+  }
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), nullptr, 10);
+  if (errno == ERANGE || v > INT32_MAX || v < INT32_MIN) {
+    *error = "strconv.Atoi: parsing " + GoQuote(text) + ": value out of range";
+    return false;
+  }
+  *out = static_cast<int>(v);
+  return true;
 }
 
 constexpr const char* kDeadlineExceeded = "context deadline exceeded";
@@ -381,7 +404,27 @@ VarList Executor::AllOutputs() const {
   return out;
 }
 
-bool Executor::ApplyExecution(size_t index, const Exec& exec) {
+std::string Executor::ResolveRetryPolicy(RetryPolicy* policy) const {
+  int limit = policy->limit;
+  int interval = static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(policy->interval).count());
+  const std::tuple<const std::string*, const char*, int*> values[] = {{&policy->limit_text, "limit", &limit},
+                                                                       {&policy->interval_text, "interval", &interval}};
+  for (const auto& [text_ptr, what, out] : values) {
+    const std::string& text = *text_ptr;
+    if (text.empty()) continue;
+    std::string value = ShellExpand(text, env_.vars_without_params().Lookup());
+    std::string why;
+    if (!GoAtoi(value, out, &why)) {
+      return "failed to setup retry policy: failed to substitute retry " + std::string(what) + " " + GoQuote(text) +
+             ": failed to convert " + GoQuote(value) + " to int: " + why;
+    }
+  }
+  policy->limit = limit;
+  policy->interval = std::chrono::seconds(interval);
+  return "";
+}
+
+bool Executor::ApplyExecution(size_t index, const Exec& exec, const RetryPolicy& retry) {
   NodeState& n = state_.nodes[index];
   const Step& def = dag_.steps[index];
   const StepResult& r = exec.result;
@@ -414,7 +457,7 @@ bool Executor::ApplyExecution(size_t index, const Exec& exec) {
   if (exec.timed_out) {
     n.status = NodeStatus::kFailed;
     last_error_ = exec_error;
-  } else if (ShouldRetry(def.retry_policy, n.retry_count, n.exit_code)) {
+  } else if (ShouldRetry(retry, n.retry_count, n.exit_code)) {
     n.retry_count++;
     return true;
   } else {
@@ -474,13 +517,24 @@ void Executor::RunNode(size_t index) {
   const CommandText text = met ? EvalCommands(def, ProcKind::kHelper, owned, env, dir) : CommandText();
   const bool repeating = def.repeat_policy.enabled;
 
+  RetryPolicy retry = def.retry_policy;
+  std::string setup_error;
+  if (met) setup_error = ResolveRetryPolicy(&retry);
+
   std::unique_lock<std::mutex> l(mu_);
   NodeState& n = state_.nodes[index];
   if (!met) {
     n.status = cancelled_ ? NodeStatus::kAborted : NodeStatus::kSkipped;
     n.error = why;
+  } else if (!setup_error.empty()) {
+    n.status = NodeStatus::kFailed;
+    n.error = setup_error;
+    last_error_ = setup_error;
+    const std::string var = ContinueOnVariable(def.name);
+    n.continued = ShouldContinue(def.continue_on, NodeStatus::kFailed, n.exit_code, false);
+    if (RecordsContinueDecision(def.continue_on)) n.output_variables[var] = var + (n.continued ? "=true" : "=false");
   }
-  while (met && !cancelled_ && !timed_out_) {
+  while (met && setup_error.empty() && !cancelled_ && !timed_out_) {
     // Each execution starts clean: no error, no continue decision.
     n.error.clear();
     n.output_variables.erase(ContinueOnVariable(def.name));
@@ -498,12 +552,12 @@ void Executor::RunNode(size_t index) {
       }
     }
     l.lock();
-    if (ApplyExecution(index, exec)) {
+    if (ApplyExecution(index, exec, retry)) {
       Touch();
       l.unlock();
       Publish();
       l.lock();
-      const RetryPolicy& rp = def.retry_policy;
+      const RetryPolicy& rp = retry;
       WaitUntil(l, opt_.clock->Monotonic() + BackoffInterval(rp.interval, rp.backoff, rp.max_interval,
                                                               n.retry_count - 1));
       n.retried_at = opt_.clock->Now();

@@ -183,9 +183,12 @@ class Executor {
 
   // --- a node's life (worker threads) ---
   void RunNode(size_t index);
+  // Resolves a retry limit / interval written with variables; the error
+  // (Dagu 1.30.2's words) when one is not a number.
+  std::string ResolveRetryPolicy(RetryPolicy* policy) const;
   // Applies one execution's result to the node (mu_ held); true when the
-  // step is retried.
-  bool ApplyExecution(size_t index, const Exec& exec);
+  // step is retried under `retry`.
+  bool ApplyExecution(size_t index, const Exec& exec, const RetryPolicy& retry);
   // Waits (mu_ held) until `when` on the clock, a stop or the DAG timeout.
   void WaitUntil(std::unique_lock<std::mutex>& lock, MonoTime when);
   void HandlerWorker(NodeState* node, std::string status_label, bool* ok);

@@ -65,6 +65,7 @@ void StepEnv::BuildRunVars(const std::vector<std::pair<std::string, std::string>
     }
   }
   for (const auto& [k, v] : dag_.env) run_vars_.Set(k, ExpandTilde(EvalValue(v, run_vars_, dir, run), run_vars_));
+  vars_without_params_ = run_vars_;
   Json params_json = Json::object();
   for (const auto& [k, v] : params_) {
     std::string value = EvalValue(v, run_vars_, dir, run);

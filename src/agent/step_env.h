@@ -47,6 +47,9 @@ class StepEnv {
   // Builds the run variables on `base` (process env + run-level variables).
   void BuildRunVars(const std::vector<std::pair<std::string, std::string>>& base, const CommandRunner& run);
   const VarList& run_vars() const { return run_vars_; }
+  // The run variables before the params (what a retry limit written with a
+  // variable sees, as in Dagu 1.30.2).
+  const VarList& vars_without_params() const { return vars_without_params_; }
   // The params as evaluated ("NAME=value" of each, in order).
   const VarList& params() const { return params_vars_; }
 
@@ -87,6 +90,7 @@ class StepEnv {
   const Params& params_;
   std::string default_shell_;
   VarList run_vars_;
+  VarList vars_without_params_;
   VarList params_vars_;
 };
 

@@ -41,6 +41,11 @@ struct Condition {
 struct RetryPolicy {
   int limit = 0;                         // extra attempts after the first; 0: no retry
   std::chrono::nanoseconds interval{0};
+  // limit / intervalSec written with variables ("${RETRIES}"): resolved when
+  // the step starts, against the environment without the params (as Dagu
+  // 1.30.2 does); "" = the number above.
+  std::string limit_text;
+  std::string interval_text;
   std::vector<int> exit_codes;  // empty: retry on any failure
   double backoff = 0;                    // 0: constant interval; else > 1, wait n = interval * backoff^(n-1)
   std::chrono::nanoseconds max_interval{0};  // cap for backoff; 0: none

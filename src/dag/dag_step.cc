@@ -69,8 +69,7 @@ bool LenientInt(ParseContext& ctx, const Field& f, int64_t* out) {
       *out = std::stoll(text);
       return true;
     }
-    ctx.Error(f, "expected a whole number, got " + Quote(text) +
-                     (text.find('$') != std::string::npos ? " (variables are not supported here)" : ""));
+    ctx.Error(f, "expected a whole number, got " + Quote(text));
     return false;
   }
   return ctx.Int(f, 0, INT_MAX, out);
@@ -105,8 +104,20 @@ void ParseRetryPolicy(ParseContext& ctx, const Field& f, RetryPolicy* out) {
   if (limit == nullptr) ctx.Error(f, "retry_policy needs limit:");
   if (interval == nullptr) ctx.Error(f, "retry_policy needs interval_sec:");
   int64_t v = 0;
-  if (limit != nullptr && LenientInt(ctx, *limit, &v)) out->limit = static_cast<int>(v);
-  if (interval != nullptr && LenientInt(ctx, *interval, &v)) out->interval = std::chrono::seconds(v);
+  // Text with variables is resolved when the step starts.
+  auto variable = [](const Field* x, std::string* text) {
+    if (x == nullptr || KindOf(x->value) != ScalarKind::kString || x->value.Scalar().find('$') == std::string::npos) {
+      return false;
+    }
+    *text = x->value.Scalar();
+    return true;
+  };
+  if (!variable(limit, &out->limit_text) && limit != nullptr && LenientInt(ctx, *limit, &v)) {
+    out->limit = static_cast<int>(v);
+  }
+  if (!variable(interval, &out->interval_text) && interval != nullptr && LenientInt(ctx, *interval, &v)) {
+    out->interval = std::chrono::seconds(v);
+  }
   if (const Field* codes = fields.Get("exit_code")) ctx.IntList(*codes, &out->exit_codes);
   if (const Field* backoff = fields.Get("backoff")) ParseBackoff(ctx, *backoff, &out->backoff);
   if (const Field* max = fields.Get("max_interval_sec")) ctx.Seconds(*max, &out->max_interval);

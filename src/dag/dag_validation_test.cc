@@ -339,8 +339,13 @@ TEST(DagValidationTest, RetryPolicyNeedsLimitAndInterval) {
 TEST(DagValidationTest, RetryPolicyBadValues) {
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    retry_policy: {limit: 1, interval_sec: 1, backoff: 0.5}\n"),
                    "backoff must be true, false or a number greater than 1", 3, 56);
-  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    retry_policy: {limit: \"${N}\", interval_sec: 1}\n"),
-                   "variables are not supported here", 3, 27);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    retry_policy: {limit: \"many\", interval_sec: 1}\n"),
+                   "expected a whole number, got \"many\"", 3, 27);
+  // With a variable, the value is resolved when the step starts.
+  Loaded vars = LoadYaml("steps:\n  - run: x\n    retry_policy: {limit: \"${N}\", interval_sec: \"${I}\"}\n");
+  EXPECT_LOADS(vars);
+  EXPECT_EQ(vars.dag.steps[0].retry_policy.limit_text, "${N}");
+  EXPECT_EQ(vars.dag.steps[0].retry_policy.interval_text, "${I}");
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    retry_policy: {limit: 1, interval_sec: 1, exit_code: [one]}\n"),
                    "expected an integer (exit code)", 3, 59);
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    retry_policy: 3\n"), "expected a mapping (retry_policy keys)", 3,

@@ -56,6 +56,8 @@ Json RetryToJson(const RetryPolicy& r) {
   Json j = Json::object();
   j["limit"] = r.limit;
   j["interval"] = Ns(r.interval);
+  if (!r.limit_text.empty()) j["limitStr"] = r.limit_text;
+  if (!r.interval_text.empty()) j["intervalSecStr"] = r.interval_text;
   if (!r.exit_codes.empty()) j["exitCode"] = r.exit_codes;
   if (r.backoff != 0) j["backoff"] = r.backoff;
   if (r.max_interval.count() != 0) j["maxInterval"] = Ns(r.max_interval);
@@ -121,6 +123,8 @@ void ReadRetry(JsonFields& f, RetryPolicy* r) {
   JsonFields p(*obj, "retryPolicy");
   p.Int("limit", &r->limit);
   ReadDuration(p, "interval", &r->interval);
+  p.Str("limitStr", &r->limit_text);
+  p.Str("intervalSecStr", &r->interval_text);
   p.IntList("exitCode", &r->exit_codes);
   p.Double("backoff", &r->backoff);
   ReadDuration(p, "maxInterval", &r->max_interval);
@@ -269,7 +273,9 @@ Json StepToSnapshot(const Step& step) {
   if (!step.depends.empty()) j["depends"] = step.depends;
   Json cont = ContinueOnToJson(step.continue_on);
   if (!cont.empty()) j["continueOn"] = cont;
-  if (step.retry_policy.limit > 0) j["retryPolicy"] = RetryToJson(step.retry_policy);
+  if (step.retry_policy.limit > 0 || !step.retry_policy.limit_text.empty()) {
+    j["retryPolicy"] = RetryToJson(step.retry_policy);
+  }
   if (step.repeat_policy.enabled) j["repeatPolicy"] = RepeatToJson(step.repeat_policy);
   if (!step.preconditions.empty()) j["preconditions"] = ConditionsToJson(step.preconditions);
   PutIfSet(j, "signalOnStop", step.signal_on_stop);

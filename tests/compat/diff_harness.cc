@@ -128,13 +128,14 @@ std::string LoadCaseFile(const std::string& path, DiffCase* c) {
   }
   if (root.IsNull()) return "";
   if (!root.IsMap()) return path + ": must be a mapping";
-  static const std::set<std::string> kKeys = {"about",  "env",     "files",  "commands",
-                                              "observe", "differs", "ignore", "timeout_ms"};
+  static const std::set<std::string> kKeys = {"about",   "env",     "files",  "commands",  "observe",
+                                              "differs", "ignore",  "dag",    "timeout_ms"};
   for (auto it = root.begin(); it != root.end(); ++it) {
     if (kKeys.count(it->first.as<std::string>()) == 0) return path + ": unknown key " + it->first.as<std::string>();
   }
   try {
     if (root["about"]) c->about = root["about"].as<std::string>();
+    if (root["dag"]) c->dag_name = root["dag"].as<std::string>();
     for (auto it = root["env"].begin(); root["env"] && it != root["env"].end(); ++it) {
       c->env[it->first.as<std::string>()] = it->second.as<std::string>();
     }
@@ -303,7 +304,7 @@ void ObserveNode(const Json& n, const std::string& prefix, const Normaliser& nor
 }
 
 void ObserveRuns(const DiffCase& c, const Home& home, Normaliser* norm, Observation* obs) {
-  auto runs = RunAttempts(home.root + "", c.name);
+  auto runs = RunAttempts(home.root, c.dag_name);
   (*obs)["runs"] = std::to_string(runs.size());
   if (runs.empty() || runs.back().empty()) return;
   std::vector<Json> records;
@@ -353,6 +354,7 @@ std::string LoadDiffCase(const std::string& cases_root, const std::string& id, D
   *out = DiffCase();
   out->id = id;
   out->name = fs::path(id).filename().string();
+  out->dag_name = out->name;
   out->dag_path = cases_root + "/" + id + ".yaml";
   CaseStep start;
   start.args = {"start", "{dag}"};

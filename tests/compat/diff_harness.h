@@ -45,6 +45,7 @@ struct DiffCase {
   std::string id;        // "<area>/<name>"
   std::string dag_path;  // tests/compat/cases/<area>/<name>.yaml
   std::string name;      // <name>: the DAG file is copied to dags/<name>.yaml
+  std::string dag_name;  // whose runs are observed: <name>, or `dag:` of the case
   std::string about;
   std::map<std::string, std::string> env;    // extra environment of every command
   std::map<std::string, std::string> files;  // extra files, relative to the DAGs dir
