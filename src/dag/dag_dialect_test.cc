@@ -108,5 +108,27 @@ TEST(DagDialectTest, HandlersFollowTheFilesDialect) {
   EXPECT_EQ(up.dag.handler_on.exit->commands, std::vector<std::string>{"cleanup"});
 }
 
+TEST(DagDialectTest, HandParsedKeysAreCaseSensitiveAsIn130) {
+  Loaded l = LoadYaml("schedule:\n  Start: \"0 * * * *\"\nsteps:\n  - command: x\n    continueOn: {exitcode: [1]}\n"
+                      "    output: {Name: X}\n");
+  EXPECT_NE(l.Find("schedule.Start: unknown schedule key \"Start\"; these keys are case-sensitive: use \"start\""),
+            nullptr)
+      << l.Dump();
+  EXPECT_NE(l.Find("use \"exitCode\""), nullptr) << l.Dump();
+  EXPECT_NE(l.Find("use \"name\""), nullptr) << l.Dump();
+  EXPECT_LOADS(LoadYaml("steps:\n  - command: x\n    continueOn: {exitCode: [1], markSuccess: true, failed: true}\n"));
+  EXPECT_LOADS(LoadYaml("steps:\n  - command: x\n    continue_on: {exit_code: [1]}\n"));  // upstream spelling
+}
+
+TEST(DagDialectTest, LocalDocumentsNeedUniqueNames) {
+  Loaded unnamed = LoadYaml("steps: [{command: x}]\n---\nsteps: [{command: y}]\n");
+  ASSERT_EQ(unnamed.Errors().size(), 1u) << unnamed.Dump();
+  EXPECT_EQ(unnamed.Errors()[0].message, "DAG at index 1 must have a name in multi-DAG file");
+  Loaded dup = LoadYaml("steps: [{command: x}]\n---\nname: c\nsteps: [{command: y}]\n---\nname: c\nsteps: [{command: z}]\n");
+  ASSERT_EQ(dup.Errors().size(), 1u) << dup.Dump();
+  EXPECT_EQ(dup.Errors()[0].message, "duplicate DAG name \"c\" found");
+  EXPECT_LOADS(LoadYaml("steps: [{command: x}]\n---\n---\nname: c\nsteps: [{command: y}]\n"));
+}
+
 }  // namespace
 }  // namespace dagu::testing

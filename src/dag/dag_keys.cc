@@ -153,7 +153,7 @@ const KeyTable& StepKeys() {
 }
 
 const KeyTable& ScheduleKeys() {
-  static const KeyTable table{"schedule", {{"start", {}}, {"stop", {}}, {"restart", {}}}, {}};
+  static const KeyTable table{"schedule", {{"start", {}}, {"stop", {}}, {"restart", {}}}, {}, true};
   return table;
 }
 
@@ -206,7 +206,8 @@ const KeyTable& ContinueOnKeys() {
   static const KeyTable table{
       "continue_on",
       {{"failure", {"failed"}}, {"skipped", {}}, {"exit_code", {}}, {"output", {}}, {"mark_success", {}}},
-      {}};
+      {},
+      true};
   return table;
 }
 
@@ -220,12 +221,13 @@ const KeyTable& OutputKeys() {
   static const KeyTable table{
       "output",
       {{"name", {}}, {"key", {}}, {"omit", {}}},
-      {}};
+      {},
+      true};
   return table;
 }
 
 const KeyTable& ExecutorKeys() {
-  static const KeyTable table{"executor", {{"type", {}}, {"config", {}}}, {}};
+  static const KeyTable table{"executor", {{"type", {}}, {"config", {}}}, {}, true};
   return table;
 }
 

@@ -14,6 +14,8 @@ namespace dagu {
 namespace {
 
 using dag_internal::ParseContext;
+using dag_internal::Quote;
+using dag_internal::Trim;
 using dag_internal::RootOptions;
 
 FileSystem* FsOf(const LoadDagOptions& options) {
@@ -145,8 +147,21 @@ Status LoadDagFromString(std::string_view yaml, const std::string& path, const L
                       out->name);
         }
       }
+      // Later documents are local sub-DAGs: each needs a name of its own, as
+      // Dagu 1.30.2 requires.
+      std::map<std::string, size_t> local_names;
       for (size_t i = 1; i < docs.size(); ++i) {
         if (docs[i].IsNull()) continue;
+        YAML::Node local_name = docs[i].IsMap() ? NameValue(docs[i]) : YAML::Node();
+        if (!local_name.IsDefined() || !local_name.IsScalar() || Trim(local_name.Scalar()).empty()) {
+          ctx.ErrorAt(docs[i], "", "DAG at index " + std::to_string(i) + " must have a name in multi-DAG file");
+          continue;
+        }
+        const std::string n = Trim(local_name.Scalar());
+        if (!local_names.emplace(n, i).second) {
+          ctx.ErrorAt(local_name, "name", "duplicate DAG name " + Quote(n) + " found", n);
+          continue;
+        }
         ctx.WarningAt(docs[i], "", "ignored: YAML document " + std::to_string(i + 1) +
                                        " (local sub-DAGs are only used by call:, which is not supported)");
       }

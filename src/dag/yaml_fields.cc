@@ -48,6 +48,20 @@ bool ParseInteger(const std::string& text, int64_t* out) {
 
 }  // namespace
 
+std::string CamelCase(std::string_view snake) {
+  std::string out;
+  bool upper = false;
+  for (char c : snake) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return out;
+}
+
 std::string FoldKey(std::string_view key) {
   std::string out;
   for (char c : key) {
@@ -259,6 +273,14 @@ bool ParseContext::Map(const Field& at, const KeyTable& table, Fields* out, cons
     const KeySpec& spec = *found->second;
     f.name = spec.name;
     NoteSpelling(spec, f);
+    if (table.exact_camel && f.spelled.find('_') == std::string::npos && f.spelled != CamelCase(spec.name) &&
+        std::none_of(spec.aliases.begin(), spec.aliases.end(), [&](const char* a) { return f.spelled == a; })) {
+      ErrorAt(f.key, f.path,
+              "unknown " + std::string(table.what) + " key " + Quote(f.spelled) + "; these keys are case-sensitive: use " +
+                  Quote(CamelCase(spec.name)),
+              f.spelled);
+      continue;
+    }
     auto [it, inserted] = seen.emplace(spec.name, &f);
     if (!inserted) {
       if (merged) continue;  // an explicit key overrides a merged one

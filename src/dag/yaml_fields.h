@@ -66,7 +66,14 @@ struct KeyTable {
   std::vector<KeySpec> keys;
   // Keys that are no field here but deserve a pointer: {folded key, hint}.
   std::vector<std::pair<const char*, const char*>> hints;
+  // Dagu 1.30.2 matches this mapping's keys exactly (it parses them by hand):
+  // a spelling without '_' must be the camelCase one ("exitCode", not
+  // "exitcode"). snake_case spellings are the upstream dialect's.
+  bool exact_camel = false;
 };
+
+// "exit_code" -> "exitCode".
+std::string CamelCase(std::string_view snake);
 
 // "timeoutSec", "timeout_sec", "TIMEOUT_SEC" -> "timeoutsec".
 std::string FoldKey(std::string_view key);
