@@ -75,6 +75,26 @@ bool LenientInt(ParseContext& ctx, const Field& f, int64_t* out) {
   return ctx.Int(f, 0, INT_MAX, out);
 }
 
+// Seconds that Dagu 1.30.2 also takes as a fraction (repeatPolicy's
+// intervalSec and both maxIntervalSec): an int, a float >= 0, or quoted digits.
+bool FractionalSeconds(ParseContext& ctx, const Field& f, std::chrono::nanoseconds* out) {
+  ScalarKind kind = KindOf(f.value);
+  if (kind == ScalarKind::kNull) return true;
+  if (kind == ScalarKind::kFloat) {
+    double v = std::strtod(f.value.Scalar().c_str(), nullptr);
+    if (v >= 0) {
+      *out = std::chrono::nanoseconds(static_cast<int64_t>(v * 1e9));
+      return true;
+    }
+    ctx.Error(f, "must be >= 0, got " + Quote(f.value.Scalar()));
+    return false;
+  }
+  int64_t v = 0;
+  if (!LenientInt(ctx, f, &v)) return false;
+  *out = std::chrono::seconds(v);
+  return true;
+}
+
 // backoff: true (= 2.0), false (= none) or a number > 1.
 bool ParseBackoff(ParseContext& ctx, const Field& f, double* out) {
   ScalarKind kind = KindOf(f.value);
@@ -120,7 +140,7 @@ void ParseRetryPolicy(ParseContext& ctx, const Field& f, RetryPolicy* out) {
   }
   if (const Field* codes = fields.Get("exit_code")) ctx.IntList(*codes, &out->exit_codes);
   if (const Field* backoff = fields.Get("backoff")) ParseBackoff(ctx, *backoff, &out->backoff);
-  if (const Field* max = fields.Get("max_interval_sec")) ctx.Seconds(*max, &out->max_interval);
+  if (const Field* max = fields.Get("max_interval_sec")) FractionalSeconds(ctx, *max, &out->max_interval);
 }
 
 void ParseRepeatPolicy(ParseContext& ctx, const Field& f, RepeatPolicy* out) {
@@ -135,14 +155,16 @@ void ParseRepeatPolicy(ParseContext& ctx, const Field& f, RepeatPolicy* out) {
   if (expected != nullptr && condition == nullptr) ctx.Error(*expected, "expected: needs condition:");
   if (const Field* codes = fields.Get("exit_code")) ctx.IntList(*codes, &out->exit_codes);
   int64_t v = 0;
-  if (const Field* interval = fields.Get("interval_sec"); interval != nullptr && LenientInt(ctx, *interval, &v)) {
-    out->interval = std::chrono::seconds(v);
-  }
-  if (const Field* limit = fields.Get("limit"); limit != nullptr && LenientInt(ctx, *limit, &v)) {
-    out->limit = static_cast<int>(v);
+  if (const Field* interval = fields.Get("interval_sec")) FractionalSeconds(ctx, *interval, &out->interval);
+  if (const Field* limit = fields.Get("limit")) {
+    if (KindOf(limit->value) == ScalarKind::kFloat) {
+      out->limit = static_cast<int>(std::strtod(limit->value.Scalar().c_str(), nullptr));  // 1.5 -> 1, as 1.30.2
+    } else if (LenientInt(ctx, *limit, &v)) {
+      out->limit = static_cast<int>(v);
+    }
   }
   if (const Field* backoff = fields.Get("backoff")) ParseBackoff(ctx, *backoff, &out->backoff);
-  if (const Field* max = fields.Get("max_interval_sec")) ctx.Seconds(*max, &out->max_interval);
+  if (const Field* max = fields.Get("max_interval_sec")) FractionalSeconds(ctx, *max, &out->max_interval);
 
   bool has_trigger = out->condition.has_value() || !out->exit_codes.empty();
   const Field* repeat = fields.Get("repeat");
