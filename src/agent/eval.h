@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "agent/env_expand.h"
+#include "core/go_format.h"
 
 namespace dagu {
 
@@ -60,9 +61,6 @@ std::string ShellExpand(std::string_view text, const VarLookup& lookup);
 
 // Go's os.Expand: $NAME and ${NAME} (anything up to '}'), unknown = "".
 std::string GoExpand(std::string_view text, const VarLookup& lookup);
-
-// Go's strconv.Quote.
-std::string GoQuote(std::string_view s);
 
 // The value at `path` (".a.b[1]") of the JSON text `json`, printed as Go's
 // %v prints it (a missing key is "<nil>"); nullopt when `json` is not JSON or

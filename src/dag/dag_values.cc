@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include <nlohmann/json.hpp>
+
+#include "core/go_format.h"
 #include "cron/cron_schedule.h"
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
@@ -92,6 +95,28 @@ bool ReadQuoted(const std::string& text, size_t* i, std::string* out) {
   return true;
 }
 
+// A params string holding a JSON object or list (as Dagu 1.30.2 reads it):
+// an object's keys, sorted, are named params; a list's scalars positional
+// ones and its objects' keys named ones; values print as Go prints them.
+bool JsonParams(const std::string& text, EnvList* out) {
+  std::string t = Trim(text);
+  if (t.empty() || (t[0] != '{' && t[0] != '[')) return false;
+  nlohmann::json j = nlohmann::json::parse(t, nullptr, false);
+  if (j.is_discarded()) return false;
+  auto add_object = [out](const nlohmann::json& obj) {
+    for (const auto& [k, v] : obj.items()) out->emplace_back(k, GoFormatJson(v));
+  };
+  if (j.is_object()) {
+    add_object(j);
+  } else {
+    for (const auto& item : j) {
+      if (item.is_object()) add_object(item);
+      else out->emplace_back("", GoFormatJson(item));
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void ParseSchedule(ParseContext& ctx, const Field& f, const date::time_zone* zone, Schedules* out) {
@@ -158,7 +183,7 @@ void ParseParams(ParseContext& ctx, const Field& f, EnvList* out) {
       ctx.Error(f, "params must be a string, a list or a mapping, got " + Describe(f.value));
       return;
     }
-    tokenize(f);
+    if (!JsonParams(f.value.Scalar(), &raw)) tokenize(f);
   } else if (f.value.IsMap()) {
     const YAML::Node& map = f.value;  // const: lookups must not insert
     if (map["schema"].IsDefined()) {
