@@ -201,6 +201,7 @@ int RunStart(const StartArgs& a) {
   }
   AgentRequest req;
   req.mode = AgentRequest::Mode::kStart;
+  ctx.dag_options.default_working_dir = a.default_working_dir;
   if (!LoadDagArg("start", a.dag, ctx, &req.dag)) return kExitFailure;
   if (Status s = CheckRunnable(req.dag); !s.ok()) return Fail("start", s.message());
   if (!a.name.empty()) req.dag.name = a.name;
@@ -223,7 +224,8 @@ void AddStart(CLI::App& app, int* exit_code) {
   cmd->add_option("--from-run-id", a->from_run_id, "(not supported)");
   cmd->add_option("--parent", a->parent, "(sub-DAG runs; not supported)");
   cmd->add_option("--root", a->root, "(sub-DAG runs; not supported)");
-  cmd->add_option("--default-working-dir", a->default_working_dir, "Accepted for compatibility");
+  cmd->add_option("--default-working-dir", a->default_working_dir,
+                  "Working directory of a DAG that sets no workingDir (default: the DAG file's directory)");
   cmd->add_option("--worker-id", a->worker_id, "Worker ID written to the record");
   cmd->add_option("--trigger-type", a->trigger_type, "scheduler, manual, retry, catchup, ... (default manual)");
   cmd->add_option("--schedule-time", a->schedule_time, "The scheduled slot, RFC3339");

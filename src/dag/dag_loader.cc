@@ -74,13 +74,14 @@ std::string AbsolutePath(const std::string& path) {
   return abs.lexically_normal().string();
 }
 
-// Empty -> the DAG file's directory; a plain relative path -> joined to it.
-void ResolveWorkingDir(Dag* dag) {
+// Empty -> the default (or the DAG file's directory); a plain relative path
+// -> joined to the DAG file's directory.
+void ResolveWorkingDir(const std::string& default_dir, Dag* dag) {
   if (dag->location.empty()) return;
   std::string dir = DirName(dag->location);
   std::string& wd = dag->working_dir;
   if (wd.empty()) {
-    wd = dir;
+    wd = default_dir.empty() ? dir : AbsolutePath(default_dir);
   } else if (wd[0] != '/' && wd[0] != '$' && wd[0] != '~') {
     wd = std::filesystem::path(JoinPath(dir, wd)).lexically_normal().string();
     if (wd.size() > 1 && wd.back() == '/') wd.pop_back();
@@ -167,7 +168,7 @@ Status LoadDagFromString(std::string_view yaml, const std::string& path, const L
       }
     }
   }
-  ResolveWorkingDir(out);
+  ResolveWorkingDir(options.default_working_dir, out);
   return Summarize(path, *errors, first);
 }
 

@@ -54,6 +54,10 @@ struct LoadDagOptions {
   // problems (name, schedule, types, unknown root keys) are errors either way.
   bool metadata_only = false;
 
+  // The working directory of a DAG that sets none (`dagu start
+  // --default-working-dir`); "" = the DAG file's directory.
+  std::string default_working_dir;
+
   // Where files are read from. Null means PosixFileSystem().
   FileSystem* fs = nullptr;
 };
