@@ -120,7 +120,7 @@ const KeyTable& StepKeys() {
           {"mail_on_error", {}, kIgnored, kNoMail},
           {"log_output", {}},
           {"shell_packages", {}, kIgnored, "only used with nix-shell"},
-          {"worker_selector", {}, kIgnored, "runs always execute on the scheduler's host here"},
+          {"worker_selector", {}},
           {"call", {}, kUnsupported, "sub-DAG calls; this implementation runs shell steps only"},
           {"params", {}, kUnsupported, "step params are for sub-DAG calls, which are not supported"},
           {"parallel", {}, kUnsupported, "parallel sub-DAG runs; this implementation runs shell steps only"},

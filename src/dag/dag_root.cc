@@ -153,6 +153,12 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
   if (const Field* x = fields.Get("params")) ParseParams(ctx, *x, &dag->params);
   if (const Field* x = fields.Get("env")) ParseEnv(ctx, *x, &dag->env);
   if (const Field* x = fields.Get("dotenv")) {
+    for (const Field& item : x->value.IsMap() ? std::vector<Field>() : ItemsOf(*x)) {
+      ScalarKind kind = KindOf(item.value);
+      if (kind != ScalarKind::kString && kind != ScalarKind::kNull && kind != ScalarKind::kCollection) {
+        ctx.Error(item, "dotenv must be a string or a list of strings, got " + Quote(Describe(item.value)));
+      }
+    }
     std::vector<std::string> files;
     bool empty_list = false;
     if (ctx.StringList(*x, &files, &empty_list)) {
@@ -173,7 +179,7 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
   if (const Field* x = fields.Get("delay_sec")) ctx.Seconds(*x, &dag->delay);
   if (const Field* x = fields.Get("hist_retention_days")) {
     int days = 0;
-    ReadInt(ctx, x, 0, &days);
+    ReadInt(ctx, x, INT_MIN, &days);  // 1.30.2 accepts any int; <= 0 keeps the default
     if (days > 0) dag->hist_retention_days = days;  // 0 means "unset", as in Dagu
   }
   std::vector<std::pair<Step*, ParsedStep>> handlers;
@@ -187,7 +193,7 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
   if (const Field* x = fields.Get("max_clean_up_time_sec")) ctx.Seconds(*x, &dag->max_clean_up_time);
   if (const Field* x = fields.Get("max_output_size")) {
     int64_t size = 0;
-    if (ctx.Int(*x, 0, INT64_MAX, &size) && size > 0) dag->max_output_size = size;
+    if (ctx.Int(*x, INT64_MIN, INT64_MAX, &size) && size > 0) dag->max_output_size = size;  // <= 0: the default
   }
   if (const Field* x = fields.Get("log_output")) ParseLogOutput(ctx, *x, &dag->log_output);
   if (const Field* x = fields.Get("log_dir")) {

@@ -75,6 +75,18 @@ bool LenientInt(ParseContext& ctx, const Field& f, int64_t* out) {
   return ctx.Int(f, 0, INT_MAX, out);
 }
 
+// Exit codes written as YAML integers (an int or a list of them), as Dagu
+// 1.30.2 decodes retry and repeat exit codes: "3" in quotes is refused.
+bool StrictIntList(ParseContext& ctx, const Field& f, std::vector<int>* out) {
+  for (const Field& item : ItemsOf(f)) {
+    if (KindOf(item.value) != ScalarKind::kInt) {
+      ctx.Error(item, "expected an integer (exit code), got " + Quote(Describe(item.value)));
+      return false;
+    }
+  }
+  return ctx.IntList(f, out);
+}
+
 // Seconds that Dagu 1.30.2 also takes as a fraction (repeatPolicy's
 // intervalSec and both maxIntervalSec): an int, a float >= 0, or quoted digits.
 bool FractionalSeconds(ParseContext& ctx, const Field& f, std::chrono::nanoseconds* out) {
@@ -138,7 +150,13 @@ void ParseRetryPolicy(ParseContext& ctx, const Field& f, RetryPolicy* out) {
   if (!variable(interval, &out->interval_text) && interval != nullptr && LenientInt(ctx, *interval, &v)) {
     out->interval = std::chrono::seconds(v);
   }
-  if (const Field* codes = fields.Get("exit_code")) ctx.IntList(*codes, &out->exit_codes);
+  if (const Field* codes = fields.Get("exit_code")) {
+    if (!codes->value.IsSequence() && KindOf(codes->value) != ScalarKind::kNull) {
+      ctx.Error(*codes, "retryPolicy.exitCode must be a list of exit codes, got " + Quote(Describe(codes->value)));
+    } else {
+      StrictIntList(ctx, *codes, &out->exit_codes);
+    }
+  }
   if (const Field* backoff = fields.Get("backoff")) ParseBackoff(ctx, *backoff, &out->backoff);
   if (const Field* max = fields.Get("max_interval_sec")) FractionalSeconds(ctx, *max, &out->max_interval);
 }
@@ -153,7 +171,7 @@ void ParseRepeatPolicy(ParseContext& ctx, const Field& f, RepeatPolicy* out) {
   if (expected != nullptr) ctx.String(*expected, &cond.expected);
   if (condition != nullptr) out->condition = cond;
   if (expected != nullptr && condition == nullptr) ctx.Error(*expected, "expected: needs condition:");
-  if (const Field* codes = fields.Get("exit_code")) ctx.IntList(*codes, &out->exit_codes);
+  if (const Field* codes = fields.Get("exit_code")) StrictIntList(ctx, *codes, &out->exit_codes);
   int64_t v = 0;
   if (const Field* interval = fields.Get("interval_sec")) FractionalSeconds(ctx, *interval, &out->interval);
   if (const Field* limit = fields.Get("limit")) {
@@ -240,10 +258,8 @@ void ParseOutput(ParseContext& ctx, const Field& f, Step* step) {
   }
   name = Trim(name);
   if (!name.empty() && name[0] == '$') name.erase(0, 1);
-  bool valid = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-               std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
-  if (!valid) {
-    ctx.Error(f, "output must be a variable name (letters, digits, '_'), got " + Quote(Describe(f.value)));
+  if (name.empty()) {  // Dagu 1.30.2 takes any other name
+    ctx.Error(f, "output must be a variable name, got " + Quote(Describe(f.value)));
     return;
   }
   step->output = name;
@@ -366,6 +382,9 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   if (const Field* x = fields.Get("precondition")) ParseConditions(ctx, *x, &step.preconditions);
   if (const Field* x = fields.Get("signal_on_stop")) ParseSignal(ctx, *x, &step.signal_on_stop);
   if (const Field* x = fields.Get("executor")) ParseExecutor(ctx, *x);
+  if (const Field* x = fields.Get("worker_selector"); x != nullptr && step.executor_type.empty()) {
+    ctx.Error(*x, "executor type \"\" does not support workerSelector field");  // as Dagu 1.30.2
+  }
 }
 
 std::string StepPath(const std::string& base, size_t index, const YAML::Node& node) {

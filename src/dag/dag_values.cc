@@ -1,6 +1,7 @@
 // Values shared by the DAG and its steps: schedules, params, env,
 // preconditions, shells, tags.
 #include <algorithm>
+#include <map>
 #include <cctype>
 
 #include <nlohmann/json.hpp>
@@ -37,17 +38,34 @@ void ParseCronList(ParseContext& ctx, const Field& f, const date::time_zone* zon
   }
 }
 
-// A scalar as an env/param value: strings, numbers and booleans as written.
-bool ScalarValue(ParseContext& ctx, const Field& f, std::string* out) {
-  if (KindOf(f.value) == ScalarKind::kNull) {
-    out->clear();
-    return true;
+// A YAML value as Go's %v prints what it decodes: lists "[a b]", mappings
+// "map[k:v]" (keys sorted), scalars as written.
+std::string GoFormatYaml(const YAML::Node& node) {
+  if (node.IsSequence()) {
+    std::string out = "[";
+    for (size_t i = 0; i < node.size(); ++i) out += (i ? " " : "") + GoFormatYaml(node[i]);
+    return out + "]";
   }
-  if (!f.value.IsScalar()) {
-    ctx.Error(f, "expected a string value, got " + Describe(f.value));
-    return false;
+  if (node.IsMap()) {
+    std::map<std::string, std::string> sorted;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      sorted[it->first.IsScalar() ? it->first.Scalar() : GoFormatYaml(it->first)] = GoFormatYaml(it->second);
+    }
+    std::string out = "map[";
+    bool first = true;
+    for (const auto& [k, v] : sorted) {
+      out += (first ? "" : " ") + k + ":" + v;
+      first = false;
+    }
+    return out + "]";
   }
-  *out = f.value.Scalar();
+  return KindOf(node) == ScalarKind::kNull ? "" : node.Scalar();
+}
+
+// An env/param value: scalars as written; a list or mapping as Go prints it
+// (Dagu 1.30.2 accepts them).
+bool ScalarValue(ParseContext&, const Field& f, std::string* out) {
+  *out = GoFormatYaml(f.value);
   return true;
 }
 
