@@ -13,7 +13,7 @@ namespace {
 void ParseType(ParseContext& ctx, const Field& f, DagType* out, bool* given) {
   std::string text;
   if (!ctx.String(f, &text)) return;
-  text = Lower(Trim(text));
+  text = Trim(text);  // exact spelling, as 1.30.2 ("Graph" is an error)
   if (text.empty()) return;
   if (text == "graph") {
     *out = DagType::kGraph;
@@ -147,17 +147,16 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     dag->queue = Trim(dag->queue);
   }
   int max_active_runs = 0;
-  ReadInt(ctx, fields.Get("max_active_runs"), -1, &max_active_runs);
+  ReadInt(ctx, fields.Get("max_active_runs"), INT_MIN, &max_active_runs);
   if (max_active_runs != 0) dag->max_active_runs = max_active_runs;  // 0 keeps the default, as in Dagu
-  ReadInt(ctx, fields.Get("max_active_steps"), 0, &dag->max_active_steps);
+  ReadInt(ctx, fields.Get("max_active_steps"), INT_MIN, &dag->max_active_steps);  // <= 0: no cap
   if (const Field* x = fields.Get("params")) ParseParams(ctx, *x, &dag->params);
   if (const Field* x = fields.Get("env")) ParseEnv(ctx, *x, &dag->env);
   if (const Field* x = fields.Get("dotenv")) {
-    for (const Field& item : x->value.IsMap() ? std::vector<Field>() : ItemsOf(*x)) {
-      ScalarKind kind = KindOf(item.value);
-      if (kind != ScalarKind::kString && kind != ScalarKind::kNull && kind != ScalarKind::kCollection) {
-        ctx.Error(item, "dotenv must be a string or a list of strings, got " + Quote(Describe(item.value)));
-      }
+    // A lone value must be a string (1.30.2 takes numbers only inside a list).
+    ScalarKind kind = KindOf(x->value);
+    if (x->value.IsScalar() && kind != ScalarKind::kString && kind != ScalarKind::kNull) {
+      ctx.Error(*x, "dotenv must be a string or a list of strings, got " + Quote(Describe(x->value)));
     }
     std::vector<std::string> files;
     bool empty_list = false;
@@ -175,8 +174,8 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     std::vector<std::string> more;
     if (ctx.StringList(*x, &more)) dag->shell_args.insert(dag->shell_args.end(), more.begin(), more.end());
   }
-  if (const Field* x = fields.Get("timeout_sec")) ctx.Seconds(*x, &dag->timeout);
-  if (const Field* x = fields.Get("delay_sec")) ctx.Seconds(*x, &dag->delay);
+  if (const Field* x = fields.Get("timeout_sec")) ctx.Seconds(*x, &dag->timeout, true);
+  if (const Field* x = fields.Get("delay_sec")) ctx.Seconds(*x, &dag->delay, true);
   if (const Field* x = fields.Get("hist_retention_days")) {
     int days = 0;
     ReadInt(ctx, x, INT_MIN, &days);  // 1.30.2 accepts any int; <= 0 keeps the default
@@ -190,7 +189,7 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
   if (const Field* x = fields.Get("signal_handling")) ParseSignalHandling(ctx, *x, &dag->signal_propagation);
   if (const Field* x = fields.Get("preconditions")) ParseConditions(ctx, *x, &dag->preconditions);
   if (const Field* x = fields.Get("precondition")) ParseConditions(ctx, *x, &dag->preconditions);
-  if (const Field* x = fields.Get("max_clean_up_time_sec")) ctx.Seconds(*x, &dag->max_clean_up_time);
+  if (const Field* x = fields.Get("max_clean_up_time_sec")) ctx.Seconds(*x, &dag->max_clean_up_time, true);
   if (const Field* x = fields.Get("max_output_size")) {
     int64_t size = 0;
     if (ctx.Int(*x, INT64_MIN, INT64_MAX, &size) && size > 0) dag->max_output_size = size;  // <= 0: the default
@@ -200,7 +199,7 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     ctx.String(*x, &dag->log_dir);
     dag->log_dir = Trim(dag->log_dir);
   }
-  if (const Field* x = fields.Get("restart_wait_sec")) ctx.Seconds(*x, &dag->restart_wait);
+  if (const Field* x = fields.Get("restart_wait_sec")) ctx.Seconds(*x, &dag->restart_wait, true);
 
   std::vector<ParsedStep> steps;
   bool list_form = true;

@@ -72,7 +72,7 @@ bool LenientInt(ParseContext& ctx, const Field& f, int64_t* out) {
     ctx.Error(f, "expected a whole number, got " + Quote(text));
     return false;
   }
-  return ctx.Int(f, 0, INT_MAX, out);
+  return ctx.Int(f, INT_MIN, INT_MAX, out);  // 1.30.2 takes a negative limit (no retries)
 }
 
 // Exit codes written as YAML integers (an int or a list of them), as Dagu
@@ -94,16 +94,12 @@ bool FractionalSeconds(ParseContext& ctx, const Field& f, std::chrono::nanosecon
   if (kind == ScalarKind::kNull) return true;
   if (kind == ScalarKind::kFloat) {
     double v = std::strtod(f.value.Scalar().c_str(), nullptr);
-    if (v >= 0) {
-      *out = std::chrono::nanoseconds(static_cast<int64_t>(v * 1e9));
-      return true;
-    }
-    ctx.Error(f, "must be >= 0, got " + Quote(f.value.Scalar()));
-    return false;
+    *out = std::chrono::nanoseconds(static_cast<int64_t>(std::max(0.0, v) * 1e9));  // negative: none
+    return true;
   }
   int64_t v = 0;
   if (!LenientInt(ctx, f, &v)) return false;
-  *out = std::chrono::seconds(v);
+  *out = std::chrono::seconds(std::max<int64_t>(0, v));
   return true;
 }
 
@@ -233,7 +229,10 @@ void ParseContinueOn(ParseContext& ctx, const Field& f, ContinueOn* out) {
   if (const Field* x = fields.Get("failure")) ctx.Bool(*x, &out->failure);
   if (const Field* x = fields.Get("skipped")) ctx.Bool(*x, &out->skipped);
   if (const Field* x = fields.Get("exit_code")) ctx.IntList(*x, &out->exit_codes);
-  if (const Field* x = fields.Get("output")) ctx.StringList(*x, &out->output);
+  if (const Field* x = fields.Get("output")) {
+    std::string one;
+    if (x->value.IsScalar() ? ctx.String(*x, &one) : true) ctx.StringList(*x, &out->output);
+  }
   if (const Field* x = fields.Get("mark_success")) ctx.Bool(*x, &out->mark_success);
 }
 

@@ -108,14 +108,17 @@ TEST(DagValidationTest, TagsMapIsRejected) {
 }
 
 TEST(DagValidationTest, NegativeSeconds) {
-  EXPECT_ONE_ERROR(LoadYaml("timeout_sec: -1\nsteps: [{run: x}]\n"), "timeout_sec: must be >= 0, got -1", 1, 14);
+  // Only a step's timeout must be >= 0 (as in 1.30.2); negative DAG-level
+  // seconds mean none.
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    timeout_sec: -5\n"), "steps[0].timeout_sec: must be >= 0", 3, 18);
-  EXPECT_ONE_ERROR(LoadYaml("delaySec: -2\nsteps: [{run: x}]\n"), "delaySec: must be >= 0", 1, 11);
+  Loaded l = LoadYaml("timeout_sec: -1\ndelaySec: -2\nmaxCleanUpTimeSec: 2.7\nsteps: [{run: x}]\n");
+  EXPECT_LOADS(l);
+  EXPECT_EQ(l.dag.timeout.count(), 0);
+  EXPECT_EQ(l.dag.max_clean_up_time, std::chrono::seconds(2));  // a float is truncated
 }
 
 TEST(DagValidationTest, IntRanges) {
-  EXPECT_ONE_ERROR(LoadYaml("max_active_steps: -1\nsteps: [{run: x}]\n"), "max_active_steps: must be >= 0", 1, 19);
-  EXPECT_ONE_ERROR(LoadYaml("max_active_runs: -2\nsteps: [{run: x}]\n"), "max_active_runs: must be >= -1", 1, 18);
+  EXPECT_LOADS(LoadYaml("max_active_steps: -1\nmax_active_runs: -2\nsteps: [{run: x}]\n"));  // as 1.30.2
   EXPECT_ONE_ERROR(LoadYaml("max_active_runs: many\nsteps: [{run: x}]\n"), "expected an integer, got a string", 1,
                    18);
 }

@@ -358,12 +358,15 @@ void ParseContext::UnknownKey(const Field& key, const KeyTable& table, const Key
 }
 
 bool ParseContext::String(const Field& f, std::string* out) {
-  if (KindOf(f.value) == ScalarKind::kNull) {
+  ScalarKind kind = KindOf(f.value);
+  if (kind == ScalarKind::kNull) {
     out->clear();
     return true;
   }
-  if (!f.value.IsScalar()) {
-    Error(f, std::string("expected a string, got ") + TypeName(f.value));
+  // Strict, as Dagu 1.30.2 decodes a string field: 5 or true is no string.
+  if (kind != ScalarKind::kString) {
+    Error(f, std::string("expected a string, got ") + TypeName(f.value) +
+                 (f.value.IsScalar() ? " " + Quote(f.value.Scalar()) : ""));
     return false;
   }
   *out = f.value.Scalar();
@@ -408,11 +411,21 @@ bool ParseContext::Int(const Field& f, int64_t min, int64_t max, int64_t* out) {
   return true;
 }
 
-bool ParseContext::Seconds(const Field& f, std::chrono::nanoseconds* out) {
+bool ParseContext::Seconds(const Field& f, std::chrono::nanoseconds* out, bool allow_negative) {
   int64_t v = 0;
-  // Up to ~292 years fits in nanoseconds.
-  if (!Int(f, 0, INT64_C(9'000'000'000), &v)) return false;
-  *out = std::chrono::seconds(v);
+  if (KindOf(f.value) == ScalarKind::kFloat) {
+    // As Go decodes a float into an int field: truncated.
+    double d = std::strtod(f.value.Scalar().c_str(), nullptr);
+    if (d < 0 && !allow_negative) {
+      Error(f, "must be >= 0, got " + Quote(f.value.Scalar()));
+      return false;
+    }
+    v = static_cast<int64_t>(std::max(-9e9, std::min(9e9, d)));
+  } else if (!Int(f, allow_negative ? INT64_C(-9'000'000'000) : 0, INT64_C(9'000'000'000), &v)) {
+    // Up to ~292 years fits in nanoseconds.
+    return false;
+  }
+  *out = std::chrono::seconds(std::max<int64_t>(v, 0));  // a negative value means none
   return true;
 }
 

@@ -152,10 +152,12 @@ class ParseContext {
 
   // Typed readers: false (after reporting) when the value has the wrong type.
   // A null value reads as empty / false / 0 and returns true.
-  bool String(const Field& f, std::string* out);          // any scalar, as written
+  bool String(const Field& f, std::string* out);          // a YAML string (not 5, not true)
   bool Bool(const Field& f, bool* out);                   // true / false only
   bool Int(const Field& f, int64_t min, int64_t max, int64_t* out);
-  bool Seconds(const Field& f, std::chrono::nanoseconds* out);  // int >= 0, in seconds
+  // Whole seconds (a float is truncated, as Go decodes it); a negative value
+  // is an error unless `allow_negative`, which reads it as 0.
+  bool Seconds(const Field& f, std::chrono::nanoseconds* out, bool allow_negative = false);
   // A scalar or a list of scalars. `*empty_list` (if given) says "[]" was written.
   bool StringList(const Field& f, std::vector<std::string>* out, bool* empty_list = nullptr);
   // An int or a list of ints (quoted digits accepted, as Dagu does for exit codes).
