@@ -416,6 +416,14 @@ std::string Substitute(std::string_view text_view, const OwnedVars& vars) {
   return text;
 }
 
+std::string ExpandJsonReferences(std::string_view text_view, const OwnedVars& vars) {
+  std::string text(text_view);
+  if (text.find('$') == std::string::npos) return text;
+  if (vars.maps.empty()) return ExpandReferences(text, nullptr, vars);
+  for (const VarList& map : vars.maps) text = ExpandReferences(text, &map, vars);
+  return text;
+}
+
 std::string ReplaceBackticks(std::string_view text, const std::function<std::string(const std::string&)>& run) {
   std::string out;
   size_t pos = 0;

@@ -53,6 +53,10 @@ struct OwnedVars {
 
 std::string Substitute(std::string_view text, const OwnedVars& vars);
 
+// Only the ${NAME.path} / $NAME.path / ${id.stdout} references of
+// Substitute, quotes or not (what 1.30.2 resolves in a step's env values).
+std::string ExpandJsonReferences(std::string_view text, const OwnedVars& vars);
+
 // Replaces each `...` by the trimmed stdout of `run(command)`.
 std::string ReplaceBackticks(std::string_view text, const std::function<std::string(const std::string&)>& run);
 

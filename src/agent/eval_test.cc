@@ -56,6 +56,14 @@ TEST(SubstituteTest, StepReferences) {
   EXPECT_EQ(Substitute("${prod.stdout:1:4} ${prod.other} ${nobody.stdout}", o), "logs ${prod.other} ${nobody.stdout}");
 }
 
+TEST(ExpandJsonReferencesTest, OnlyPathsAndStepReferencesQuotesOrNot) {
+  OwnedVars o = Owned({{"CFG", R"({"host":"h1","n":{"x":[1,2]}})"}, {"P", "pv"}});
+  o.steps["sa"] = {"/logs/sa.out", "/logs/sa.err", "0"};
+  EXPECT_EQ(ExpandJsonReferences("${CFG.host} '${CFG.host}' $CFG.n.x pre-${CFG.host}-post ${CFG.nope}", o),
+            "h1 'h1' [1 2] pre-h1-post <nil>");
+  EXPECT_EQ(ExpandJsonReferences("${sa.exitCode} ${sa.stdout} $P ${P} ${CFG}", o), "0 /logs/sa.out $P ${P} ${CFG}");
+}
+
 TEST(ShellExpandTest, ParameterExpansions) {
   VarList v = Vars({{"A", "abcdef"}, {"E", ""}});
   auto lookup = v.Lookup();

@@ -533,7 +533,7 @@ void Executor::RunNode(size_t index) {
   }
   Publish();
   const StepEnv::Logs logs{paths.stdout_path, paths.stderr_path};
-  const VarList env = env_.ForStep(def, outputs, &logs, "", Runner(ProcKind::kHelper));
+  const VarList env = env_.ForStep(def, outputs, &logs, "", Runner(ProcKind::kHelper), refs);
   const std::string dir = env_.WorkingDirFor(def, env);
   const OwnedVars owned = env_.Owned(def, outputs, env, refs);
   std::string why;
@@ -657,13 +657,13 @@ void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok
   }
   Publish();
   const Step& def = node->step;
-  const VarList env = env_.ForStep(def, outputs, nullptr, status_label, Runner(ProcKind::kHandler));
-  const std::string dir = env_.WorkingDirFor(def, env);
   StepRefs refs;
   {
     std::lock_guard<std::mutex> l(mu_);
     refs = StepRefsNow();
   }
+  const VarList env = env_.ForStep(def, outputs, nullptr, status_label, Runner(ProcKind::kHandler), refs);
+  const std::string dir = env_.WorkingDirFor(def, env);
   const OwnedVars owned = env_.Owned(def, outputs, env, refs);
   std::string why;
   bool met = !timed_out &&

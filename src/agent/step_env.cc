@@ -77,12 +77,18 @@ void StepEnv::BuildRunVars(const std::vector<std::pair<std::string, std::string>
 }
 
 VarList StepEnv::ForStep(const Step& step, const VarList& outputs, const Logs* logs, const std::string& run_status,
-                         const CommandRunner& run) const {
+                         const CommandRunner& run, const StepRefs& refs) const {
   VarList env = run_vars_;
   for (const auto& [k, v] : outputs.items()) env.Set(k, v);
   const VarList before = env;  // step env entries do not see each other
   const std::string dir = DagWorkingDir();
-  for (const auto& [k, v] : step.env) env.Set(k, ExpandTilde(EvalValue(v, before, dir, run), before));
+  OwnedVars owned;
+  owned.maps = {params_vars_, outputs};
+  owned.steps = refs;
+  owned.env = before.Lookup();
+  for (const auto& [k, v] : step.env) {
+    env.Set(k, ExpandTilde(EvalValue(ExpandJsonReferences(v, owned), before, dir, run), before));
+  }
   env.Set("DAG_RUN_STEP_NAME", step.name);
   if (logs != nullptr) {
     env.Set("DAG_RUN_STEP_STDOUT_FILE", logs->stdout_path);

@@ -59,9 +59,11 @@ class StepEnv {
   };
   // The environment of `step` with `outputs` visible; DAG_RUN_STEP_STDOUT_FILE
   // / _STDERR_FILE when `logs` is given (not for handlers), DAG_RUN_STATUS
-  // when `run_status` is not empty (handlers).
+  // when `run_status` is not empty (handlers). The step's env values get
+  // ${NAME.path} / ${id.stdout} references (params, `outputs`, `refs`)
+  // resolved first, as 1.30.2 does, then backticks and the shell's expansions.
   VarList ForStep(const Step& step, const VarList& outputs, const Logs* logs, const std::string& run_status,
-                  const CommandRunner& run) const;
+                  const CommandRunner& run, const StepRefs& refs) const;
 
   // What Dagu substitutes into the step's command text: the params, the
   // outputs, the step's env (as evaluated in `env`), and the steps ${id.x}

@@ -303,6 +303,7 @@ int RunStart(const StartArgs& a) {
     if (!LoadDagArg("start", a.dag, ctx, &req.dag)) return kExitFailure;
     if (!ResolveParams("start", req.dag, a.params, a.rest, &req.params)) return kExitFailure;
   }
+  if (Status s = CheckRunnable(req.dag); !s.ok()) return Fail("start", s.message());  // a cycle: no record
   if (!a.name.empty()) req.dag.name = a.name;
   if (!ResolveTrigger("start", a.trigger_type, TriggerType::kManual, &req.trigger)) return kExitFailure;
   if (!ResolveScheduleTime("start", a.schedule_time, &req.schedule_time)) return kExitFailure;
