@@ -22,6 +22,8 @@ PACKAGES=(
   python3-aiosmtpd openssh-server openssh-client openssl
   # tests: the completion scripts of `dagu completion fish|zsh` in their shells
   fish zsh
+  # tests: systemd-analyze verify of deploy/systemd/*.service; dpkg-shlibdeps for `cpack -G DEB`
+  systemd dpkg-dev
 )
 
 # Every installed package name and every name an installed package provides.
