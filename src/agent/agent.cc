@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cctype>
+#include <map>
 
 #include "core/dispatch_deadline.h"
 #include "core/time_format.h"
@@ -243,6 +244,10 @@ RunRecord Agent::ToRecord(const ExecutionState& state) const {
   r.started_at = TimeOrEmpty(state.started_at);
   r.finished_at = TimeOrEmpty(state.finished_at);
   r.error = state.error;
+  if (!state.params.empty()) {  // as evaluated, as Dagu records them
+    r.params = JoinParams(state.params);
+    r.params_list = ParamsToList(state.params);
+  }
   r.nodes.clear();
   for (const auto& n : state.nodes) r.nodes.push_back(ToNodeRecord(n));
   auto put = [](const std::optional<NodeState>& n, std::optional<NodeRecord>* out) {
@@ -265,28 +270,39 @@ void Agent::WriteRecord(const RunRecord& record, bool final) {
 }
 
 void Agent::WriteOutputs(const RunRecord& record) {
-  Json outputs = Json::object();
-  bool any = false;
+  // As Dagu 1.30.2: each step's `output:` (not Dagu's own DAGU_* variables),
+  // under its key (the name in camelCase unless output.key says), unless
+  // output.omit; no file when there is none.
+  std::map<std::string, const Step*> steps;
+  for (const Step& s : dag_.steps) steps[s.name] = &s;
+  std::map<std::string, std::string> values;  // sorted, as Go writes a map
   for (const auto& n : record.nodes) {
+    auto it = steps.find(n.step.value("name", ""));
+    const Step* def = it == steps.end() ? nullptr : it->second;
     for (const auto& [name, kv] : n.output_variables) {
+      if (name.rfind("DAGU_", 0) == 0) continue;
+      if (def != nullptr && def->output == name && def->output_omit) continue;
+      std::string key = def != nullptr && def->output == name && !def->output_key.empty() ? def->output_key
+                                                                                        : LowerCamel(name);
       auto eq = kv.find('=');
-      outputs[LowerCamel(name)] = eq == std::string::npos ? kv : kv.substr(eq + 1);
-      any = true;
+      values[key] = eq == std::string::npos ? kv : kv.substr(eq + 1);
     }
   }
-  if (!any) return;
+  if (values.empty()) return;
+  Json outputs = Json::object();
+  for (const auto& [k, v] : values) outputs[k] = v;
   Json meta = Json::object();
   meta["dagName"] = record.name;
   meta["dagRunId"] = record.dag_run_id;
   meta["attemptId"] = record.attempt_id;
   meta["status"] = RunStatusLabel(record.status);
   meta["completedAt"] = record.finished_at;
-  meta["params"] = Json(record.params_list).dump();
+  if (!record.params_list.empty()) meta["params"] = Json(record.params_list).dump();
   Status s = runs_.WriteOutputs(attempt_, Json{{"metadata", meta}, {"outputs", outputs}});
   if (!s.ok()) log_.Error("Failed to write outputs", {{"err", s.ToString()}});
 }
 
-void Agent::Stop(int signal) {
+void Agent::Stop(int signal, bool use_step_signal) {
   stop_mail_ = true;
   // Not under mu_: the executor calls back into WriteRecord (which takes
   // mu_) while holding its own lock, so cancelling under mu_ deadlocks a
@@ -297,11 +313,18 @@ void Agent::Stop(int signal) {
     std::lock_guard<std::mutex> l(mu_);
     if (!executor_) {
       pending_stop_ = signal;
+      pending_stop_use_step_signal_ = use_step_signal;
       return;
     }
     executor = executor_.get();
   }
-  executor->Cancel(signal);
+  executor->Cancel(signal, use_step_signal);
+}
+
+bool Agent::EndedWithError() const {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!init_error_.empty()) return true;  // the run failed before it started (secrets)
+  return executor_ && !executor_->stop_requested() && !executor_->last_error().empty();
 }
 
 MailLookup Agent::MailVars() const {
@@ -333,7 +356,7 @@ void Agent::Watch() {
     if (!cancel_seen && runs_.CancelRequested(attempt_)) {
       cancel_seen = true;
       log_.Info("Stop requested", {{"file", attempt_.CancelPath()}});
-      executor_->Cancel(SIGTERM);
+      executor_->Cancel(SIGTERM, /*use_step_signal=*/true);
     }
     if ((proc_ || sub_run_) && deps_.clock->Monotonic() >= next_beat) {
       Status s = proc_ ? procs_.Heartbeat(*proc_) : SubRunHeartbeat(/*final=*/false);
@@ -409,16 +432,37 @@ RunStatus Agent::Execute() {
     }
   }
   if (opt.default_shell.empty()) opt.default_shell = "sh";
-  opt.log_paths = [this](const std::string& step) {
+  // logOutput: merged sends a step's stdout and stderr to one .log file.
+  std::map<std::string, bool> merged;
+  auto note = [&](const Step& step, const std::string& name) {
+    merged[name] = (step.log_output.empty() ? dag_.log_output : step.log_output) == "merged";
+  };
+  for (const Step& step : dag_.steps) note(step, step.name);
+  const HandlerOn& h = dag_.handler_on;
+  if (h.init) note(*h.init, "onInit");
+  if (h.success) note(*h.success, "onSuccess");
+  if (h.failure) note(*h.failure, "onFailure");
+  if (h.abort) note(*h.abort, "onCancel");
+  if (h.exit) note(*h.exit, "onExit");
+  opt.log_paths = [this, merged](const std::string& step) {
     std::string base = StepLogBase(attempt_log_dir_, step, deps_.clock->Now(), run_.run_id);
     log_.Info("Step started", {{"name", dag_.name}, {"run-id", run_.run_id}, {"step", step}});
-    return StepLogPaths{base + ".out", base + ".err"};
+    auto it = merged.find(step);
+    StepLogPaths paths{base + ".out", base + ".err"};
+    if (it != merged.end() && it->second) paths = StepLogPaths{base + ".log", base + ".log"};
+    // The files exist from the start, also for a step its preconditions skip
+    // (as Dagu creates them).
+    for (const std::string& path : {paths.stdout_path, paths.stderr_path}) {
+      Status created = deps_.fs->WriteFile(path, "");
+      if (!created.ok()) log_.Warn("Failed to create a step log", {{"err", created.ToString()}});
+    }
+    return paths;
   };
   {
     std::lock_guard<std::mutex> l(mu_);
     executor_ = std::make_unique<Executor>(dag_, params_, opt);
     if (!previous_.empty() || !retry_step_.empty()) executor_->SetPreviousNodes(previous_, retry_step_);
-    if (pending_stop_ != 0) executor_->Cancel(pending_stop_);
+    if (pending_stop_ != 0) executor_->Cancel(pending_stop_, pending_stop_use_step_signal_);
   }
   std::thread watcher([this] { Watch(); });
   RunStatus status = executor_->Run();

@@ -62,7 +62,9 @@ struct AgentDeps {
   std::string default_shell;  // Config::default_shell ("" = $SHELL, else sh)
   std::vector<std::pair<std::string, std::string>> process_env;  // the environment steps inherit
   std::chrono::nanoseconds heartbeat_interval = kProcHeartbeatInterval;
-  std::chrono::nanoseconds cancel_poll_interval = std::chrono::seconds(1);
+  // How often CANCEL_REQUESTED (`dagu stop`) is looked for: a stop takes
+  // effect within this time.
+  std::chrono::nanoseconds cancel_poll_interval = std::chrono::milliseconds(200);
 };
 
 struct AgentRequest {
@@ -105,8 +107,15 @@ class Agent {
   Status Prepare(const AgentRequest& request);
   // Runs the prepared run to its end; returns the final status.
   RunStatus Execute();
-  // Stops the run (as SIGTERM/SIGINT or `dagu stop` would).
-  void Stop(int signal);
+  // Stops the run: a signal the process received (passed on to the steps as
+  // it is), or a stop request such as `dagu stop` (`use_step_signal`: steps
+  // with a signal_on_stop get theirs).
+  void Stop(int signal, bool use_step_signal = false);
+  // After Execute: whether `dagu start`/`retry` exits 1, as Dagu 1.30.2 does:
+  // the run recorded an error (a step that failed for good, even one that
+  // continue_on let through; a failed handler; a timeout) and was not
+  // stopped.
+  bool EndedWithError() const;
 
   const RunDir& run() const { return run_; }
   const AttemptDir& attempt() const { return attempt_; }
@@ -167,6 +176,7 @@ class Agent {
   std::condition_variable cv_;
   bool done_ = false;
   int pending_stop_ = 0;       // a Stop() before the executor existed
+  bool pending_stop_use_step_signal_ = false;
   RunRecord last_;
 };
 

@@ -3,43 +3,18 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <cmath>
+#include <tuple>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <filesystem>
-#include <regex>
-#include <thread>
 
+#include "agent/node_rules.h"
+#include "core/duration.h"
 #include "core/file_system.h"
-#include "core/time_format.h"
 
 namespace dagu {
 namespace {
-
-constexpr size_t kHandlerIndex = static_cast<size_t>(-1);
-
-// Go's names for signals in "signal: <name>" errors.
-std::string SignalText(int sig) {
-  switch (sig) {
-    case SIGTERM: return "signal: terminated";
-    case SIGKILL: return "signal: killed";
-    case SIGINT: return "signal: interrupt";
-    case SIGHUP: return "signal: hangup";
-    case SIGQUIT: return "signal: quit";
-    case SIGUSR1: return "signal: user defined signal 1";
-    case SIGUSR2: return "signal: user defined signal 2";
-    default: return "signal: " + std::to_string(sig);
-  }
-}
-
-// "SIGINT" -> SIGINT; 0 when unknown or empty.
-int SignalNumber(const std::string& name) {
-  static const std::pair<const char*, int> kSignals[] = {
-      {"SIGTERM", SIGTERM}, {"SIGINT", SIGINT},   {"SIGKILL", SIGKILL}, {"SIGHUP", SIGHUP},
-      {"SIGQUIT", SIGQUIT}, {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2}, {"SIGABRT", SIGABRT}};
-  for (const auto& [n, v] : kSignals) {
-    if (name == n) return v;
-  }
-  return 0;
-}
 
 std::string Trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r\n");
@@ -48,30 +23,87 @@ std::string Trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+// The error a step's execution ends with, as Dagu's executor reports it ("" =
+// none): the start failure, the killing signal, or the exit status with the
+// tail of stderr.
+std::string RawError(const StepResult& r) {
+  if (!r.started) return r.start_error;
+  std::string e;
+  if (!r.error.empty()) {
+    e = r.error;  // a runner's own words (jq, http, a sub-DAG call)
+  } else if (r.term_signal != 0) {
+    e = SignalText(r.term_signal);
+  } else if (r.exit_code != 0) {
+    e = "exit status " + std::to_string(r.exit_code);
+    if (!r.stderr_tail.empty()) e += "\nrecent stderr (tail):\n" + r.stderr_tail;
+  } else {
+    return "";
+  }
+  if (r.failed_command > 0) e = "command " + std::to_string(r.failed_command) + " failed: " + e;
+  return e;
+}
+
+// Go's strconv.Atoi, with its error text.
+bool GoAtoi(const std::string& text, int* out, std::string* error) {
+  size_t i = text.size() > 0 && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  bool digits = i < text.size();
+  for (size_t k = i; k < text.size(); ++k) digits = digits && text[k] >= '0' && text[k] <= '9';
+  if (!digits) {
+    *error = "strconv.Atoi: parsing " + GoQuote(text) + ": invalid syntax";
+    return false;
+  }
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), nullptr, 10);
+  if (errno == ERANGE || v > INT32_MAX || v < INT32_MIN) {
+    *error = "strconv.Atoi: parsing " + GoQuote(text) + ": value out of range";
+    return false;
+  }
+  *out = static_cast<int>(v);
+  return true;
+}
+
+constexpr const char* kDeadlineExceeded = "context deadline exceeded";
+constexpr const char* kDeadlock = "deadlock detected: no runnable nodes but DAG not finished";
 
 }  // namespace
 
-struct Executor::Running {
-  size_t index = 0;
-  NodeState* node = nullptr;
-  std::unique_ptr<RunningStep> step;
-  std::thread worker;
-  bool done = false;
-  StepResult result;
+// A process running now, as Cancel and the timers see it.
+struct Executor::Proc {
+  RunningStep* step = nullptr;
+  ProcKind kind = ProcKind::kStep;
+  int stop_signal = 0;    // the step's signal_on_stop (0 = none)
+  bool repeating = false; // a step under a repeat policy: a stop lets it finish
   std::optional<MonoTime> deadline;  // step timeout
   std::optional<MonoTime> kill_at;   // SIGKILL after a stop signal
   bool stopped = false;
+  bool timed_out = false;            // the step's own timeout
+  bool dag_timeout = false;          // killed by the DAG's timeout
+};
+
+// The outcome of one process.
+struct Executor::Exec {
+  StepResult result;
+  Duration elapsed{0};
+  bool stopped = false;
   bool timed_out = false;
+  bool dag_timeout = false;
+  bool output_matches = false;  // continue_on.output found in its stdout
 };
 
 Executor::Executor(const Dag& dag, const Params& params, ExecutorOptions options)
-    : dag_(dag), params_(params), opt_(std::move(options)) {
+    : dag_(dag), params_(params), opt_(std::move(options)), env_(dag_, params_, opt_.default_shell) {
   for (size_t i = 0; i < dag_.steps.size(); ++i) {
     NodeState n;
     n.step = dag_.steps[i];
     state_.nodes.push_back(std::move(n));
     index_[dag_.steps[i].name] = i;
+  }
+  deps_.resize(dag_.steps.size());
+  for (size_t i = 0; i < dag_.steps.size(); ++i) {
+    for (const auto& dep : dag_.steps[i].depends) {
+      auto it = index_.find(dep);
+      if (it != index_.end()) deps_[i].push_back(it->second);
+    }
   }
   auto handler = [](const std::optional<Step>& s, const char* name) -> std::optional<NodeState> {
     if (!s.has_value()) return std::nullopt;
@@ -88,31 +120,59 @@ Executor::Executor(const Dag& dag, const Params& params, ExecutorOptions options
 }
 
 Executor::~Executor() {
-  for (auto& r : running_) {
-    if (r->worker.joinable()) {
-      r->step->Signal(SIGKILL);
-      r->worker.join();
-    }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    cancelled_ = true;
+    for (auto& p : procs_) p.step->Signal(SIGKILL);
+    cv_.notify_all();
+  }
+  JoinWorkers();
+}
+
+// ---------------------------------------------------------------------------
+// State, observers
+
+ExecutionState Executor::state() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return state_;
+}
+
+std::string Executor::last_error() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return last_error_;
+}
+
+bool Executor::stop_requested() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return stop_requested_;
+}
+
+void Executor::Publish() {
+  std::lock_guard<std::mutex> p(publish_mu_);
+  ExecutionState copy;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (version_ == published_) return;
+    published_ = version_;
+    copy = state_;
+  }
+  if (opt_.observer != nullptr) opt_.observer->OnStateChanged(copy);
+}
+
+void Executor::StartWorker(std::function<void()> body) {
+  auto w = std::make_unique<Worker>();
+  w->thread = std::thread(std::move(body));
+  workers_.push_back(std::move(w));
+}
+
+void Executor::JoinWorkers() {
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
   }
 }
 
-Duration Executor::RetryDelay(const RetryPolicy& policy, int n) {
-  double factor = policy.backoff > 1.0 ? std::pow(policy.backoff, n - 1) : 1.0;
-  auto d = Duration(static_cast<int64_t>(static_cast<double>(policy.interval.count()) * factor));
-  if (policy.max_interval.count() > 0 && d > policy.max_interval) d = policy.max_interval;
-  return d;
-}
-
-bool Executor::MatchesExpected(const std::string& value, const std::string& expected) {
-  if (expected.rfind("re:", 0) == 0) {
-    try {
-      return std::regex_search(value, std::regex(expected.substr(3)));
-    } catch (const std::regex_error&) {
-      return false;
-    }
-  }
-  return value == expected;
-}
+// ---------------------------------------------------------------------------
+// Retry of an earlier attempt
 
 void Executor::SetPreviousNodes(const std::vector<NodeState>& previous, const std::string& only_step) {
   std::lock_guard<std::mutex> l(mu_);
@@ -135,7 +195,7 @@ void Executor::SetPreviousNodes(const std::vector<NodeState>& previous, const st
     Step step = n.step;
     n = *prev;
     n.step = step;
-    if (prev->status == NodeStatus::kFailed) n.continued = ShouldContinue(n);
+    n.continued = ShouldContinue(step.continue_on, n.status, n.exit_code, false);
   }
   if (only_step.empty()) {
     // Everything downstream of a reset step runs again too.
@@ -144,9 +204,8 @@ void Executor::SetPreviousNodes(const std::vector<NodeState>& previous, const st
       changed = false;
       for (size_t i = 0; i < state_.nodes.size(); ++i) {
         if (reset[i]) continue;
-        for (const auto& dep : state_.nodes[i].step.depends) {
-          auto it = index_.find(dep);
-          if (it != index_.end() && reset[it->second]) {
+        for (size_t d : deps_[i]) {
+          if (reset[d]) {
             reset[i] = changed = true;
             break;
           }
@@ -155,257 +214,159 @@ void Executor::SetPreviousNodes(const std::vector<NodeState>& previous, const st
     }
   }
   for (size_t i = 0; i < state_.nodes.size(); ++i) {
+    if (!reset[i]) continue;
     NodeState& n = state_.nodes[i];
-    if (reset[i]) {
-      Step step = n.step;
-      n = NodeState();
-      n.step = step;
-      continue;
-    }
-    for (const auto& [name, kv] : n.output_variables) {
-      auto eq = kv.find('=');
-      outputs_.Set(name, eq == std::string::npos ? kv : kv.substr(eq + 1));
-    }
+    Step step = n.step;
+    n = NodeState();
+    n.step = step;
   }
 }
 
-void Executor::Notify() {
-  if (opt_.observer != nullptr) opt_.observer->OnStateChanged(state_);
-}
+// ---------------------------------------------------------------------------
+// Processes
 
-ExecutionState Executor::state() const {
+Executor::Exec Executor::RunProcess(StepRunner* runner, const StepInvocation& inv, ProcKind kind, Duration timeout,
+                                    bool repeating, std::vector<SubRunRef>* children) {
+  Exec exec;
+  std::unique_ptr<RunningStep> step = runner->Start(inv);
+  std::vector<SubRunRef> started_children = step->SubRuns();
+  std::list<Proc>::iterator it;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    SetChildren(children, std::move(started_children));
+    Proc p;
+    p.step = step.get();
+    p.kind = kind;
+    p.repeating = repeating;
+    p.stop_signal = inv.step != nullptr ? SignalNumber(inv.step->signal_on_stop) : 0;
+    MonoTime now = opt_.clock->Monotonic();
+    if (timeout.count() > 0) p.deadline = now + timeout;
+    it = procs_.insert(procs_.end(), p);
+    // A stop that came while this process was being prepared reaches it now.
+    if (cancelled_ && kind == ProcKind::kHelper) {
+      it->stopped = true;
+      step->Signal(SIGKILL);
+    } else if (stop_requested_ && kind == ProcKind::kStep && !repeating) {
+      int sig = use_step_signal_ && it->stop_signal != 0 ? it->stop_signal : cancel_signal_;
+      it->stopped = true;
+      it->kill_at = now + dag_.max_clean_up_time;
+      step->Signal(sig);
+    }
+    if (timed_out_ && kind != ProcKind::kHandler) {
+      it->dag_timeout = true;
+      step->Signal(SIGKILL);
+    }
+    cv_.notify_all();  // the loop learns a new deadline
+  }
+  const MonoTime started = opt_.clock->Monotonic();
+  exec.result = step->Wait();
+  exec.elapsed = opt_.clock->Monotonic() - started;
+  std::vector<SubRunRef> finished_children = step->SubRuns();
   std::lock_guard<std::mutex> l(mu_);
-  return state_;
+  SetChildren(children, std::move(finished_children));
+  exec.stopped = it->stopped;
+  exec.timed_out = it->timed_out;
+  exec.dag_timeout = it->dag_timeout;
+  procs_.erase(it);
+  return exec;
 }
 
-NodeState* Executor::NodeAt(size_t index) { return &state_.nodes[index]; }
-
-void Executor::Cancel(int signal) {
-  std::lock_guard<std::mutex> l(mu_);
-  CancelLocked(signal, false);
-  cv_.notify_all();
+void Executor::SetChildren(std::vector<SubRunRef>* children, std::vector<SubRunRef> now) {
+  if (children == nullptr || *children == now) return;
+  *children = std::move(now);
+  Touch();
 }
 
-void Executor::CancelLocked(int signal, bool timeout) {
-  if (!cancelled_) {
-    cancelled_ = true;
-    timed_out_ = timeout;
-    cancel_signal_ = signal;
+int Executor::CaptureAs(ProcKind kind, const std::string& shell, const std::string& command, const VarList& env,
+                        const std::string& dir, std::string* out) {
+  out->clear();
+  StepInvocation inv;
+  inv.commands = {command};
+  inv.shell = shell;
+  inv.step_shell = true;  // no -e: the command's own exit status decides
+  inv.working_dir = dir;
+  inv.env = env.ToEnvp();
+  Exec exec = RunProcess(opt_.runner, inv, kind, Duration(0), false);
+  if (exec.stopped || exec.dag_timeout || !exec.result.started) return -1;
+  std::string text = exec.result.captured_stdout;
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ' || text.back() == '\t')) {
+    text.pop_back();
   }
-  MonoTime now = opt_.clock->Monotonic();
-  for (auto& r : running_) {
-    if (r->done) continue;
-    int sig = signal;
-    if (sig != SIGKILL) {
-      int own = SignalNumber(r->node->step.signal_on_stop);
-      if (own != 0) sig = own;
-      if (!r->kill_at) r->kill_at = now + dag_.max_clean_up_time;
+  *out = text;
+  return exec.result.exit_code;
+}
+
+CommandRunner Executor::Runner(ProcKind kind) {
+  return [this, kind](const std::string& shell, const std::string& command, const VarList& env,
+                      const std::string& dir, std::string* out) {
+    return CaptureAs(kind, shell, command, env, dir, out);
+  };
+}
+
+bool Executor::ConditionsMet(const std::vector<Condition>& conditions, ProcKind kind, const std::string& shell,
+                             const OwnedVars& owned, const VarList& env, const std::string& dir, std::string* error) {
+  error->clear();
+  for (const auto& c : conditions) {
+    bool met;
+    std::string text = Substitute(c.condition, owned);
+    std::string value;
+    if (c.expected.empty()) {
+      int code = CaptureAs(kind, shell, text, env, dir, &value);
+      met = code == 0;
+    } else {
+      value = env_.EvalValue(text, env, dir, Runner(kind));
+      met = MatchesExpected(value, c.expected);
     }
-    r->stopped = true;
-    r->step->Signal(sig);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (kind == ProcKind::kHelper && cancelled_) return false;
+    }
+    if (c.negate) met = !met;
+    if (!met) return false;
   }
-  // Pending retries will not happen: those steps end aborted.
-  for (const auto& [index, when] : retry_at_) {
-    NodeState& n = state_.nodes[index];
-    n.status = NodeStatus::kAborted;
-    n.error = SignalText(signal);
-    n.finished_at = opt_.clock->Now();
-  }
-  retry_at_.clear();
+  return true;
 }
 
 StepRunner* Executor::RunnerFor(const Step& step) const {
-  if (step.executor_type.empty() || opt_.executors == nullptr) {
-    if (step.executor_type.empty()) return opt_.runner;
+  if (step.executor_type.empty()) return opt_.runner;
+  if (opt_.executors == nullptr) {
     static const ExecutorRegistry kNone;
     return kNone.FindOrMissing(step.executor_type);
   }
   return opt_.executors->FindOrMissing(step.executor_type);
 }
 
-std::string Executor::ShellFor(const Step& step) const {
-  if (!step.shell.empty()) return step.shell;
-  if (!dag_.shell.empty()) return dag_.shell;
-  return opt_.default_shell.empty() ? "sh" : opt_.default_shell;
+Executor::CommandText Executor::EvalCommands(const Step& def, ProcKind kind, const OwnedVars& owned,
+                                             const VarList& env, const std::string& dir) {
+  CommandText text;
+  const CommandRunner run = Runner(kind);
+  for (const auto& line : def.commands) text.commands.push_back(env_.EvalCommand(line, owned, env, dir, run));
+  if (!def.script.empty()) text.script = env_.EvalCommand(def.script, owned, env, dir, run);
+  return text;
 }
 
-void Executor::BuildBaseVars() {
-  for (const auto& [k, v] : opt_.base_env) base_vars_.Set(k, v);
-  const std::string shell = ShellFor(Step());
-  const std::string dir = dag_.working_dir;
-  // dotenv: .env first, then the listed files; relative to the working dir.
-  if (!dag_.dotenv_disabled) {
-    std::vector<std::string> files{".env"};
-    files.insert(files.end(), dag_.dotenv.begin(), dag_.dotenv.end());
-    for (const auto& f : files) {
-      std::string path = (f.empty() || f[0] == '/' || dir.empty()) ? f : JoinPath(dir, f);
-      std::string text;
-      if (!PosixFileSystem()->ReadFile(path, &text).ok()) continue;
-      for (const auto& [k, v] : ParseDotenv(text)) base_vars_.Set(k, v);
-    }
+StepRefs Executor::StepRefsNow() const {
+  StepRefs refs;
+  for (const auto& n : state_.nodes) {
+    if (n.step.id.empty()) continue;
+    refs[n.step.id] = {n.stdout_path, n.stderr_path, std::to_string(n.exit_code)};
   }
-  for (const auto& [k, v] : dag_.env) {
-    std::string value = ExpandVars(v, base_vars_.LookupOrEmpty());
-    if (value.find('`') != std::string::npos) value = EvalBackticks(value, base_vars_, dir);
-    base_vars_.Set(k, value);
-  }
-  Json params_json = Json::object();
-  for (const auto& [k, v] : params_) {
-    std::string value = ExpandVars(v, base_vars_.LookupOrEmpty());
-    base_vars_.Set(k, value);
-    params_json[k] = value;
-  }
-  base_vars_.Set("DAGU_PARAMS_JSON", params_json.dump());
-  (void)shell;
+  return refs;
 }
 
-VarLookup Executor::OwnedLookup(const Step& step) const {
-  // Params, outputs and the step's env are substituted into command text;
-  // anything else is left for the shell.
-  return [this, &step](std::string_view name) -> std::optional<std::string> {
-    for (auto it = step.env.rbegin(); it != step.env.rend(); ++it) {
-      if (it->first == name) return ExpandVars(it->second, base_vars_.LookupOrEmpty());
-    }
-    if (auto v = outputs_.Get(name)) return v;
-    for (const auto& [k, v] : params_) {
-      if (k == name) return base_vars_.Get(k);
-    }
-    return std::nullopt;
-  };
-}
-
-VarList Executor::StepEnv(const Step& step, const NodeState& node, const std::string& extra_status) const {
-  VarList env = base_vars_;
-  for (const auto& [k, v] : outputs_.items()) env.Set(k, v);
-  VarList lookup_base = env;
-  for (const auto& [k, v] : step.env) env.Set(k, ExpandVars(v, lookup_base.LookupOrEmpty()));
-  env.Set("DAG_RUN_STEP_NAME", step.name);
-  env.Set("DAG_RUN_STEP_STDOUT_FILE", node.stdout_path);
-  env.Set("DAG_RUN_STEP_STDERR_FILE", node.stderr_path);
-  if (!extra_status.empty()) env.Set("DAG_RUN_STATUS", extra_status);
-  return env;
-}
-
-std::string Executor::EvalBackticks(const std::string& text, const VarList& env, const std::string& dir) {
-  std::string out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t open = text.find('`', pos);
-    size_t close = open == std::string::npos ? std::string::npos : text.find('`', open + 1);
-    if (close == std::string::npos) {
-      out += text.substr(pos);
-      break;
-    }
-    out += text.substr(pos, open - pos);
-    std::string value;
-    opt_.runner->Capture(ShellFor(Step()), text.substr(open + 1, close - open - 1), env.ToEnvp(), dir, &value);
-    out += value;
-    pos = close + 1;
-  }
-  return out;
-}
-
-bool Executor::ConditionsMet(const std::vector<Condition>& conditions, const VarList& env, const std::string& dir,
-                             std::string* why) {
-  for (const auto& c : conditions) {
-    bool met;
-    std::string text = ExpandVars(c.condition, env.Lookup());
-    if (c.expected.empty()) {
-      std::string ignored;
-      met = opt_.runner->Capture(ShellFor(Step()), text, env.ToEnvp(), dir, &ignored) == 0;
-    } else {
-      std::string value = EvalBackticks(text, env, dir);
-      met = MatchesExpected(value, c.expected);
-    }
-    if (c.negate) met = !met;
-    if (!met) {
-      *why = "precondition not met: " + c.condition + (c.expected.empty() ? "" : " (expected " + c.expected + ")");
-      return false;
-    }
-  }
-  return true;
-}
-
-std::string Executor::WorkingDirFor(const Step& step, const VarList& env) const {
-  std::string base = ExpandVars(dag_.working_dir, env.Lookup());
-  if (step.working_dir.empty()) return base;
-  std::string dir = ExpandVars(step.working_dir, env.Lookup());
-  if (!dir.empty() && dir[0] == '~') {
-    if (auto home = env.Get("HOME")) dir = *home + dir.substr(1);
-  }
-  if (!dir.empty() && dir[0] != '/' && !base.empty()) dir = JoinPath(base, dir);
-  return dir;
-}
-
-bool Executor::ShouldContinue(const NodeState& node) const {
-  const ContinueOn& c = node.step.continue_on;
-  if (c.failure) return true;
-  if (Contains(c.exit_codes, node.exit_code)) return true;
-  if (!c.output.empty() && !node.step.output.empty()) {
-    auto value = outputs_.Get(node.step.output);
-    for (const auto& pattern : c.output) {
-      if (value && (MatchesExpected(*value, pattern) || value->find(pattern) != std::string::npos)) return true;
-    }
-  }
-  return false;
-}
-
-bool Executor::DependenciesReady(size_t i) {
-  NodeState& node = state_.nodes[i];
-  if (!only_step_.empty() && node.step.name == only_step_) return true;
-  for (const auto& dep : node.step.depends) {
-    auto it = index_.find(dep);
-    if (it == index_.end()) continue;
-    const NodeState& d = state_.nodes[it->second];
-    switch (d.status) {
-      case NodeStatus::kSucceeded:
-      case NodeStatus::kPartiallySucceeded:
-        continue;
-      case NodeStatus::kFailed:
-        if (d.continued) continue;
-        node.status = NodeStatus::kAborted;
-        node.error = "upstream failed";
-        return false;
-      case NodeStatus::kAborted:
-      case NodeStatus::kRejected:
-        node.status = NodeStatus::kAborted;
-        node.error = "upstream failed";
-        return false;
-      case NodeStatus::kSkipped:
-        if (d.step.continue_on.skipped) continue;
-        node.status = NodeStatus::kSkipped;
-        node.error = "upstream skipped";
-        return false;
-      default:
-        return false;
-    }
-  }
-  return true;
-}
-
-void Executor::StartNode(NodeState* node, size_t index, const std::string& extra_status) {
-  WallTime wall = opt_.clock->Now();
-  MonoTime now = opt_.clock->Monotonic();
-  bool retrying = node->status == NodeStatus::kRunning;
-  if (!retrying) {
-    StepLogPaths paths = opt_.log_paths ? opt_.log_paths(node->step.name) : StepLogPaths{};
-    node->stdout_path = paths.stdout_path;
-    node->stderr_path = paths.stderr_path;
-  }
-  const Step& def = index == kHandlerIndex ? node->step : dag_.steps[index];
-  VarList env = StepEnv(def, *node, extra_status);
-  VarLookup owned = OwnedLookup(def);
+StepInvocation Executor::MakeInvocation(const Step& def, const NodeState& node, const VarList& env, CommandText text,
+                                        const OwnedVars& owned) const {
   StepInvocation inv;
   inv.step_name = def.name;
-  for (const auto& line : def.commands) inv.commands.push_back(ExpandVars(line, owned));
-  inv.script = ExpandVars(def.script, owned);
-  inv.shell = ShellFor(def);
-  inv.shell_args = !def.shell.empty() ? def.shell_args : dag_.shell_args;
+  inv.commands = std::move(text.commands);
+  inv.script = std::move(text.script);
+  inv.shell = env_.ShellFor(def);
+  inv.shell_args = env_.ShellArgsFor(def);
   inv.step_shell = !def.shell.empty();
-  inv.working_dir = WorkingDirFor(def, env);
+  inv.working_dir = env_.WorkingDirFor(def, env);
   inv.env = env.ToEnvp();
-  inv.stdout_path = node->stdout_path;
-  inv.stderr_path = node->stderr_path;
+  inv.stdout_path = node.stdout_path;
+  inv.stderr_path = node.stderr_path;
   inv.extra_stdout_path = ExpandVars(def.stdout_file, env.Lookup());
   inv.extra_stderr_path = ExpandVars(def.stderr_file, env.Lookup());
   inv.capture_limit = static_cast<size_t>(dag_.max_output_size > 0 ? dag_.max_output_size : 1 << 20);
@@ -413,286 +374,561 @@ void Executor::StartNode(NodeState* node, size_t index, const std::string& extra
   inv.executor_config_json = def.executor_config_json;
   inv.dag = &dag_;
   inv.step = &def;
-  inv.expand = [owned](const std::string& text) { return ExpandVars(text, owned); };
-  inv.dag_run_id = opt_.run_id;
-  inv.root_dag_name = opt_.root_name.empty() ? dag_.name : opt_.root_name;
-  inv.root_dag_run_id = opt_.root_run_id.empty() ? opt_.run_id : opt_.root_run_id;
-  inv.repeated = node->done_count > 0 && def.repeat_policy.enabled;
-  if (!inv.working_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(inv.working_dir, ec);
-  }
-  node->step.commands = inv.commands;
-  node->step.script = inv.script;
-  if (retrying) {
-    node->retried_at = wall;
-  } else {
-    node->status = NodeStatus::kRunning;
-    node->started_at = wall;
-  }
-  node->finished_at.reset();
-  node->error.clear();
-  auto r = std::make_unique<Running>();
-  r->index = index;
-  r->node = node;
-  r->step = RunnerFor(def)->Start(inv);
-  node->children = r->step->SubRuns();
-  if (def.timeout.count() > 0) r->deadline = now + def.timeout;
-  Running* raw = r.get();
-  r->worker = std::thread([this, raw] {
-    StepResult result = raw->step->Wait();
-    std::lock_guard<std::mutex> l(mu_);
-    raw->result = std::move(result);
-    raw->done = true;
-    cv_.notify_all();
-  });
-  running_.push_back(std::move(r));
-  if (dag_.delay.count() > 0) next_start_allowed_ = now + dag_.delay;
+  inv.expand = [owned](const std::string& value) { return Substitute(value, owned); };
+  SetRunRefs(def, node, &inv);
+  return inv;
 }
 
-void Executor::FinishNode(NodeState* node, const StepResult& result, bool stopped, bool timed_out) {
-  const Step& def = node->step;
-  node->finished_at = opt_.clock->Now();
-  node->done_count++;
-  node->exit_code = result.exit_code;
-  if (result.started && !def.output.empty()) {
-    std::string value = Trim(result.captured_stdout);
-    outputs_.Set(def.output, value);
-    node->output_variables[def.output] = def.output + "=" + value;
+void Executor::SetRunRefs(const Step& def, const NodeState& node, StepInvocation* inv) const {
+  inv->dag_run_id = opt_.run_id;
+  inv->root_dag_name = opt_.root_name.empty() ? dag_.name : opt_.root_name;
+  inv->root_dag_run_id = opt_.root_run_id.empty() ? opt_.run_id : opt_.root_run_id;
+  inv->repeated = node.done_count > 0 && def.repeat_policy.enabled;
+}
+
+// ---------------------------------------------------------------------------
+// A node's life
+
+VarList Executor::OutputsVisibleTo(size_t index) const {
+  // The outputs of every step this one depends on, directly or not.
+  std::vector<bool> seen(state_.nodes.size(), false);
+  std::vector<size_t> queue = deps_[index];
+  std::vector<size_t> order;
+  while (!queue.empty()) {
+    size_t d = queue.front();
+    queue.erase(queue.begin());
+    if (seen[d]) continue;
+    seen[d] = true;
+    order.push_back(d);
+    queue.insert(queue.end(), deps_[d].begin(), deps_[d].end());
   }
-  if (!result.started) {
-    node->status = NodeStatus::kFailed;
-    node->error = "failed to start step \"" + def.name + "\": " + result.start_error;
-  } else if (timed_out) {
-    node->status = NodeStatus::kFailed;
-    node->exit_code = 124;
-    node->error = "step timed out (timeout: " + std::to_string(
-        std::chrono::duration_cast<std::chrono::seconds>(def.timeout).count()) + "s)";
-    node->continued = ShouldContinue(*node);
-    return;
-  } else if (stopped) {
-    node->status = NodeStatus::kAborted;
-    node->error = !result.error.empty() ? result.error
-                                        : SignalText(result.term_signal != 0 ? result.term_signal : cancel_signal_);
-    return;
-  } else if (result.deadline_exceeded) {
-    node->status = NodeStatus::kAborted;
-    node->error = result.error;
-    return;
-  } else if (result.output_too_large) {
-    node->status = NodeStatus::kFailed;
-    node->error = "output of step \"" + def.name + "\" exceeds the maximum output size (" +
-                  std::to_string(dag_.max_output_size) + " bytes)";
-  } else if (result.exit_code == 0) {
-    node->status = result.partially_succeeded ? NodeStatus::kPartiallySucceeded : NodeStatus::kSucceeded;
-    return;
-  } else {
-    node->status = NodeStatus::kFailed;
-    node->error = result.term_signal != 0 ? SignalText(result.term_signal)
-                                          : "failed to execute step \"" + def.name + "\": " +
-                                                (result.error.empty() ? "exit status " + std::to_string(result.exit_code)
-                                                                      : result.error);
-    if (!result.stderr_tail.empty()) node->error += "\nrecent stderr (tail):\n" + result.stderr_tail;
-  }
-  // A failure: retry, continue, or stay failed.
-  const RetryPolicy& retry = def.retry_policy;
-  if (!cancelled_ && node->retry_count < retry.limit &&
-      (retry.exit_codes.empty() || Contains(retry.exit_codes, node->exit_code))) {
-    node->retry_count++;
-    node->status = NodeStatus::kRunning;
-    size_t index = 0;
-    for (size_t i = 0; i < state_.nodes.size(); ++i) {
-      if (&state_.nodes[i] == node) index = i;
+  std::sort(order.begin(), order.end());
+  VarList out;
+  for (size_t d : order) {
+    for (const auto& [name, kv] : state_.nodes[d].output_variables) {
+      auto eq = kv.find('=');
+      out.Set(name, eq == std::string::npos ? kv : kv.substr(eq + 1));
     }
-    retry_at_[index] = opt_.clock->Monotonic() + RetryDelay(retry, node->retry_count);
-    return;
   }
-  node->continued = ShouldContinue(*node);
-  if (node->continued && def.continue_on.mark_success) node->status = NodeStatus::kSucceeded;
+  return out;
 }
 
-bool Executor::ReapAndTime() {
-  bool changed = false;
-  MonoTime now = opt_.clock->Monotonic();
-  if (run_deadline_ && now >= *run_deadline_ && !cancelled_) {
-    CancelLocked(SIGKILL, true);
-    changed = true;
+VarList Executor::AllOutputs() const {
+  VarList out;
+  for (const auto& n : state_.nodes) {
+    for (const auto& [name, kv] : n.output_variables) {
+      auto eq = kv.find('=');
+      out.Set(name, eq == std::string::npos ? kv : kv.substr(eq + 1));
+    }
   }
-  for (auto it = running_.begin(); it != running_.end();) {
-    Running& r = **it;
-    if (r.done) {
-      r.worker.join();
-      r.node->children = r.step->SubRuns();
-      FinishNode(r.node, r.result, r.stopped, r.timed_out);
-      it = running_.erase(it);
-      changed = true;
+  return out;
+}
+
+std::string Executor::ResolveRetryPolicy(RetryPolicy* policy) const {
+  int limit = policy->limit;
+  int interval = static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(policy->interval).count());
+  const std::tuple<const std::string*, const char*, int*> values[] = {{&policy->limit_text, "limit", &limit},
+                                                                       {&policy->interval_text, "interval", &interval}};
+  for (const auto& [text_ptr, what, out] : values) {
+    const std::string& text = *text_ptr;
+    if (text.empty()) continue;
+    std::string value = ShellExpand(text, env_.vars_without_params().Lookup());
+    std::string why;
+    if (!GoAtoi(value, out, &why)) {
+      return "failed to setup retry policy: failed to substitute retry " + std::string(what) + " " + GoQuote(text) +
+             ": failed to convert " + GoQuote(value) + " to int: " + why;
+    }
+  }
+  policy->limit = limit;
+  policy->interval = std::chrono::seconds(interval);
+  return "";
+}
+
+bool Executor::ApplyExecution(size_t index, const Exec& exec, const RetryPolicy& retry) {
+  NodeState& n = state_.nodes[index];
+  const Step& def = dag_.steps[index];
+  const StepResult& r = exec.result;
+  n.exit_code = r.exit_code;
+  const bool too_large = r.started && r.output_too_large && !def.output.empty();
+  if (r.started && !def.output.empty() && !too_large) {
+    n.output_variables[def.output] = def.output + "=" + Trim(r.captured_stdout);
+  }
+  std::string raw = RawError(r);
+  if (r.started && exec.timed_out) {
+    raw = "step timed out after " +
+          FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(exec.elapsed)) +
+          " (timeout: " + FormatDuration(def.timeout) + "): context deadline exceeded";
+    n.exit_code = 124;
+  } else if (too_large && raw.empty()) {
+    raw = "failed to capture output: output exceeded maximum size limit of " + std::to_string(dag_.max_output_size) +
+          " bytes";
+  }
+  if (raw.empty()) {
+    if (exec.stopped) n.status = NodeStatus::kAborted;
+    else if (r.partially_succeeded) n.status = NodeStatus::kPartiallySucceeded;
+    return false;
+  }
+  if (r.deadline_exceeded) {
+    // The runner's own deadline (an http timeout): aborted, its error as is.
+    n.status = NodeStatus::kAborted;
+    n.error = raw;
+    last_error_ = raw;
+    return false;
+  }
+  const std::string exec_error = "failed to execute step \"" + def.name + "\": " + raw;
+  n.error = raw;
+  if (exec.stopped || exec.dag_timeout) {
+    n.status = NodeStatus::kAborted;
+    last_error_ = exec_error;
+    return false;
+  }
+  if (exec.timed_out) {
+    n.status = NodeStatus::kFailed;
+    last_error_ = exec_error;
+  } else if (ShouldRetry(retry, n.retry_count, n.exit_code)) {
+    n.retry_count++;
+    return true;
+  } else {
+    n.status = NodeStatus::kFailed;
+  }
+  bool cont = ShouldContinue(def.continue_on, NodeStatus::kFailed, n.exit_code, exec.output_matches);
+  if (RecordsContinueDecision(def.continue_on)) {
+    const std::string var = ContinueOnVariable(def.name);
+    n.output_variables[var] = var + "=" + (cont ? "true" : "false");
+  }
+  n.continued = cont;
+  if (exec.timed_out) return false;
+  if (cont && def.continue_on.mark_success) {
+    n.status = NodeStatus::kSucceeded;
+  } else {
+    n.error = exec_error;
+    last_error_ = exec_error;
+    last_error_owner_ = static_cast<int>(index);
+  }
+  return false;
+}
+
+void Executor::WaitUntil(std::unique_lock<std::mutex>& lock, MonoTime when) {
+  while (!cancelled_ && !timed_out_ && opt_.clock->Monotonic() < when) {
+    cv_.wait_for(lock, std::min<Duration>(opt_.poll_interval, when - opt_.clock->Monotonic()));
+  }
+}
+
+void Executor::RunNode(size_t index) {
+  const Step& def = dag_.steps[index];
+  StepLogPaths paths = opt_.log_paths ? opt_.log_paths(def.name) : StepLogPaths{};
+  VarList outputs;
+  StepRefs refs;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    NodeState& n = state_.nodes[index];
+    n.stdout_path = paths.stdout_path;
+    n.stderr_path = paths.stderr_path;
+    n.started_at = opt_.clock->Now();
+    n.finished_at.reset();
+    n.error.clear();
+    outputs = OutputsVisibleTo(index);
+    refs = StepRefsNow();
+    Touch();
+  }
+  Publish();
+  const StepEnv::Logs logs{paths.stdout_path, paths.stderr_path};
+  const VarList env = env_.ForStep(def, outputs, &logs, "", Runner(ProcKind::kHelper), refs);
+  const std::string dir = env_.WorkingDirFor(def, env);
+  const OwnedVars owned = env_.Owned(def, outputs, env, refs);
+  std::string why;
+  const bool met = ConditionsMet(def.preconditions, ProcKind::kHelper, env_.ShellFor(def), owned, env, dir, &why);
+  if (met && !dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+  }
+  const CommandText text = met ? EvalCommands(def, ProcKind::kHelper, owned, env, dir) : CommandText();
+  const bool repeating = def.repeat_policy.enabled;
+
+  RetryPolicy retry = def.retry_policy;
+  std::string setup_error;
+  if (met) setup_error = ResolveRetryPolicy(&retry);
+
+  std::unique_lock<std::mutex> l(mu_);
+  NodeState& n = state_.nodes[index];
+  if (!met) {
+    n.status = cancelled_ ? NodeStatus::kAborted : NodeStatus::kSkipped;
+    n.error = why;
+  } else if (!setup_error.empty()) {
+    n.status = NodeStatus::kFailed;
+    n.error = setup_error;
+    last_error_ = setup_error;
+    const std::string var = ContinueOnVariable(def.name);
+    n.continued = ShouldContinue(def.continue_on, NodeStatus::kFailed, n.exit_code, false);
+    if (RecordsContinueDecision(def.continue_on)) n.output_variables[var] = var + (n.continued ? "=true" : "=false");
+  }
+  while (met && setup_error.empty() && !cancelled_ && !timed_out_) {
+    // Each execution starts clean: no error, no continue decision.
+    n.error.clear();
+    n.output_variables.erase(ContinueOnVariable(def.name));
+    StepInvocation inv = MakeInvocation(def, n, env, text, owned);
+    n.step.commands = inv.commands;
+    n.step.script = inv.script;
+    Touch();
+    l.unlock();
+    Publish();
+    Exec exec = RunProcess(RunnerFor(def), inv, ProcKind::kStep, def.timeout, repeating, &n.children);
+    if (!def.continue_on.output.empty()) {
+      std::string log;
+      if (!n.stdout_path.empty() && PosixFileSystem()->ReadFile(n.stdout_path, &log).ok()) {
+        exec.output_matches = OutputMatches(def.continue_on.output, log);
+      }
+    }
+    l.lock();
+    if (ApplyExecution(index, exec, retry)) {
+      Touch();
+      l.unlock();
+      Publish();
+      l.lock();
+      const RetryPolicy& rp = retry;
+      WaitUntil(l, opt_.clock->Monotonic() + BackoffInterval(rp.interval, rp.backoff, rp.max_interval,
+                                                              n.retry_count - 1));
+      n.retried_at = opt_.clock->Now();
+      n.status = NodeStatus::kRunning;
       continue;
     }
-    if (r.deadline && now >= *r.deadline && !r.timed_out && !r.stopped) {
-      r.timed_out = true;
-      r.step->Signal(SIGKILL);
+    if (n.status != NodeStatus::kAborted) n.done_count++;
+    if (!repeating || cancelled_ || n.status == NodeStatus::kAborted) break;
+    RepeatInput in;
+    in.done_count = n.done_count;
+    in.failed = !RawError(exec.result).empty() || exec.timed_out;
+    in.exit_code = n.exit_code;
+    if (def.repeat_policy.condition && !(def.repeat_policy.limit > 0 && n.done_count >= def.repeat_policy.limit)) {
+      VarList scope = env;
+      for (const auto& [name, kv] : n.output_variables) {
+        auto eq = kv.find('=');
+        scope.Set(name, eq == std::string::npos ? kv : kv.substr(eq + 1));
+      }
+      l.unlock();
+      std::string ignored;
+      OwnedVars with_own = owned;
+      VarList own_outputs;
+      for (const auto& [name, kv] : n.output_variables) {
+        auto eq = kv.find('=');
+        own_outputs.Set(name, eq == std::string::npos ? kv : kv.substr(eq + 1));
+      }
+      with_own.maps.push_back(own_outputs);
+      in.condition_met = ConditionsMet({*def.repeat_policy.condition}, ProcKind::kHelper, env_.ShellFor(def),
+                                       with_own, scope, dir, &ignored);
+      l.lock();
     }
-    if (r.kill_at && now >= *r.kill_at) {
-      r.kill_at.reset();
-      r.step->Signal(SIGKILL);
+    if (!ShouldRepeat(def.repeat_policy, in) || cancelled_) break;
+    n.status = NodeStatus::kRunning;
+    if (last_error_owner_ == static_cast<int>(index)) {
+      last_error_.clear();
+      last_error_owner_ = -1;
     }
-    ++it;
+    Touch();
+    l.unlock();
+    Publish();
+    l.lock();
+    const RepeatPolicy& rp = def.repeat_policy;
+    WaitUntil(l, opt_.clock->Monotonic() + BackoffInterval(rp.interval, rp.backoff, rp.max_interval, n.done_count));
   }
-  return changed;
+  if (n.status == NodeStatus::kRunning) {
+    n.status = (!repeating && (cancelled_ || timed_out_)) ? NodeStatus::kAborted : NodeStatus::kSucceeded;
+  }
+  n.finished_at = opt_.clock->Now();
+  if (n.status != NodeStatus::kFailed) n.continued = ShouldContinue(def.continue_on, n.status, n.exit_code, false);
+  running_--;
+  Touch();
+  cv_.notify_all();
+  l.unlock();
+  Publish();
 }
 
-void Executor::WaitForEvent(std::unique_lock<std::mutex>& lock) {
-  MonoTime now = opt_.clock->Monotonic();
-  Duration wait = opt_.poll_interval;
-  auto consider = [&](const std::optional<MonoTime>& t) {
-    if (t) wait = std::min(wait, std::max(Duration(0), *t - now));
-  };
-  consider(run_deadline_);
-  consider(next_start_allowed_);
-  for (const auto& [i, t] : retry_at_) consider(t);
-  for (const auto& r : running_) {
-    if (r->done) return;
-    consider(r->deadline);
-    consider(r->kill_at);
+void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok) {
+  StepLogPaths paths = opt_.log_paths ? opt_.log_paths(node->step.name) : StepLogPaths{};
+  VarList outputs;
+  bool timed_out;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    node->stdout_path = paths.stdout_path;
+    node->stderr_path = paths.stderr_path;
+    node->started_at = opt_.clock->Now();
+    outputs = AllOutputs();
+    timed_out = timed_out_;
+    Touch();
   }
-  cv_.wait_for(lock, wait);
-}
-
-void Executor::MainLoop(std::unique_lock<std::mutex>& lock) {
-  for (;;) {
-    bool changed = ReapAndTime();
-    MonoTime now = opt_.clock->Monotonic();
-    bool waiting_on_deps = false;  // some step waits for another to finish
-    bool throttled = false;        // some step waits for max_active_steps or delay
-    for (size_t i = 0; i < state_.nodes.size(); ++i) {
-      NodeState& node = state_.nodes[i];
-      if (node.status == NodeStatus::kRunning) {
-        auto rt = retry_at_.find(i);
-        if (rt != retry_at_.end() && now >= rt->second && !cancelled_) {
-          retry_at_.erase(rt);
-          StartNode(&node, i, "");
-          changed = true;
-        }
-        continue;
-      }
-      if (node.status != NodeStatus::kNotStarted) continue;
-      if (cancelled_) {
-        node.status = NodeStatus::kAborted;
-        changed = true;
-        continue;
-      }
-      if (!DependenciesReady(i)) {
-        if (node.status != NodeStatus::kNotStarted) changed = true;
-        else waiting_on_deps = true;
-        continue;
-      }
-      size_t active = running_.size();
-      if ((dag_.max_active_steps > 0 && active >= static_cast<size_t>(dag_.max_active_steps)) ||
-          (next_start_allowed_ && now < *next_start_allowed_)) {
-        throttled = true;
-        continue;
-      }
-      VarList env = StepEnv(node.step, node, "");
-      std::string why;
-      if (!ConditionsMet(node.step.preconditions, env, WorkingDirFor(node.step, env), &why)) {
-        node.status = NodeStatus::kSkipped;
-        node.started_at = node.finished_at = opt_.clock->Now();
-        changed = true;
-        continue;
-      }
-      StartNode(&node, i, "");
-      changed = true;
-    }
-    if (running_.empty() && retry_at_.empty() && !throttled && !changed) {
-      // Nothing runs and nothing can start: steps still waiting depend on
-      // each other (a cycle in a hand-made dag.json).
-      for (auto& n : state_.nodes) {
-        if (n.status != NodeStatus::kNotStarted) continue;
-        n.status = NodeStatus::kAborted;
-        n.error = "cyclic dependency";
-        changed = waiting_on_deps;
-      }
-    }
-    if (changed) Notify();
-    if (running_.empty() && retry_at_.empty() && !throttled && !changed) break;
-    if (!changed) WaitForEvent(lock);
+  Publish();
+  const Step& def = node->step;
+  StepRefs refs;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    refs = StepRefsNow();
   }
+  const VarList env = env_.ForStep(def, outputs, nullptr, status_label, Runner(ProcKind::kHandler), refs);
+  const std::string dir = env_.WorkingDirFor(def, env);
+  const OwnedVars owned = env_.Owned(def, outputs, env, refs);
+  std::string why;
+  bool met = !timed_out &&
+             ConditionsMet(def.preconditions, ProcKind::kHandler, env_.ShellFor(def), owned, env, dir, &why);
+  std::string error;
+  NodeStatus status = NodeStatus::kSucceeded;
+  if (timed_out) {
+    error = kDeadlineExceeded;
+    status = NodeStatus::kFailed;
+  } else if (!met) {
+    status = NodeStatus::kSkipped;
+  } else {
+    if (!dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+    }
+    StepInvocation inv =
+        MakeInvocation(def, *node, env, EvalCommands(def, ProcKind::kHandler, owned, env, dir), owned);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      node->status = NodeStatus::kRunning;
+      node->step.commands = inv.commands;
+      node->step.script = inv.script;
+      Touch();
+    }
+    Publish();
+    Exec exec = RunProcess(RunnerFor(def), inv, ProcKind::kHandler, def.timeout, false, &node->children);
+    error = RawError(exec.result);
+    if (exec.timed_out && error.empty()) error = "step timed out";
+    std::lock_guard<std::mutex> l(mu_);
+    node->exit_code = exec.result.exit_code;
+    if (exec.result.started && !def.output.empty()) {
+      node->output_variables[def.output] = def.output + "=" + Trim(exec.result.captured_stdout);
+    }
+    if (!error.empty()) status = NodeStatus::kFailed;
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  node->status = status;
+  node->error = error;
+  node->finished_at = opt_.clock->Now();
+  *ok = error.empty();
+  if (!error.empty()) last_error_ = error;
+  handler_running_ = false;
+  Touch();
+  cv_.notify_all();
 }
 
 bool Executor::RunHandler(std::optional<NodeState>* slot, const std::string& status_label,
                           std::unique_lock<std::mutex>& lock) {
   if (!slot->has_value()) return true;
   NodeState* node = &**slot;
-  StartNode(node, kHandlerIndex, status_label);
-  Notify();
-  while (!running_.empty() || !retry_at_.empty()) {
-    if (ReapAndTime()) {
-      Notify();
-      continue;
-    }
-    if (!retry_at_.empty() && opt_.clock->Monotonic() >= retry_at_.begin()->second) {
-      retry_at_.clear();
-      StartNode(node, kHandlerIndex, status_label);
-      continue;
-    }
+  bool ok = true;
+  handler_running_ = true;
+  StartWorker([this, node, status_label, &ok] {
+    HandlerWorker(node, status_label, &ok);
+    Publish();
+  });
+  while (handler_running_) {
+    ApplyTimers();
     WaitForEvent(lock);
   }
-  return node->status == NodeStatus::kSucceeded;
+  return ok;
 }
 
-RunStatus Executor::ComputeStatus() const {
-  if (timed_out_) return RunStatus::kFailed;
-  if (cancelled_) return RunStatus::kAborted;
-  bool partial = false;
-  for (const auto& n : state_.nodes) {
-    if (n.status == NodeStatus::kFailed && !n.continued) return RunStatus::kFailed;
-    if (n.status == NodeStatus::kAborted) return RunStatus::kFailed;
-    if (n.status == NodeStatus::kFailed && n.continued) partial = true;
-    if (n.status == NodeStatus::kPartiallySucceeded) partial = true;
+// ---------------------------------------------------------------------------
+// The loop
+
+bool Executor::Schedule(bool* pending) {
+  *pending = false;
+  if (cancelled_) return false;
+  bool changed = false;
+  MonoTime now = opt_.clock->Monotonic();
+  for (size_t i = 0; i < state_.nodes.size(); ++i) {
+    NodeState& n = state_.nodes[i];
+    if (n.status != NodeStatus::kNotStarted) continue;
+    Readiness r;
+    if (!only_step_.empty() && n.step.name == only_step_) {
+      r.kind = Readiness::kReady;
+    } else {
+      std::vector<DependencyView> deps;
+      for (size_t d : deps_[i]) deps.push_back({state_.nodes[d].status, state_.nodes[d].continued});
+      r = DependencyReadiness(deps);
+    }
+    switch (r.kind) {
+      case Readiness::kWait:
+        continue;
+      case Readiness::kAbort:
+      case Readiness::kSkip:
+        n.status = r.kind == Readiness::kAbort ? NodeStatus::kAborted : NodeStatus::kSkipped;
+        n.error = r.error;
+        n.continued = ShouldContinue(n.step.continue_on, n.status, 0, false);
+        changed = true;
+        i = static_cast<size_t>(-1);  // a decided node may decide others before it in the list
+        continue;
+      case Readiness::kReady:
+        break;
+    }
+    if (timed_out_) {
+      n.status = NodeStatus::kAborted;
+      n.error = kDeadlineExceeded;
+      changed = true;
+      continue;
+    }
+    if ((dag_.max_active_steps > 0 && running_ >= dag_.max_active_steps) ||
+        (next_start_allowed_ && now < *next_start_allowed_)) {
+      *pending = true;
+      continue;
+    }
+    n.status = NodeStatus::kRunning;
+    running_++;
+    if (dag_.delay.count() > 0) next_start_allowed_ = now + dag_.delay;
+    StartWorker([this, i] { RunNode(i); });
+    changed = true;
   }
-  return partial ? RunStatus::kPartiallySucceeded : RunStatus::kSucceeded;
+  return changed;
+}
+
+void Executor::ApplyTimers() {
+  MonoTime now = opt_.clock->Monotonic();
+  if (run_deadline_ && now >= *run_deadline_ && !timed_out_) {
+    timed_out_ = true;
+    if (last_error_.empty()) last_error_ = kDeadlineExceeded;
+    for (auto& p : procs_) {
+      if (p.kind == ProcKind::kHandler) continue;
+      p.dag_timeout = true;
+      p.step->Signal(SIGKILL);
+    }
+    Touch();
+    cv_.notify_all();
+  }
+  for (auto& p : procs_) {
+    if (p.deadline && now >= *p.deadline && !p.timed_out && !p.stopped) {
+      p.timed_out = true;
+      p.step->Signal(SIGKILL);
+    }
+    if (p.kill_at && now >= *p.kill_at) {
+      p.kill_at.reset();
+      p.step->Signal(SIGKILL);
+    }
+  }
+}
+
+void Executor::WaitForEvent(std::unique_lock<std::mutex>& lock) {
+  if (version_ != loop_seen_version_) {
+    loop_seen_version_ = version_;
+    lock.unlock();
+    Publish();
+    lock.lock();
+    return;
+  }
+  MonoTime now = opt_.clock->Monotonic();
+  Duration wait = opt_.poll_interval;
+  auto consider = [&](const std::optional<MonoTime>& t) {
+    if (t) wait = std::min(wait, std::max(Duration(0), *t - now));
+  };
+  if (!timed_out_) consider(run_deadline_);
+  consider(next_start_allowed_);
+  for (const auto& p : procs_) {
+    consider(p.deadline);
+    consider(p.kill_at);
+  }
+  cv_.wait_for(lock, wait);
+}
+
+bool Executor::AllFinished() const {
+  return std::none_of(state_.nodes.begin(), state_.nodes.end(), [](const NodeState& n) {
+    return n.status == NodeStatus::kNotStarted || n.status == NodeStatus::kRunning;
+  });
+}
+
+std::vector<NodeView> Executor::NodeViews() const {
+  std::vector<NodeView> views;
+  for (const auto& n : state_.nodes) views.push_back({n.status, n.continued, n.step.continue_on.mark_success});
+  return views;
+}
+
+void Executor::Cancel(int signal, bool use_step_signal) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!stop_requested_) {
+    stop_requested_ = true;
+    cancel_signal_ = signal;
+    use_step_signal_ = use_step_signal;
+  }
+  cancelled_ = true;
+  MonoTime now = opt_.clock->Monotonic();
+  for (auto& p : procs_) {
+    if (p.stopped) {
+      if (signal == SIGKILL) p.step->Signal(SIGKILL);
+      continue;
+    }
+    if (p.kind == ProcKind::kHelper) {
+      p.stopped = true;
+      p.step->Signal(SIGKILL);
+    } else if (p.kind == ProcKind::kStep && !p.repeating) {
+      int sig = signal;
+      if (sig != SIGKILL && use_step_signal && p.stop_signal != 0) sig = p.stop_signal;
+      if (sig != SIGKILL) p.kill_at = now + dag_.max_clean_up_time;
+      p.stopped = true;
+      p.step->Signal(sig);
+    }
+  }
+  Touch();
+  cv_.notify_all();
 }
 
 RunStatus Executor::Run() {
-  std::unique_lock<std::mutex> lock(mu_);
-  state_.status = RunStatus::kRunning;
-  state_.started_at = opt_.clock->Now();
-  if (dag_.timeout.count() > 0) run_deadline_ = opt_.clock->Monotonic() + dag_.timeout;
-  BuildBaseVars();
-  Notify();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    state_.status = RunStatus::kRunning;
+    state_.started_at = opt_.clock->Now();
+    if (dag_.timeout.count() > 0) run_deadline_ = opt_.clock->Monotonic() + dag_.timeout;
+    Touch();
+  }
+  Publish();
+  env_.BuildRunVars(opt_.base_env, Runner(ProcKind::kHelper));
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    state_.params.clear();
+    for (const auto& [k, v] : env_.params().items()) state_.params.emplace_back(k, v);
+    Touch();
+  }
   std::string why;
-  if (!ConditionsMet(dag_.preconditions, base_vars_, ExpandVars(dag_.working_dir, base_vars_.Lookup()), &why)) {
-    state_.status = RunStatus::kAborted;
-    state_.error = why;
-    state_.finished_at = opt_.clock->Now();
-    Notify();
-    return state_.status;
+  OwnedVars run_owned;
+  run_owned.maps.push_back(env_.params());
+  const bool met = ConditionsMet(dag_.preconditions, ProcKind::kHelper, env_.ShellFor(Step()), run_owned,
+                                 env_.run_vars(), env_.DagWorkingDir(), &why);
+
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!met) cancelled_ = true;  // nothing runs; the run ends aborted
+  if (!cancelled_ && !RunHandler(&state_.on_init, RunStatusLabel(RunStatus::kRunning), lock)) {
+    cancelled_ = true;  // a failed init handler aborts the run (its error is the last error)
   }
-  bool init_ok = cancelled_ ? true : RunHandler(&state_.on_init, "", lock);
-  RunStatus status;
-  if (!init_ok && !cancelled_) {
-    for (auto& n : state_.nodes) n.status = NodeStatus::kAborted;
-    state_.error = "init handler failed";
-    status = RunStatus::kFailed;
-  } else {
-    MainLoop(lock);
-    status = ComputeStatus();
+  for (;;) {
+    ApplyTimers();
+    bool pending = false;
+    if (Schedule(&pending)) {
+      Touch();
+      continue;
+    }
+    if (cancelled_ && running_ == 0) break;
+    if (AllFinished()) break;
+    if (running_ == 0 && !pending) {
+      last_error_ = kDeadlock;
+      break;
+    }
+    WaitForEvent(lock);
   }
-  // The stop that ended the steps must not stop the handlers.
-  bool was_cancelled = cancelled_;
-  run_deadline_.reset();
+  lock.unlock();
+  JoinWorkers();
+  lock.lock();
+
+  RunStatus status = FinalRunStatus(NodeViews(), cancelled_, !last_error_.empty());
   std::optional<NodeState>* handler = IsSuccess(status)              ? &state_.on_success
                                       : status == RunStatus::kFailed ? &state_.on_failure
                                                                      : &state_.on_cancel;
-  cancelled_ = false;
-  timed_out_ = false;
-  bool handlers_ok = RunHandler(handler, RunStatusLabel(status), lock);
-  handlers_ok = RunHandler(&state_.on_exit, RunStatusLabel(status), lock) && handlers_ok;
-  if (!handlers_ok && IsSuccess(status)) status = RunStatus::kFailed;
-  cancelled_ = was_cancelled;
+  RunHandler(handler, RunStatusLabel(status), lock);
+  status = FinalRunStatus(NodeViews(), cancelled_, !last_error_.empty());  // the exit handler sees a failed one
+  RunHandler(&state_.on_exit, RunStatusLabel(status), lock);
+  status = FinalRunStatus(NodeViews(), cancelled_, !last_error_.empty());
   state_.status = status;
   state_.finished_at = opt_.clock->Now();
-  Notify();
+  Touch();
+  lock.unlock();
+  JoinWorkers();
+  Publish();
   return status;
 }
 

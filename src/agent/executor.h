@@ -1,60 +1,60 @@
 // Executor: runs one DAG run's steps with Dagu 1.30.2's semantics, without
 // knowing about files: it reports every state change to an observer (the
-// agent turns those into status.jsonl lines) and starts processes through a
-// StepRunner (the shell, or a fake in tests).
+// agent turns those into status.jsonl lines) and starts processes through
+// StepRunners (the shell, the other executor types, or fakes in tests).
 //
-// Semantics (reference/dagu-dag-schema.md sections 4-9, checked against the
-// real binary where noted there):
-//  - A step starts when all its `depends` are done: succeeded, or failed /
-//    skipped with continue_on allowing it. A failed (or aborted) dependency
-//    makes it aborted ("upstream failed"); a skipped one makes it skipped
-//    ("upstream skipped"). Independent branches keep running.
-//  - max_active_steps caps the steps running at once (0 = no cap); `delay`
-//    staggers step starts.
-//  - Preconditions: unmet DAG preconditions abort the run before anything
-//    runs; unmet step preconditions skip the step.
-//  - retry_policy: a failed step (non-zero exit, not a timeout, not a stop)
-//    is run again after interval * backoff^(n-1) (capped by max_interval), up
-//    to `limit` more times, if exit_codes is empty or holds its exit code.
-//  - continue_on: failure / exit_codes / output patterns let dependants run;
-//    the run ends partially succeeded, or succeeded with mark_success.
-//  - timeout (step): the step's process group is killed, the step fails with
-//    exit code 124 and is not retried. timeout (run): running steps are
-//    killed and aborted, the run fails.
-//  - Stop (Cancel): running steps get `signal_on_stop` (else the given
-//    signal) on their process group, SIGKILL after max_clean_up_time; steps
-//    not started are aborted; the run ends aborted.
-//  - output: the trimmed stdout becomes ${NAME} for later steps (and is kept
-//    as "NAME=value"); more than max_output_size bytes fails the step.
-//  - Handlers: init before the steps (its failure fails the run); after them
-//    success / failure / abort according to the result, then exit. A failing
-//    handler turns a successful run into a failed one. Handlers see
-//    DAG_RUN_STATUS.
-//  - Variables: params, step env and outputs are substituted into command
-//    text; the DAG env and the process env reach the shell as environment.
+// The decisions are the pure rules of node_rules.h; the variables and
+// working directories come from step_env.h. In short (docs/dag-format.md has
+// the full account, checked against the real binary):
+//  - DAG preconditions are evaluated first; unmet ones stop the run before
+//    anything starts (it ends aborted, steps not started). Then the init
+//    handler; when it fails the run ends aborted likewise.
+//  - A step starts when its dependencies let it (DependencyReadiness), under
+//    max_active_steps, staggered by `delay`. It evaluates its preconditions
+//    (unmet: skipped), then runs, is retried (retry_policy) and repeated
+//    (repeat_policy) in its own worker thread; doneCount counts finished
+//    executions, retries not included.
+//  - The run's status is FinalRunStatus over the nodes, whether it was
+//    cancelled, and the last error (Dagu's lastError: the error of the last
+//    step that failed for good, a handler failure, a timeout, ...; a
+//    repeated step clears its own).
+//  - Handlers: init before the steps; then success (also for partial
+//    success) / failure / abort by the status, then exit. They see every
+//    output and DAG_RUN_STATUS. A failing handler sets the last error.
+//  - DAG timeout: running steps are killed and end aborted, steps not
+//    started end aborted, the handlers fail with "context deadline exceeded".
+//  - Stop (Cancel): running steps get the stop signal (their
+//    signal_on_stop when `use_step_signal`), SIGKILL after
+//    max_clean_up_time; steps not started stay not started; a step running
+//    a repeat policy finishes its current execution. Handlers still run.
 //
-// Retry of an earlier attempt: SetPreviousNodes() keeps succeeded and skipped
-// steps (and their outputs) and re-runs failed / aborted / not-started steps
-// and everything downstream of them; with a step name, only that step.
-//
-// Thread-safety: Run() is called once; Cancel() may be called from any
-// thread (signal handler thread, cancel-file poller) at any time.
+// Threading: Run() drives the run on the calling thread; every step (and
+// handler) runs in a worker thread of its own, and everything that may block
+// (a process, a precondition, a backtick, a retry or repeat wait) happens
+// there without holding the executor's mutex. The observer is called with a
+// copy of the state after the mutex is released, by one thread at a time.
+// Cancel() takes the mutex only to flag and signal, so it returns at once
+// and stops preconditions and backticks as well as steps.
 #pragma once
 
 #include <condition_variable>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "agent/env_expand.h"
-#include "executors/executor_registry.h"
-#include "executors/step_runner.h"
+#include "agent/node_rules.h"
+#include "agent/step_env.h"
 #include "core/clock.h"
 #include "dag/dag.h"
+#include "executors/executor_registry.h"
+#include "executors/step_runner.h"
 #include "store/dag_snapshot.h"
 #include "store/run_status.h"
 
@@ -73,7 +73,7 @@ struct NodeState {
   std::string stdout_path;
   std::string stderr_path;
   std::map<std::string, std::string> output_variables;  // NAME -> "NAME=value"
-  bool continued = false;      // failed, but continue_on let dependants run
+  bool continued = false;      // ShouldContinue() once finished: dependants may run
   std::vector<SubRunRef> children;  // child runs the step started (a call step)
 };
 
@@ -84,13 +84,15 @@ struct ExecutionState {
   std::vector<NodeState> nodes;  // in DAG order
   std::optional<NodeState> on_init, on_success, on_failure, on_cancel, on_exit;
   std::string error;
+  Params params;  // the params as evaluated (backticks, ${...}) once the run started
 };
 
 class ExecutionObserver {
  public:
   virtual ~ExecutionObserver() = default;
-  // Called from the thread running Run(), after every change, with the
-  // whole state. Must not call back into the executor.
+  // Called after changes with the whole state, never with the executor's
+  // mutex held and never by two threads at once. Must not call back into
+  // the executor.
   virtual void OnStateChanged(const ExecutionState& state) = 0;
 };
 
@@ -111,7 +113,8 @@ struct ExecutorOptions {
   // run-level variables (DAG_NAME, DAG_RUN_ID, DAG_RUN_LOG_FILE, ...).
   std::vector<std::pair<std::string, std::string>> base_env;
   std::string default_shell = "sh";       // when neither step nor DAG sets one
-  // Log files for a step (by name); called when the step starts.
+  // Log files for a step (by name); called when the step starts, from its
+  // worker thread.
   std::function<StepLogPaths(const std::string& step_name)> log_paths;
   // How often the loop re-checks timers when nothing happens.
   Duration poll_interval = std::chrono::milliseconds(50);
@@ -136,65 +139,128 @@ class Executor {
   // Runs to the end and returns the final status (also in state().status).
   RunStatus Run();
 
-  // Stops the run: signal for the running steps (SIGTERM, SIGINT, ...).
-  void Cancel(int signal);
+  // Stops the run: `signal` for the running steps (SIGTERM, SIGINT, ...),
+  // or each step's signal_on_stop when it has one and `use_step_signal` (a
+  // stop request, as `dagu stop` makes; a signal the process received is
+  // passed on as it is). Safe from any thread; never blocks on a process.
+  void Cancel(int signal, bool use_step_signal = true);
 
   ExecutionState state() const;
-
-  // Delay before retry number n (1-based) under `policy`.
-  static Duration RetryDelay(const RetryPolicy& policy, int n);
-  // Evaluated condition text compared with `expected` ("re:" = regex search).
-  static bool MatchesExpected(const std::string& value, const std::string& expected);
+  // Dagu's lastError: "" or the error that makes `dagu start` exit 1 (unless
+  // the run was stopped).
+  std::string last_error() const;
+  // Whether Cancel() was called.
+  bool stop_requested() const;
 
  private:
-  struct Running;
+  struct Proc;
+  struct Exec;
+  // Who runs a process, which decides what a stop does to it: kHelper
+  // (preconditions, backticks of steps) is killed; kStep gets the stop
+  // signal (unless it repeats); kHandler is left to finish.
+  enum class ProcKind { kStep, kHandler, kHelper };
 
-  void Notify();
-  VarList StepEnv(const Step& step, const NodeState& node, const std::string& extra_status) const;
-  VarLookup OwnedLookup(const Step& step) const;
-  bool ConditionsMet(const std::vector<Condition>& conditions, const VarList& env, const std::string& dir,
-                     std::string* why);
-  std::string EvalBackticks(const std::string& text, const VarList& env, const std::string& dir);
-  std::string ShellFor(const Step& step) const;
-  // The runner of the step's executor type: the shell for "", else from the
-  // registry (a runner that fails to start for a type nobody registered).
+  // --- processes (any thread) ---
+  // Starts and waits for one process, registered so that Cancel and the
+  // timers reach it.
+  // `children` (may be null; mu_ guards it): where the sub-runs the process
+  // started are recorded, after it starts and again when it ends.
+  Exec RunProcess(StepRunner* runner, const StepInvocation& inv, ProcKind kind, Duration timeout, bool repeating,
+                  std::vector<SubRunRef>* children = nullptr);
+  void SetChildren(std::vector<SubRunRef>* children, std::vector<SubRunRef> now);  // mu_ held
+  // One shell command line for its trimmed stdout; its exit code, or -1 when
+  // it could not run or was stopped.
+  int CaptureAs(ProcKind kind, const std::string& shell, const std::string& command, const VarList& env,
+                const std::string& dir, std::string* out);
+  CommandRunner Runner(ProcKind kind);
+  // Evaluates `conditions` (Dagu's preconditions); false when one is not met
+  // or evaluation was stopped. *error is for evaluation errors ("" = not met).
+  bool ConditionsMet(const std::vector<Condition>& conditions, ProcKind kind, const std::string& shell,
+                     const OwnedVars& owned, const VarList& env, const std::string& dir, std::string* error);
+  // The step's commands and script with Dagu's own variables substituted and
+  // backticks run, once per execution of the step.
+  struct CommandText {
+    std::vector<std::string> commands;
+    std::string script;
+  };
+  CommandText EvalCommands(const Step& def, ProcKind kind, const OwnedVars& owned, const VarList& env,
+                           const std::string& dir);
+  StepInvocation MakeInvocation(const Step& def, const NodeState& node, const VarList& env, CommandText text,
+                                const OwnedVars& owned) const;
+  // This run's ID, its root run and whether the step repeats, for a runner
+  // that starts sub-runs under them.
+  void SetRunRefs(const Step& def, const NodeState& node, StepInvocation* inv) const;
+  // ${id.stdout} and friends of every step with an id (mu_ held).
+  StepRefs StepRefsNow() const;
   StepRunner* RunnerFor(const Step& step) const;
-  std::string WorkingDirFor(const Step& step, const VarList& env) const;
-  void BuildBaseVars();
-  bool DependenciesReady(size_t i);
-  bool ShouldContinue(const NodeState& node) const;
-  void StartNode(NodeState* node, size_t index, const std::string& extra_status);
-  void FinishNode(NodeState* node, const StepResult& result, bool stopped, bool timed_out);
-  void MainLoop(std::unique_lock<std::mutex>& lock);
-  // Reaps finished steps and applies timers; true if anything changed.
-  bool ReapAndTime();
-  // Waits for a change or the next timer.
-  void WaitForEvent(std::unique_lock<std::mutex>& lock);
-  // Runs a handler to the end; true when it succeeded (or is not defined).
+
+  // --- a node's life (worker threads) ---
+  void RunNode(size_t index);
+  // Resolves a retry limit / interval written with variables; the error
+  // (Dagu 1.30.2's words) when one is not a number.
+  std::string ResolveRetryPolicy(RetryPolicy* policy) const;
+  // Applies one execution's result to the node (mu_ held); true when the
+  // step is retried under `retry`.
+  bool ApplyExecution(size_t index, const Exec& exec, const RetryPolicy& retry);
+  // Waits (mu_ held) until `when` on the clock, a stop or the DAG timeout.
+  void WaitUntil(std::unique_lock<std::mutex>& lock, MonoTime when);
+  void HandlerWorker(NodeState* node, std::string status_label, bool* ok);
+  // Runs a handler to its end from Run's thread (mu_ held); true when it
+  // succeeded, was skipped or is not defined.
   bool RunHandler(std::optional<NodeState>* slot, const std::string& status_label,
                   std::unique_lock<std::mutex>& lock);
-  RunStatus ComputeStatus() const;
-  void CancelLocked(int signal, bool timeout);
-  NodeState* NodeAt(size_t index);
+
+  // --- the loop (Run's thread, mu_ held) ---
+  // Marks nodes their dependencies decide (aborted / skipped) and starts
+  // ready ones; true if anything changed. *pending: a ready node waits for
+  // max_active_steps or the delay.
+  bool Schedule(bool* pending);
+  void StartWorker(std::function<void()> body);
+  void ApplyTimers();
+  // Publishes a changed state, or waits for a change or the next timer.
+  void WaitForEvent(std::unique_lock<std::mutex>& lock);
+  bool AllFinished() const;
+  std::vector<NodeView> NodeViews() const;
+  VarList OutputsVisibleTo(size_t index) const;
+  VarList AllOutputs() const;
+  void Touch() { ++version_; }
+  // Calls the observer with the latest state if it changed since the last
+  // call. Never called with mu_ held.
+  void Publish();
+  void JoinWorkers();
 
   Dag dag_;
   Params params_;
   ExecutorOptions opt_;
+  StepEnv env_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
   ExecutionState state_;
-  std::map<std::string, size_t> index_;   // step name -> node index
-  VarList base_vars_;                     // base env + dotenv + DAG env + params
-  VarList outputs_;                       // output variables so far
-  std::vector<std::unique_ptr<Running>> running_;
+  uint64_t version_ = 0;
+  std::map<std::string, size_t> index_;        // step name -> node index
+  std::vector<std::vector<size_t>> deps_;      // node -> its dependencies
+  std::list<Proc> procs_;                      // processes running now
+  struct Worker {
+    std::thread thread;
+  };
+  std::vector<std::unique_ptr<Worker>> workers_;
+  int running_ = 0;                            // nodes started and not finished
   bool cancelled_ = false;
-  bool timed_out_ = false;
   int cancel_signal_ = 0;
+  bool use_step_signal_ = true;
+  bool stop_requested_ = false;
+  bool timed_out_ = false;                     // the DAG's timeout passed
+  std::string last_error_;
+  int last_error_owner_ = -1;                  // the node whose failure set last_error_
+  bool handler_running_ = false;
+  uint64_t loop_seen_version_ = 0;             // the version Run's thread last published
   std::optional<MonoTime> run_deadline_;
   std::optional<MonoTime> next_start_allowed_;
-  std::map<size_t, MonoTime> retry_at_;   // node index -> when its next try may start
-  std::string only_step_;                 // retry of one step: its dependencies count as met
+  std::string only_step_;                      // retry of one step: its dependencies count as met
+
+  std::mutex publish_mu_;                      // taken before mu_, never while holding it
+  uint64_t published_ = 0;
 };
 
 }  // namespace dagu

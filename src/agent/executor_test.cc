@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <fstream>
+#include <future>
 #include <thread>
 
 #include "support/fake_clock.h"
 #include "support/subprocess.h"
+#include "support/temp_dir.h"
 
 namespace dagu {
 namespace {
@@ -29,7 +32,8 @@ class FakeRunner final : public StepRunner {
  public:
   class Step final : public RunningStep {
    public:
-    Step(FakeRunner* runner, Behavior b, int attempt) : runner_(runner), b_(std::move(b)), attempt_(attempt) {}
+    Step(FakeRunner* runner, Behavior b, int attempt, std::string stdout_path)
+        : runner_(runner), b_(std::move(b)), attempt_(attempt), stdout_path_(std::move(stdout_path)) {}
     StepResult Wait() override {
       int now = ++runner_->active_;
       int seen = runner_->max_active_.load();
@@ -46,6 +50,7 @@ class FakeRunner final : public StepRunner {
         size_t i = std::min<size_t>(static_cast<size_t>(attempt_), b_.exits.size() - 1);
         r.exit_code = b_.exits[i];
         r.captured_stdout = b_.out;
+        if (!stdout_path_.empty()) std::ofstream(stdout_path_, std::ios::app) << b_.out;
         r.stderr_tail = b_.err;
         std::this_thread::sleep_for(2ms);  // overlap with siblings, to measure concurrency
       }
@@ -63,6 +68,44 @@ class FakeRunner final : public StepRunner {
     FakeRunner* runner_;
     Behavior b_;
     int attempt_;
+    std::string stdout_path_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    int signal_ = 0;
+  };
+
+  // A helper command (precondition, backtick): no step name. "true" -> 0,
+  // "false" -> 1, "echo X" -> 0 with X, "hang" blocks until signalled;
+  // anything else 127.
+  class Helper final : public RunningStep {
+   public:
+    explicit Helper(std::string command) : command_(std::move(command)) {}
+    StepResult Wait() override {
+      StepResult r;
+      r.started = true;
+      if (command_ == "hang") {
+        std::unique_lock<std::mutex> l(mu_);
+        cv_.wait(l, [&] { return signal_ != 0; });
+        r.exit_code = 128 + signal_;
+        r.term_signal = signal_;
+        return r;
+      }
+      if (command_ == "true") return r;
+      if (command_.rfind("echo ", 0) == 0) {
+        r.captured_stdout = command_.substr(5) + "\n";
+        return r;
+      }
+      r.exit_code = command_ == "false" ? 1 : 127;
+      return r;
+    }
+    void Signal(int sig) override {
+      std::lock_guard<std::mutex> l(mu_);
+      signal_ = sig;
+      cv_.notify_all();
+    }
+
+   private:
+    std::string command_;
     std::mutex mu_;
     std::condition_variable cv_;
     int signal_ = 0;
@@ -70,21 +113,23 @@ class FakeRunner final : public StepRunner {
 
   std::unique_ptr<RunningStep> Start(const StepInvocation& inv) override {
     std::lock_guard<std::mutex> l(mu_);
+    if (inv.step_name.empty()) {
+      helpers.push_back(inv.commands.empty() ? "" : inv.commands[0]);
+      return std::make_unique<Helper>(helpers.back());
+    }
     invocations.push_back(inv);
     int attempt = tries_[inv.step_name]++;
-    return std::make_unique<Step>(this, behaviors[inv.step_name], attempt);
+    return std::make_unique<Step>(this, behaviors[inv.step_name], attempt, inv.stdout_path);
   }
 
-  // "true" -> 0, "false" -> 1, "echo X" -> 0 with X; anything else 127.
-  int Capture(const std::string&, const std::string& command, const std::vector<std::string>&, const std::string&,
-              std::string* out) override {
-    out->clear();
-    if (command == "true") return 0;
-    if (command.rfind("echo ", 0) == 0) {
-      *out = command.substr(5);
-      return 0;
-    }
-    return command == "false" ? 1 : 127;
+  int Capture(const std::string&, const std::string&, const std::vector<std::string>&, const std::string&,
+              std::string*) override {
+    ADD_FAILURE() << "the executor runs helper commands through Start, so that a stop reaches them";
+    return -1;
+  }
+  std::vector<std::string> Helpers() {
+    std::lock_guard<std::mutex> l(mu_);
+    return helpers;
   }
 
   std::vector<std::string> Order() {
@@ -111,6 +156,7 @@ class FakeRunner final : public StepRunner {
 
   std::map<std::string, Behavior> behaviors;
   std::vector<StepInvocation> invocations;
+  std::vector<std::string> helpers;
   std::atomic<int> active_{0};
   std::atomic<int> max_active_{0};
 
@@ -154,7 +200,9 @@ class ExecutorTest : public ::testing::Test {
     o.observer = &observer_;
     o.base_env = {{"HOME", "/home/u"}, {"PATH", "/bin"}};
     o.poll_interval = 1ms;
-    o.log_paths = [](const std::string& step) { return StepLogPaths{"/logs/" + step + ".out", "/logs/" + step + ".err"}; };
+    o.log_paths = [this](const std::string& step) {
+      return StepLogPaths{logs_.Sub(step + ".out"), logs_.Sub(step + ".err")};
+    };
     return o;
   }
   const NodeState& Node(const Executor& e, const std::string& name) {
@@ -166,6 +214,7 @@ class ExecutorTest : public ::testing::Test {
     return none;
   }
 
+  testing::TempDir logs_;
   FakeClock clock_;
   FakeRunner runner_;
   RecordingObserver observer_;
@@ -188,7 +237,7 @@ TEST_F(ExecutorTest, RunsStepsInDependencyOrder) {
     EXPECT_TRUE(Node(e, name).started_at.has_value());
     EXPECT_TRUE(Node(e, name).finished_at.has_value());
   }
-  EXPECT_EQ(Node(e, "a").stdout_path, "/logs/a.out");
+  EXPECT_EQ(Node(e, "a").stdout_path, logs_.Sub("a.out"));
   // The observer saw the run going and then its end.
   ASSERT_GE(observer_.statuses.size(), 3u);
   EXPECT_EQ(observer_.statuses.front(), RunStatus::kRunning);
@@ -282,9 +331,10 @@ TEST_F(ExecutorTest, UnmetDagPreconditionAbortsBeforeAnything) {
   dag_.handler_on.exit = exit;
   Executor e(dag_, {}, Options());
   EXPECT_EQ(e.Run(), RunStatus::kAborted);
-  EXPECT_EQ(runner_.Started(), 0u);
+  EXPECT_EQ(runner_.Order(), std::vector<std::string>{"onExit"});
   EXPECT_EQ(Node(e, "a").status, NodeStatus::kNotStarted);
-  EXPECT_NE(e.state().error.find("precondition"), std::string::npos);
+  EXPECT_EQ(e.state().on_exit->status, NodeStatus::kSucceeded);  // handlers still run
+  EXPECT_EQ(e.last_error(), "");  // an unmet precondition is no error: `dagu start` exits 0
 }
 
 TEST_F(ExecutorTest, RetriesFailedStep) {
@@ -295,7 +345,7 @@ TEST_F(ExecutorTest, RetriesFailedStep) {
   Executor e(dag_, {}, Options());
   EXPECT_EQ(e.Run(), RunStatus::kSucceeded);
   EXPECT_EQ(Node(e, "a").retry_count, 2);
-  EXPECT_EQ(Node(e, "a").done_count, 3);
+  EXPECT_EQ(Node(e, "a").done_count, 1);  // retries are not counted (as Dagu)
   EXPECT_TRUE(Node(e, "a").retried_at.has_value());
   EXPECT_EQ(runner_.Started(), 3u);
 }
@@ -330,27 +380,6 @@ TEST_F(ExecutorTest, RetryWaitsForTheIntervalOnTheClock) {
   t.join();
   EXPECT_EQ(runner_.Started(), 2u);
   EXPECT_EQ(e.state().status, RunStatus::kSucceeded);
-}
-
-TEST(ExecutorStaticTest, RetryDelayWithBackoffAndCap) {
-  RetryPolicy p;
-  p.interval = 10s;
-  EXPECT_EQ(Executor::RetryDelay(p, 1), 10s);
-  EXPECT_EQ(Executor::RetryDelay(p, 3), 10s);
-  p.backoff = 2.0;
-  EXPECT_EQ(Executor::RetryDelay(p, 1), 10s);
-  EXPECT_EQ(Executor::RetryDelay(p, 2), 20s);
-  EXPECT_EQ(Executor::RetryDelay(p, 3), 40s);
-  p.max_interval = 30s;
-  EXPECT_EQ(Executor::RetryDelay(p, 3), 30s);
-}
-
-TEST(ExecutorStaticTest, MatchesExpected) {
-  EXPECT_TRUE(Executor::MatchesExpected("prod", "prod"));
-  EXPECT_FALSE(Executor::MatchesExpected("prod ", "prod"));
-  EXPECT_TRUE(Executor::MatchesExpected("3", "re:^[1-5]$"));
-  EXPECT_FALSE(Executor::MatchesExpected("6", "re:^[1-5]$"));
-  EXPECT_FALSE(Executor::MatchesExpected("x", "re:("));  // bad regex: not met
 }
 
 TEST_F(ExecutorTest, MaxActiveStepsCapsConcurrency) {
@@ -422,7 +451,7 @@ TEST_F(ExecutorTest, OutputTooLargeFailsTheStep) {
   o.runner = &big;
   Executor e2(dag_, {}, o);
   EXPECT_EQ(e2.Run(), RunStatus::kFailed);
-  EXPECT_NE(e2.state().nodes[0].error.find("maximum output size"), std::string::npos);
+  EXPECT_NE(e2.state().nodes[0].error.find("maximum size limit"), std::string::npos);
 }
 
 TEST_F(ExecutorTest, EnvironmentLayers) {
@@ -441,7 +470,7 @@ TEST_F(ExecutorTest, EnvironmentLayers) {
   EXPECT_EQ(EnvValue(*inv, "P"), "1");
   EXPECT_EQ(EnvValue(*inv, "HOME"), "/home/u");
   EXPECT_EQ(EnvValue(*inv, "DAG_RUN_STEP_NAME"), "a");
-  EXPECT_EQ(EnvValue(*inv, "DAG_RUN_STEP_STDOUT_FILE"), "/logs/a.out");
+  EXPECT_EQ(EnvValue(*inv, "DAG_RUN_STEP_STDOUT_FILE"), logs_.Sub("a.out"));
   EXPECT_EQ(EnvValue(*inv, "DAGU_PARAMS_JSON"), "{\"P\":\"1\"}");
 }
 
@@ -488,7 +517,8 @@ TEST_F(ExecutorTest, CancelStopsRunningStepsAndRunsAbortHandlers) {
   EXPECT_EQ(runner_.Signals().front(), SIGINT);  // signal_on_stop wins
   EXPECT_EQ(s.nodes[0].status, NodeStatus::kAborted);
   EXPECT_EQ(s.nodes[0].error, "signal: interrupt");
-  EXPECT_EQ(s.nodes[1].status, NodeStatus::kAborted);
+  EXPECT_EQ(s.nodes[1].status, NodeStatus::kNotStarted);  // steps not started stay so (as Dagu)
+  EXPECT_TRUE(e.stop_requested());
   ASSERT_TRUE(s.on_cancel.has_value());
   EXPECT_EQ(s.on_cancel->status, NodeStatus::kSucceeded);
   EXPECT_EQ(s.on_failure->status, NodeStatus::kNotStarted);
@@ -585,7 +615,10 @@ TEST_F(ExecutorTest, RunTimeoutKillsAndFails) {
   EXPECT_EQ(s.nodes[0].status, NodeStatus::kAborted);
   EXPECT_EQ(s.nodes[0].error, "signal: killed");
   EXPECT_EQ(s.nodes[1].status, NodeStatus::kAborted);
-  EXPECT_EQ(s.on_failure->status, NodeStatus::kSucceeded);
+  // Handlers run under the expired deadline and fail at once (as Dagu).
+  EXPECT_EQ(s.on_failure->status, NodeStatus::kFailed);
+  EXPECT_EQ(s.on_failure->error, "context deadline exceeded");
+  EXPECT_NE(e.last_error(), "");
 }
 
 TEST_F(ExecutorTest, SuccessHandlersAndFailingExitHandler) {
@@ -602,15 +635,19 @@ TEST_F(ExecutorTest, SuccessHandlersAndFailingExitHandler) {
   EXPECT_EQ(runner_.Order(), (std::vector<std::string>{"a", "onSuccess", "onExit"}));
 }
 
-TEST_F(ExecutorTest, FailedInitHandlerSkipsSteps) {
+TEST_F(ExecutorTest, FailedInitHandlerAbortsTheRun) {
   dag_.steps = {MakeStep("a", "echo")};
   dag_.handler_on.init = MakeStep("h", "prepare");
   dag_.handler_on.failure = MakeStep("h", "echo failed");
+  dag_.handler_on.abort = MakeStep("h", "echo aborted");
   runner_.behaviors["onInit"].exits = {1};
   Executor e(dag_, {}, Options());
-  EXPECT_EQ(e.Run(), RunStatus::kFailed);
-  EXPECT_EQ(runner_.Order(), (std::vector<std::string>{"onInit", "onFailure"}));
-  EXPECT_EQ(Node(e, "a").status, NodeStatus::kAborted);
+  EXPECT_EQ(e.Run(), RunStatus::kAborted);
+  EXPECT_EQ(runner_.Order(), (std::vector<std::string>{"onInit", "onCancel"}));
+  EXPECT_EQ(Node(e, "a").status, NodeStatus::kNotStarted);
+  EXPECT_EQ(e.state().on_init->error, "exit status 1");
+  EXPECT_EQ(e.last_error(), "exit status 1");
+  EXPECT_EQ(EnvValue(*runner_.Find("onInit"), "DAG_RUN_STATUS"), "running");
 }
 
 TEST_F(ExecutorTest, RetryOfPreviousAttemptRerunsFailedAndDownstream) {
@@ -647,12 +684,13 @@ TEST_F(ExecutorTest, RetryOfOneStepRunsOnlyIt) {
   EXPECT_EQ(Node(e, "b").status, NodeStatus::kSucceeded);
 }
 
-TEST_F(ExecutorTest, CyclicDependenciesEndAborted) {
+TEST_F(ExecutorTest, CyclicDependenciesEndInADeadlock) {
   dag_.steps = {MakeStep("a", "echo", {"b"}), MakeStep("b", "echo", {"a"}), MakeStep("c", "echo")};
   Executor e(dag_, {}, Options());
   EXPECT_EQ(e.Run(), RunStatus::kFailed);
-  EXPECT_EQ(Node(e, "a").error, "cyclic dependency");
+  EXPECT_EQ(Node(e, "a").status, NodeStatus::kNotStarted);
   EXPECT_EQ(Node(e, "c").status, NodeStatus::kSucceeded);
+  EXPECT_EQ(e.last_error(), "deadlock detected: no runnable nodes but DAG not finished");
 }
 
 TEST_F(ExecutorTest, CancelBeforeRunStartsNothing) {
@@ -661,6 +699,127 @@ TEST_F(ExecutorTest, CancelBeforeRunStartsNothing) {
   e.Cancel(SIGTERM);
   EXPECT_EQ(e.Run(), RunStatus::kAborted);
   EXPECT_EQ(runner_.Started(), 0u);
+}
+
+TEST_F(ExecutorTest, HungPreconditionIsStoppedByCancel) {
+  Step a = MakeStep("a", "echo");
+  a.preconditions = {{"hang", "", false}};
+  dag_.steps = {a, MakeStep("b", "echo", {"a"})};
+  Executor e(dag_, {}, Options());
+  auto run = std::async(std::launch::async, [&] { return e.Run(); });
+  ASSERT_TRUE(testing::PollUntil([&] { return runner_.Helpers().size() == 1; }, 5000ms, 1ms));
+  e.Cancel(SIGTERM);
+  ASSERT_EQ(run.wait_for(5s), std::future_status::ready) << "the run did not stop";
+  EXPECT_EQ(run.get(), RunStatus::kAborted);
+  EXPECT_EQ(Node(e, "a").status, NodeStatus::kAborted);
+  EXPECT_EQ(runner_.Started(), 0u);
+}
+
+TEST_F(ExecutorTest, HungDagPreconditionIsStoppedByCancel) {
+  dag_.preconditions = {{"hang", "", false}};
+  dag_.steps = {MakeStep("a", "echo")};
+  Executor e(dag_, {}, Options());
+  auto run = std::async(std::launch::async, [&] { return e.Run(); });
+  ASSERT_TRUE(testing::PollUntil([&] { return runner_.Helpers().size() == 1; }, 5000ms, 1ms));
+  e.Cancel(SIGTERM);
+  ASSERT_EQ(run.wait_for(5s), std::future_status::ready) << "the run did not stop";
+  EXPECT_EQ(run.get(), RunStatus::kAborted);
+}
+
+// The observer writes records (and syncs them); Cancel must not wait for it.
+TEST_F(ExecutorTest, CancelDoesNotWaitForTheObserver) {
+  class Blocking final : public ExecutionObserver {
+   public:
+    void OnStateChanged(const ExecutionState& s) override {
+      std::unique_lock<std::mutex> l(mu);
+      if (s.nodes[0].status != NodeStatus::kRunning || !s.nodes[0].started_at) return;
+      entered = true;
+      cv.notify_all();
+      cv.wait(l, [&] { return released; });
+    }
+    std::mutex mu;
+    std::condition_variable cv;
+    bool entered = false;
+    bool released = false;
+  } observer;
+  dag_.steps = {MakeStep("a", "block")};
+  runner_.behaviors["a"].block = true;
+  ExecutorOptions o = Options();
+  o.observer = &observer;
+  Executor e(dag_, {}, o);
+  auto run = std::async(std::launch::async, [&] { return e.Run(); });
+  {
+    std::unique_lock<std::mutex> l(observer.mu);
+    ASSERT_TRUE(observer.cv.wait_for(l, 5s, [&] { return observer.entered; }));
+  }
+  auto cancel = std::async(std::launch::async, [&] { e.Cancel(SIGTERM); });
+  EXPECT_EQ(cancel.wait_for(5s), std::future_status::ready) << "Cancel waited for the observer";
+  {
+    std::lock_guard<std::mutex> l(observer.mu);
+    observer.released = true;
+  }
+  observer.cv.notify_all();
+  ASSERT_EQ(run.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(run.get(), RunStatus::kAborted);
+}
+
+TEST_F(ExecutorTest, ContinuedFailureIsStillTheLastError) {
+  Step a = MakeStep("a", "fail");
+  a.continue_on.failure = true;
+  dag_.steps = {a, MakeStep("b", "echo", {"a"})};
+  runner_.behaviors["a"].exits = {3};
+  Executor e(dag_, {}, Options());
+  EXPECT_EQ(e.Run(), RunStatus::kPartiallySucceeded);
+  EXPECT_EQ(e.last_error(), "failed to execute step \"a\": exit status 3");  // `dagu start` exits 1
+  EXPECT_EQ(Node(e, "a").output_variables.count("DAGU_CONTINUE_ON.a"), 0u);
+}
+
+TEST_F(ExecutorTest, FailedStepRecordsItsContinueDecision) {
+  dag_.steps = {MakeStep("a", "fail")};
+  runner_.behaviors["a"].exits = {3};
+  Executor e(dag_, {}, Options());
+  EXPECT_EQ(e.Run(), RunStatus::kFailed);
+  EXPECT_EQ(Node(e, "a").output_variables.at("DAGU_CONTINUE_ON.a"), "DAGU_CONTINUE_ON.a=false");
+}
+
+TEST_F(ExecutorTest, RepeatWhileSucceedingUpToTheLimit) {
+  Step a = MakeStep("a", "echo");
+  a.repeat_policy.enabled = true;
+  a.repeat_policy.limit = 3;
+  dag_.steps = {a};
+  Executor e(dag_, {}, Options());
+  EXPECT_EQ(e.Run(), RunStatus::kSucceeded);
+  EXPECT_EQ(runner_.Started(), 3u);
+  EXPECT_EQ(Node(e, "a").done_count, 3);
+  EXPECT_EQ(Node(e, "a").status, NodeStatus::kSucceeded);
+}
+
+TEST_F(ExecutorTest, RepeatWhileExitCodeListedClearsItsError) {
+  Step a = MakeStep("a", "poll");
+  a.repeat_policy.enabled = true;
+  a.repeat_policy.mode = "while";
+  a.repeat_policy.exit_codes = {1};
+  dag_.steps = {a};
+  runner_.behaviors["a"].exits = {1, 1, 0};
+  Executor e(dag_, {}, Options());
+  EXPECT_EQ(e.Run(), RunStatus::kSucceeded);
+  EXPECT_EQ(Node(e, "a").done_count, 3);
+  EXPECT_EQ(e.last_error(), "");
+}
+
+TEST_F(ExecutorTest, RepeatUntilConditionSeesItsOwnOutput) {
+  Step a = MakeStep("a", "count");
+  a.output = "N";
+  a.repeat_policy.enabled = true;
+  a.repeat_policy.mode = "until";
+  a.repeat_policy.condition = Condition{"`echo $N`", "done", false};
+  dag_.steps = {a};
+  // The fake echoes the text after "echo " literally; $N is substituted first.
+  runner_.behaviors["a"].out = "done\n";
+  Executor e(dag_, {}, Options());
+  EXPECT_EQ(e.Run(), RunStatus::kSucceeded);
+  EXPECT_EQ(Node(e, "a").done_count, 1);
+  EXPECT_EQ(runner_.Helpers(), std::vector<std::string>{"echo done"});
 }
 
 }  // namespace

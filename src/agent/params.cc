@@ -79,12 +79,12 @@ Params ApplyParamOverrides(const Params& defaults, const std::vector<ParamOverri
   Params out = defaults;
   for (size_t k = 0; k < overrides.size(); ++k) {
     const ParamOverride& o = overrides[k];
-    // A positional value is named by its position among the overrides (as
-    // Dagu 1.30.2 names it): `-- B=9 foo` sets "2".
+    // A positional override is named by its position among the overrides
+    // (as Dagu 1.30.2 names it), then replaces the param of that name.
     const std::string name = o.name.empty() ? std::to_string(k + 1) : o.name;
     bool found = false;
-    for (auto& [key, value] : out) {
-      if (key == name) {
+    for (auto& [n, value] : out) {
+      if (n == name) {
         value = o.value;
         found = true;
       }

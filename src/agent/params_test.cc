@@ -43,6 +43,10 @@ TEST(ParamsTest, OverridesLikeDagu) {
   EXPECT_EQ(out, (Params{{"A", "1"}, {"B", "2"}, {"1", "foo"}}));
   out = ApplyParamOverrides({{"1", "x"}, {"A", "1"}, {"3", "y"}}, ParamArgs({"B=9", "foo"}));
   EXPECT_EQ(out, (Params{{"1", "x"}, {"A", "1"}, {"3", "y"}, {"B", "9"}, {"2", "foo"}}));
+  // A positional override at position 3 names param "3", not the third one.
+  out = ApplyParamOverrides({{"1", "one"}, {"2", "two"}, {"NAME", "default"}},
+                            ParamArgs({"NAME=flagged", "'quoted", "x'"}));
+  EXPECT_EQ(out, (Params{{"1", "one"}, {"2", "'quoted"}, {"NAME", "flagged"}, {"3", "x'"}}));
 }
 
 }  // namespace

@@ -193,17 +193,10 @@ int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& re
   signals.Start(&agent);
   RunStatus status = agent.Execute();
   RunRecord record = agent.LastRecord();
-  int rc = kExitFailure;
-  if (status == RunStatus::kSucceeded) rc = kExitOk;
-  // Partially succeeded only through a call whose child ended so (no step
-  // failed): Dagu exits 0.
-  if (status == RunStatus::kPartiallySucceeded &&
-      std::none_of(record.nodes.begin(), record.nodes.end(),
-                   [](const NodeRecord& n) { return n.status == NodeStatus::kFailed; })) {
-    rc = kExitOk;
-  }
-  // Unmet DAG preconditions abort the run without failing (as Dagu exits 0).
-  if (status == RunStatus::kAborted && record.error.rfind("precondition not met", 0) == 0) rc = kExitOk;
+  (void)status;
+  // Dagu 1.30.2's lastError decides: a failed step, handler or setup exits 1;
+  // a stopped run, unmet DAG preconditions or a child's partial success exit 0.
+  const int rc = agent.EndedWithError() ? kExitFailure : kExitOk;
   if (summary == Summary::kAlways || (summary == Summary::kOnFailure && rc != kExitOk)) {
     std::cout << SummaryTree(record) << "\n";  // after a run, Dagu adds a blank line
   }
@@ -279,6 +272,7 @@ int RunStartSubRun(const StartArgs& a, RunContext& ctx) {
   req.parent = parent;
   ctx.dag_options.skip_base_handlers = true;
   if (!LoadDagArg("start", a.dag, ctx, &req.dag)) return kExitFailure;
+  if (Status s = CheckRunnable(req.dag); !s.ok()) return Fail("start", s.message());
   if (!a.name.empty()) req.dag.name = a.name;
   std::string text = a.params;
   for (const std::string& word : a.rest) text += (text.empty() ? "" : " ") + word;
@@ -309,6 +303,7 @@ int RunStart(const StartArgs& a) {
     if (!LoadDagArg("start", a.dag, ctx, &req.dag)) return kExitFailure;
     if (!ResolveParams("start", req.dag, a.params, a.rest, &req.params)) return kExitFailure;
   }
+  if (Status s = CheckRunnable(req.dag); !s.ok()) return Fail("start", s.message());  // a cycle: no record
   if (!a.name.empty()) req.dag.name = a.name;
   if (!ResolveTrigger("start", a.trigger_type, TriggerType::kManual, &req.trigger)) return kExitFailure;
   if (!ResolveScheduleTime("start", a.schedule_time, &req.schedule_time)) return kExitFailure;

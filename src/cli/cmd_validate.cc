@@ -6,7 +6,8 @@
 // 1.30.2). An argument that is neither a file nor a directory is looked up
 // as a DAG name in the DAGs directory, as Dagu does. The config is optional:
 // without a config file the defaults apply; its `tz` and base config are
-// used when set.
+// used when set. With -v, each file's dialect and why (docs/dag-format.md,
+// "Which dialect a file is read in") and its type, also on stderr.
 #include <iostream>
 #include <memory>
 
@@ -23,12 +24,26 @@ namespace {
 
 struct ValidateArgs {
   CommonFlags flags;
+  bool verbose = false;
   std::vector<std::string> paths;
 };
 
+// "dialect: Dagu 1.30.2 (...); type: chain (...)".
+std::string DialectLine(const Dag& dag) {
+  std::string out = dag.dialect == DagDialect::kUpstream
+                        ? "dialect: upstream (Dagu v2.15), because of " + dag.dialect_reason
+                        : std::string("dialect: Dagu 1.30.2 (no upstream-only form: no snake_case key, no run: "
+                                      "with a command)");
+  out += std::string("; type: ") + (dag.type == DagType::kChain ? "chain" : "graph") +
+         (dag.type_given ? " (given)" : " (the dialect's default)");
+  return out;
+}
+
 // Prints one file's problems; returns whether it had errors.
-bool Report(const std::string& path, const std::optional<std::string>& dag_name, const std::vector<DagError>& problems,
-            bool quiet) {
+bool Report(const std::string& path, const Dag* dag, const std::vector<DagError>& problems, bool quiet,
+            bool verbose) {
+  std::optional<std::string> dag_name;
+  if (dag != nullptr) dag_name = dag->name;
   bool failed = false;
   for (const DagError& e : problems) {
     if (!e.is_error() && quiet) continue;
@@ -37,6 +52,7 @@ bool Report(const std::string& path, const std::optional<std::string>& dag_name,
   }
   failed = failed || !dag_name.has_value();
   if (!failed && !quiet) std::cerr << "OK " << path << " (DAG \"" << *dag_name << "\")\n";
+  if (verbose && dag != nullptr) std::cerr << path << ": " << DialectLine(*dag) << "\n";
   return failed;
 }
 
@@ -62,10 +78,8 @@ int RunValidate(const ValidateArgs& args) {
         std::cerr << path << ": warning: no *.yaml or *.yml files in this directory\n";
       }
       for (const DagLoadResult& r : results) {
-        std::optional<std::string> name;
-        if (r.dag) name = r.dag->name;
         ++files;
-        failed += Report(r.path, name, r.errors, args.flags.quiet) ? 1 : 0;
+        failed += Report(r.path, r.dag ? &*r.dag : nullptr, r.errors, args.flags.quiet, args.verbose) ? 1 : 0;
       }
       continue;
     }
@@ -77,10 +91,8 @@ int RunValidate(const ValidateArgs& args) {
     Dag dag;
     std::vector<DagError> problems;
     Status s = LoadDag(file, options, &dag, &problems);
-    std::optional<std::string> name;
-    if (s.ok()) name = dag.name;
     ++files;
-    failed += Report(file, name, problems, args.flags.quiet) ? 1 : 0;
+    failed += Report(file, s.ok() ? &dag : nullptr, problems, args.flags.quiet, args.verbose) ? 1 : 0;
   }
   if (failed > 0) {
     std::cerr << "dagu validate: " << failed << " of " << files << (files == 1 ? " file" : " files")
@@ -101,6 +113,7 @@ void AddValidateCommand(CLI::App& app, int* exit_code) {
                       "when any file has an error."});
   auto args = std::make_shared<ValidateArgs>();
   AddCommonFlags(cmd, &args->flags);
+  cmd->add_flag("-v,--verbose", args->verbose, "Also print each file's dialect (Dagu 1.30.2 or upstream) and why");
   cmd->add_option("files", args->paths, "DAG files, or directories of DAG files")->required();
   cmd->callback([exit_code, args] { *exit_code = RunValidate(*args); });
 }

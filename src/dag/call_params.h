@@ -11,14 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/go_format.h"  // GoQuote
 #include "dag/dag.h"
 
 namespace dagu {
-
-// `s` as Go's strconv.Quote writes it: in double quotes, with \\, \", \n,
-// \t, \r, \a, \b, \f, \v and other control bytes escaped (\x1b); printable
-// UTF-8 is kept as is.
-std::string GoQuote(std::string_view s);
 
 // The joined, quoted form above ("" for no params).
 std::string CallParamsText(const std::vector<CallParam>& params);

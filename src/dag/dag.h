@@ -19,6 +19,11 @@ namespace dagu {
 
 enum class OverlapPolicy { kSkip, kAll, kLatest };
 enum class DagType { kGraph, kChain };
+// The Dagu a DAG file is written for (docs/dag-format.md, "Which dialect a
+// file is read in"): Dagu 1.30.2 (type defaults to chain, `run: <name>` calls
+// a sub-DAG) unless the file shows an upstream-only form (Dagu v2.15: type
+// defaults to graph, `run:` is a shell command).
+enum class DagDialect { kDagu130, kUpstream };
 
 struct Schedules {
   std::vector<CronSchedule> start;
@@ -36,6 +41,11 @@ struct Condition {
 struct RetryPolicy {
   int limit = 0;                         // extra attempts after the first; 0: no retry
   std::chrono::nanoseconds interval{0};
+  // limit / intervalSec written with variables ("${RETRIES}"): resolved when
+  // the step starts, against the environment without the params (as Dagu
+  // 1.30.2 does); "" = the number above.
+  std::string limit_text;
+  std::string interval_text;
   std::vector<int> exit_codes;  // empty: retry on any failure
   double backoff = 0;                    // 0: constant interval; else > 1, wait n = interval * backoff^(n-1)
   std::chrono::nanoseconds max_interval{0};  // cap for backoff; 0: none
@@ -103,8 +113,11 @@ struct Step {
   std::vector<std::pair<std::string, std::string>> env;  // in order; values may hold ${VAR}
   std::string working_dir;
   std::string output;                 // variable name to capture stdout into (leading '$' dropped)
+  std::string output_key;             // output: {key}: its key in outputs.json ("" = the name in camelCase)
+  bool output_omit = false;           // output: {omit: true}: left out of outputs.json
   std::string stdout_file;            // stdout: extra copy of the step's stdout; "" none
   std::string stderr_file;            // stderr: extra copy of the step's stderr; "" none
+  std::string log_output;             // logOutput: "separate" | "merged" | "" (the DAG's)
   RetryPolicy retry_policy;
   RepeatPolicy repeat_policy;
   ContinueOn continue_on;
@@ -171,7 +184,10 @@ struct Dag {
   std::string description;
   std::vector<std::string> tags;
   std::string group;
-  DagType type = DagType::kGraph;
+  DagType type = DagType::kChain;
+  bool type_given = false;     // type: written in the file or the base config
+  DagDialect dialect = DagDialect::kDagu130;
+  std::string dialect_reason;  // why the dialect was chosen, for `dagu validate -v`
   Schedules schedules;
   bool skip_if_successful = false;
   OverlapPolicy overlap_policy = OverlapPolicy::kSkip;
@@ -195,6 +211,7 @@ struct Dag {
   std::vector<std::string> shell_args;  // as Step::shell_args
   std::chrono::nanoseconds max_clean_up_time = std::chrono::seconds(5);  // stop signal -> SIGKILL
   int64_t max_output_size = 1024 * 1024;  // bytes of stdout an output: capture may hold
+  std::string log_output = "separate";  // "merged": a step's stdout and stderr go to one .log file
   std::string log_dir;                  // "" means the config's log dir
   std::chrono::nanoseconds restart_wait{0};
   SmtpConfig smtp;

@@ -27,7 +27,7 @@ TEST(DagDirectoryTest, BadFilesDoNotStopTheOthers) {
   dir.WriteFile("dags/d-good.yml", "steps: [{run: echo d}]\n");
   dir.WriteFile("dags/notes.txt", "not a dag");
   dir.WriteFile("dags/.hidden.yaml", "steps: [\n");
-  dir.WriteFile("dags/sub/nested.yaml", "steps: [{run: x}]\n");
+  dir.WriteFile("dags/sub/nested.yaml", "steps: [{command: x}]\n");
 
   std::vector<DagLoadResult> results = LoadDagDirectory(dir.Sub("dags"), {});
   ASSERT_EQ(results.size(), 4u);
@@ -54,8 +54,8 @@ TEST(DagDirectoryTest, BadFilesDoNotStopTheOthers) {
 
 TEST(DagDirectoryTest, DuplicateDagNamesKeepTheFirstFile) {
   TempDir dir;
-  dir.WriteFile("dags/one.yaml", "name: same\nsteps: [{run: x}]\n");
-  dir.WriteFile("dags/two.yaml", "name: same\nsteps: [{run: y}]\n");
+  dir.WriteFile("dags/one.yaml", "name: same\nsteps: [{command: x}]\n");
+  dir.WriteFile("dags/two.yaml", "name: same\nsteps: [{command: y}]\n");
   std::vector<DagLoadResult> results = LoadDagDirectory(dir.Sub("dags"), {});
   ASSERT_EQ(results.size(), 2u);
   EXPECT_TRUE(results[0].ok());
@@ -74,8 +74,8 @@ TEST(DagDirectoryTest, MissingDirectoryIsOneError) {
 
 TEST(DagDirectoryTest, UnreadableFileIsReportedAndTheRestLoad) {
   TempDir dir;
-  dir.WriteFile("dags/a.yaml", "steps: [{run: x}]\n");
-  dir.WriteFile("dags/b.yaml", "steps: [{run: y}]\n");
+  dir.WriteFile("dags/a.yaml", "steps: [{command: x}]\n");
+  dir.WriteFile("dags/b.yaml", "steps: [{command: y}]\n");
   FaultyFileSystem fs(PosixFileSystem());
   fs.FailWith("ReadFile", "a.yaml", Status::IOError("EIO"));
   LoadDagOptions options;
@@ -132,7 +132,7 @@ tags: [dag]
 timeout_sec: 7
 handler_on:
   exit: {run: dag exit}
-steps: [{run: x}]
+steps: [{command: x}]
 )");
   LoadDagOptions options;
   options.base_config = base;
@@ -158,7 +158,7 @@ steps: [{run: x}]
 
 TEST(DagBaseConfigTest, MissingBaseIsFineBadBaseIsAnError) {
   TempDir dir;
-  std::string path = dir.WriteFile("dags/etl.yaml", "steps: [{run: x}]\n");
+  std::string path = dir.WriteFile("dags/etl.yaml", "steps: [{command: x}]\n");
   LoadDagOptions options;
   options.base_config = dir.Sub("no-base.yaml");
   Dag dag;
@@ -175,7 +175,7 @@ TEST(DagBaseConfigTest, MissingBaseIsFineBadBaseIsAnError) {
 
 TEST(DagBaseConfigTest, UnreadableBaseIsAnError) {
   TempDir dir;
-  std::string path = dir.WriteFile("dags/etl.yaml", "steps: [{run: x}]\n");
+  std::string path = dir.WriteFile("dags/etl.yaml", "steps: [{command: x}]\n");
   FaultyFileSystem fs(PosixFileSystem());
   fs.FailWith("ReadFile", "base.yaml", Status::IOError("EIO"));
   LoadDagOptions options;

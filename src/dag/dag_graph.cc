@@ -35,9 +35,9 @@ void NameUnnamedSteps(std::vector<ParsedStep>& steps) {
   for (size_t i = 0; i < steps.size(); ++i) {
     Step& step = steps[i].step;
     if (steps[i].name_given) continue;
-    std::string kind = !step.call.empty()                            ? step.executor_type
-                       : step.commands.empty() && !step.script.empty() ? "script"
-                                                                       : "cmd";
+    // As Dagu 1.30.2 names them: by executor type (a call is "dag"), then
+    // script (also with command: as its interpreter), then cmd.
+    std::string kind = !step.executor_type.empty() ? step.executor_type : !step.script.empty() ? "script" : "cmd";
     std::string name = kind + "_" + std::to_string(i + 1);
     for (int n = 2; taken.count(name) != 0; ++n) name = kind + "_" + std::to_string(i + 1) + "_" + std::to_string(n);
     taken.insert(name);
@@ -148,7 +148,10 @@ void AddChainOrder(std::vector<ParsedStep>& steps) {
 
 class CycleFinder {
  public:
-  CycleFinder(ParseContext& ctx, const std::vector<ParsedStep>& steps) : ctx_(ctx), steps_(steps) {
+  // `warn_only`: as Dagu 1.30.2, which accepts a cycle at load and refuses
+  // the run (CheckRunnable).
+  CycleFinder(ParseContext& ctx, const std::vector<ParsedStep>& steps, bool warn_only)
+      : ctx_(ctx), steps_(steps), warn_only_(warn_only) {
     for (size_t i = 0; i < steps.size(); ++i) index_.emplace(steps[i].step.name, i);
   }
 
@@ -185,11 +188,14 @@ class CycleFinder {
     path += Quote(steps_[j].step.name);
     const ParsedStep& s = steps_[j];
     const YAML::Node& where = s.depends.empty() ? s.at.value : s.depends.front().value;
-    ctx_.ErrorAt(where, s.at.path + ".depends", "cyclic dependency: " + path + " (A -> B: A depends on B)");
+    std::string msg = "cyclic dependency: " + path + " (A -> B: A depends on B)";
+    if (warn_only_) ctx_.WarningAt(where, s.at.path + ".depends", msg + "; a run of this DAG fails to start");
+    else ctx_.ErrorAt(where, s.at.path + ".depends", msg);
   }
 
   ParseContext& ctx_;
   const std::vector<ParsedStep>& steps_;
+  bool warn_only_;
   std::map<std::string, size_t> index_;
   std::vector<int> state_;  // 0 new, 1 on the stack, 2 done
   std::vector<size_t> stack_;
@@ -197,13 +203,17 @@ class CycleFinder {
 
 }  // namespace
 
-std::vector<Step> FinalizeSteps(ParseContext& ctx, std::vector<ParsedStep> steps, DagType type, bool list_form) {
+std::vector<Step> FinalizeSteps(ParseContext& ctx, std::vector<ParsedStep> steps, DagType type, bool list_form,
+                                DagDialect dialect) {
   ParseContext::StepScope scope(&ctx);
+  if (dialect == DagDialect::kDagu130) {
+    for (ParsedStep& s : steps) ResolveRunCall(ctx, s, &s.step);
+  }
   NameUnnamedSteps(steps);
   CheckNamesAndIds(ctx, steps);
   ResolveDepends(ctx, steps);
   if (type == DagType::kChain && list_form) AddChainOrder(steps);
-  CycleFinder(ctx, steps).Run();
+  CycleFinder(ctx, steps, dialect == DagDialect::kDagu130).Run();
   std::vector<Step> out;
   out.reserve(steps.size());
   for (ParsedStep& s : steps) out.push_back(std::move(s.step));

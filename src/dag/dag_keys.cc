@@ -19,12 +19,12 @@ const KeyTable& RootKeys() {
           {"name", {}},
           {"description", {}},
           {"group", {}},
-          {"tags", {"labels"}},
+          {"tags", {}, KeySupport::kSupported, "", false, {"labels"}},
           {"type", {}},
           {"schedule", {}},
           {"skip_if_successful", {}},
-          {"overlap_policy", {}},
-          {"catchup_window", {}},
+          {"overlap_policy", {}, KeySupport::kSupported, "", true},
+          {"catchup_window", {}, KeySupport::kSupported, "", true},
           {"queue", {}},
           {"max_active_runs", {}},
           {"max_active_steps", {}},
@@ -33,12 +33,12 @@ const KeyTable& RootKeys() {
           {"dotenv", {}},
           {"working_dir", {}},
           {"shell", {}},
-          {"shell_args", {}},
+          {"shell_args", {}, KeySupport::kSupported, "", true},
           {"timeout_sec", {}},
           {"delay_sec", {}},
           {"hist_retention_days", {}},
           {"handler_on", {}},
-          {"signal_handling", {}},
+          {"signal_handling", {}, KeySupport::kSupported, "", true},
           {"preconditions", {}},
           {"precondition", {}},
           {"steps", {}},
@@ -46,8 +46,8 @@ const KeyTable& RootKeys() {
           {"max_output_size", {}},
           {"log_dir", {}},
           {"restart_wait_sec", {}},
-          {"log_output", {}, kIgnored, "step output always goes to separate .out and .err logs here"},
-          {"hist_retention_runs", {}, kIgnored, "history is kept by hist_retention_days"},
+          {"log_output", {}},
+          {"hist_retention_runs", {}, kIgnored, "history is kept by hist_retention_days", true},
           {"mail_on", {}},
           {"smtp", {}},
           {"error_mail", {}},
@@ -101,7 +101,7 @@ const KeyTable& StepKeys() {
           {"command", {}},
           {"script", {}},
           {"shell", {}},
-          {"shell_args", {}},
+          {"shell_args", {}, KeySupport::kSupported, "", true},
           {"depends", {}},
           {"env", {}},
           {"working_dir", {"dir"}},
@@ -119,9 +119,9 @@ const KeyTable& StepKeys() {
           {"executor", {}},
           {"config", {}},
           {"mail_on_error", {}},
-          {"log_output", {}, kIgnored, "step output always goes to separate .out and .err logs here"},
+          {"log_output", {}},
           {"shell_packages", {}, kIgnored, "only used with nix-shell"},
-          {"worker_selector", {}, kIgnored, "runs always execute on the scheduler's host here"},
+          {"worker_selector", {}},
           {"call", {}},
           {"params", {}},
           {"parallel", {}},
@@ -153,7 +153,7 @@ const KeyTable& StepKeys() {
 }
 
 const KeyTable& ScheduleKeys() {
-  static const KeyTable table{"schedule", {{"start", {}}, {"stop", {}}, {"restart", {}}}, {}};
+  static const KeyTable table{"schedule", {{"start", {}}, {"stop", {}}, {"restart", {}}}, {}, true};
   return table;
 }
 
@@ -206,7 +206,8 @@ const KeyTable& ContinueOnKeys() {
   static const KeyTable table{
       "continue_on",
       {{"failure", {"failed"}}, {"skipped", {}}, {"exit_code", {}}, {"output", {}}, {"mark_success", {}}},
-      {}};
+      {},
+      true};
   return table;
 }
 
@@ -219,10 +220,9 @@ const KeyTable& ConditionKeys() {
 const KeyTable& OutputKeys() {
   static const KeyTable table{
       "output",
-      {{"name", {}},
-       {"key", {}, kIgnored, "the output is stored under its name"},
-       {"omit", {}, kIgnored, "outputs are always kept"}},
-      {}};
+      {{"name", {}}, {"key", {}}, {"omit", {}}},
+      {},
+      true};
   return table;
 }
 
@@ -253,7 +253,7 @@ const KeyTable& SecretKeys() {
 }
 
 const KeyTable& ExecutorKeys() {
-  static const KeyTable table{"executor", {{"type", {}}, {"config", {}}}, {}};
+  static const KeyTable table{"executor", {{"type", {}}, {"config", {}}}, {}, true};
   return table;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "dag/dag_names.h"
@@ -13,6 +14,8 @@ namespace dagu {
 namespace {
 
 using dag_internal::ParseContext;
+using dag_internal::Quote;
+using dag_internal::Trim;
 using dag_internal::RootOptions;
 
 FileSystem* FsOf(const LoadDagOptions& options) {
@@ -72,14 +75,14 @@ std::string AbsolutePath(const std::string& path) {
   return abs.lexically_normal().string();
 }
 
-// Empty -> the default (the DAG file's directory unless the options give
-// one); a plain relative path -> joined to the file's directory.
-void ResolveWorkingDir(const LoadDagOptions& options, Dag* dag) {
+// Empty -> the default (or the DAG file's directory); a plain relative path
+// -> joined to the DAG file's directory.
+void ResolveWorkingDir(const std::string& default_dir, Dag* dag) {
   if (dag->location.empty()) return;
   std::string dir = DirName(dag->location);
   std::string& wd = dag->working_dir;
   if (wd.empty()) {
-    wd = options.default_working_dir.empty() ? dir : options.default_working_dir;
+    wd = default_dir.empty() ? dir : AbsolutePath(default_dir);
   } else if (wd[0] != '/' && wd[0] != '$' && wd[0] != '~') {
     wd = std::filesystem::path(JoinPath(dir, wd)).lexically_normal().string();
     if (wd.size() > 1 && wd.back() == '/') wd.pop_back();
@@ -129,6 +132,7 @@ Status LoadDagFromString(std::string_view yaml, const std::string& path, const L
   std::vector<YAML::Node> docs;
   if (ParseYaml(path, yaml, &docs, errors)) {
     ParseContext ctx(path, errors, options.metadata_only);
+    ctx.set_crlf(yaml.find("\r\n") != std::string_view::npos);
     if (docs.empty() || docs[0].IsNull()) {
       errors->push_back(FileError(path, "the file is empty; a DAG needs at least steps:"));
     } else {
@@ -148,7 +152,7 @@ Status LoadDagFromString(std::string_view yaml, const std::string& path, const L
       if (docs.size() > 1) dag_internal::LoadLocalDags(ctx, yaml, path, options, out, errors);
     }
   }
-  ResolveWorkingDir(options, out);
+  ResolveWorkingDir(options.default_working_dir, out);
   return Summarize(path, *errors, first);
 }
 
@@ -161,6 +165,28 @@ Status LoadDag(const std::string& path, const LoadDagOptions& options, Dag* out,
     return s;
   }
   return LoadDagFromString(text, path, options, out, errors);
+}
+
+Status CheckRunnable(const Dag& dag) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < dag.steps.size(); ++i) index[dag.steps[i].name] = i;
+  std::vector<int> state(dag.steps.size(), 0);  // 0 new, 1 on the path, 2 done
+  std::function<bool(size_t)> cyclic = [&](size_t i) {
+    state[i] = 1;
+    for (const auto& dep : dag.steps[i].depends) {
+      auto it = index.find(dep);
+      if (it == index.end()) continue;
+      if (state[it->second] == 1 || (state[it->second] == 0 && cyclic(it->second))) return true;
+    }
+    state[i] = 2;
+    return false;
+  };
+  for (size_t i = 0; i < dag.steps.size(); ++i) {
+    if (state[i] == 0 && cyclic(i)) {
+      return Status::InvalidArgument("failed to setup execution plan: cyclic plan detected");
+    }
+  }
+  return Status::OK();
 }
 
 std::vector<DagLoadResult> LoadDagDirectory(const std::string& dir, const LoadDagOptions& options) {

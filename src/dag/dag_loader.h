@@ -58,11 +58,11 @@ struct LoadDagOptions {
   FileSystem* fs = nullptr;
 
   // A sub-DAG run (`dagu start --root/--parent`): the base config's
-  // handler_on is not applied (as Dagu 1.30.2 skips it for children), and a
-  // DAG that sets no working_dir gets `default_working_dir` (the calling
-  // step's directory, from --default-working-dir) instead of its file's
-  // directory when that is given.
+  // handler_on is not applied (as Dagu 1.30.2 skips it for children).
   bool skip_base_handlers = false;
+  // The working directory of a DAG that sets none (`dagu start
+  // --default-working-dir`; for a child run the calling step's directory);
+  // "" = the DAG file's directory. A relative one is made absolute.
   std::string default_working_dir;
 };
 
@@ -80,6 +80,11 @@ Status LoadDag(const std::string& path, const LoadDagOptions& options, Dag* out,
 // (the base config, if set, is).
 Status LoadDagFromString(std::string_view yaml, const std::string& path, const LoadDagOptions& options,
                          Dag* out, std::vector<DagError>* errors);
+
+// Whether a run of `dag` can start: InvalidArgument("failed to setup
+// execution plan: cyclic plan detected") when its steps depend on each other
+// in a cycle (Dagu 1.30.2 accepts such a file and refuses its runs).
+Status CheckRunnable(const Dag& dag);
 
 // One file of a directory load.
 struct DagLoadResult {

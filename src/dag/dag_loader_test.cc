@@ -307,7 +307,8 @@ TEST(DagLoaderTest, LegacyDialectRootFields) {
   EXPECT_EQ(d.handler_on.abort->commands, std::vector<std::string>{"echo aborted"});
   ASSERT_EQ(d.preconditions.size(), 1u);
   EXPECT_EQ(d.preconditions[0].condition, "test -f /ready");
-  EXPECT_EQ(d.type, DagType::kGraph);  // the current default, even for legacy spellings
+  EXPECT_EQ(d.type, DagType::kChain);  // a Dagu 1.30.2 file: chain by default
+  EXPECT_EQ(d.dialect, DagDialect::kDagu130);
 }
 
 TEST(DagLoaderTest, LegacyDialectStepFields) {
@@ -372,7 +373,7 @@ TEST(DagLoaderTest, BareStringStepRunsIt) {
 }
 
 TEST(DagLoaderTest, AutoNamesAvoidExplicitNames) {
-  Loaded l = LoadYaml("steps:\n  - run: a\n  - name: cmd_1\n    run: b\n");
+  Loaded l = LoadYaml("steps:\n  - command: a\n  - name: cmd_1\n    command: b\n");
   EXPECT_LOADS(l);
   EXPECT_EQ(Names(l.dag.steps), (std::vector<std::string>{"cmd_1_2", "cmd_1"}));
 }
@@ -401,7 +402,7 @@ steps:
 }
 
 TEST(DagLoaderTest, GraphTypeAddsNothing) {
-  Loaded l = LoadYaml("steps:\n  - name: a\n    run: a\n  - name: b\n    run: b\n");
+  Loaded l = LoadYaml("type: graph\nsteps:\n  - name: a\n    command: a\n  - name: b\n    command: b\n");
   EXPECT_LOADS(l);
   EXPECT_TRUE(l.dag.steps[1].depends.empty());
 }
@@ -510,9 +511,19 @@ TEST(DagLoaderTest, DotenvEmptyListDisablesDotenv) {
 }
 
 TEST(DagLoaderTest, LabelsIsAnAliasOfTags) {
-  Loaded l = LoadYaml("labels: [a, b]\nsteps: [{run: x}]\n");
+  Loaded l = LoadYaml("labels: [a, b]\nsteps: [{run: echo x}]\n");
   EXPECT_LOADS(l);
   EXPECT_EQ(l.dag.tags, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(DagLoaderTest, UpstreamOnlyKeysAreUnknownToDagu130Files) {
+  // Dagu 1.30.2 has no `labels` or `catchupWindow`: a file read as 1.30.2 gets
+  // the error 1.30.2 gives; its snake_case spelling makes the file upstream.
+  Loaded l = LoadYaml("labels: [a]\ncatchupWindow: 1h\nsteps: [{command: x}]\n");
+  ASSERT_EQ(l.Errors().size(), 2u) << l.Dump();
+  EXPECT_NE(l.Errors()[0].message.find("unknown key \"labels\""), std::string::npos);
+  EXPECT_NE(l.Errors()[1].message.find("unknown key \"catchupWindow\""), std::string::npos);
+  EXPECT_LOADS(LoadYaml("catchup_window: 1h\nsteps: [{command: x}]\n"));
 }
 
 TEST(DagLoaderTest, WorkingDirResolution) {

@@ -1,9 +1,6 @@
 // Mail settings of a DAG: smtp, mail_on, error_mail, info_mail (Dagu 1.30.2's
 // smtp, mailOn, errorMail, infoMail). Step mail_on_error is read with the
 // other step fields.
-#include <algorithm>
-#include <cctype>
-
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
 
@@ -16,15 +13,14 @@ void ParseSmtp(ParseContext& ctx, const Field& f, SmtpConfig* out) {
   SmtpConfig smtp;
   if (const Field* x = fields.Get("host")) ctx.String(*x, &smtp.host);
   if (const Field* x = fields.Get("port")) {
-    // A number, quoted or not (Dagu keeps it a string), or a variable.
-    if (ctx.String(*x, &smtp.port)) {
-      std::string port = Trim(smtp.port);
-      bool digits = !port.empty() && port.size() <= 5 &&
-                    std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c); });
-      if (!port.empty() && port.find('$') == std::string::npos && (!digits || std::stoi(port) < 1 || std::stoi(port) > 65535)) {
-        ctx.Error(*x, "must be a port number (1-65535), got " + Quote(port));
-        return;
-      }
+    // A string or an integer, as Dagu 1.30.2 takes it (kept as text; it
+    // checks nothing more at load time).
+    switch (KindOf(x->value)) {
+      case ScalarKind::kInt: smtp.port = x->value.Scalar(); break;
+      case ScalarKind::kBool: ctx.Error(*x, "port must be string or number, got bool"); return;
+      case ScalarKind::kFloat: ctx.Error(*x, "port must be an integer, got " + x->value.Scalar()); return;
+      default:
+        if (!ctx.String(*x, &smtp.port)) return;
     }
   }
   if (const Field* x = fields.Get("username")) ctx.String(*x, &smtp.username);

@@ -53,6 +53,10 @@ void ParseShell(ParseContext& ctx, const Field& f, std::string* shell, std::vect
 // false on an unterminated quote.
 bool SplitShellWords(const std::string& text, std::vector<std::string>* out);
 
+// logOutput: "separate" or "merged" (any case); anything else is an error,
+// as in Dagu 1.30.2.
+void ParseLogOutput(ParseContext& ctx, const Field& f, std::string* out);
+
 // tags: "a, b" or a list; lower-cased, trimmed, empty ones dropped; appended.
 void ParseTags(ParseContext& ctx, const Field& f, std::vector<std::string>* out);
 
@@ -66,7 +70,20 @@ struct ParsedStep {
   bool no_implicit_deps = false;  // depends: [] was written
   std::vector<Field> depends;     // each entry as written
   size_t element = 0;             // position in the steps list (group members share one)
+  // `run:` whose value is a bare DAG name: a sub-DAG call when the file is
+  // read as Dagu 1.30.2 (see ResolveRunCall), a command otherwise.
+  std::string run_call;
+  Field run_field;
 };
+
+// In a file read as Dagu 1.30.2, a step whose `run:` names a DAG calls it
+// (as `call:` does): its commands become the call, with 1.30.2's
+// deprecation warning.
+void ResolveRunCall(ParseContext& ctx, const ParsedStep& parsed, Step* step);
+
+// Whether `text` could only be a DAG name (the 1.30.2 reading of `run:`):
+// one word of letters, digits, '_', '.', '-'.
+bool IsBareDagName(const std::string& text);
 
 // steps: a list (items: step maps, bare command strings, or nested lists
 // forming a parallel group) or a map of name -> step. *list_form is false for
@@ -77,8 +94,10 @@ void ParseSteps(ParseContext& ctx, const Field& f, std::vector<ParsedStep>* out,
 void ParseStep(ParseContext& ctx, const Field& f, ParsedStep* out);
 
 // handler_on: {init, success, failure, abort|cancel, exit}; present handlers
-// replace those already in *out (base config values).
-void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out);
+// replace those already in *out (base config values). Each handler parsed
+// is appended to *parsed (for ResolveRunCall once the dialect is known).
+void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out,
+                    std::vector<std::pair<Step*, ParsedStep>>* parsed);
 
 // --- executors, mail, secrets (dag_executor.cc, dag_mail.cc, dag_secrets.cc) ---
 
@@ -95,10 +114,12 @@ void ParseSecrets(ParseContext& ctx, const Field& f, std::vector<SecretRef>* out
 
 // --- graph (dag_graph.cc) ---
 
-// Names unnamed steps (cmd_N / script_N), checks names and ids, resolves
-// depends (ids to names), adds chain order, detects cycles, and returns the
-// steps in file order.
-std::vector<Step> FinalizeSteps(ParseContext& ctx, std::vector<ParsedStep> steps, DagType type, bool list_form);
+// Resolves `run:` calls (1.30.2 dialect), names unnamed steps (cmd_N /
+// script_N / dag_N), checks names and ids, resolves depends (ids to names),
+// adds chain order, and returns the steps in file order. Cycles are no
+// error here (Dagu 1.30.2 finds them only when a run starts).
+std::vector<Step> FinalizeSteps(ParseContext& ctx, std::vector<ParsedStep> steps, DagType type, bool list_form,
+                                DagDialect dialect);
 
 // --- sub-DAG calls (dag_subdag.cc) ---
 

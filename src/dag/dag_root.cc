@@ -10,15 +10,17 @@
 namespace dagu::dag_internal {
 namespace {
 
-void ParseType(ParseContext& ctx, const Field& f, DagType* out) {
+void ParseType(ParseContext& ctx, const Field& f, DagType* out, bool* given) {
   std::string text;
   if (!ctx.String(f, &text)) return;
-  text = Lower(Trim(text));
+  text = Trim(text);  // exact spelling, as 1.30.2 ("Graph" is an error)
   if (text.empty()) return;
   if (text == "graph") {
     *out = DagType::kGraph;
+    *given = true;
   } else if (text == "chain") {
     *out = DagType::kChain;
+    *given = true;
   } else if (text == "agent") {
     ctx.Error(f, "not supported: type agent; use graph or chain");
   } else {
@@ -81,6 +83,31 @@ void ReadInt(ParseContext& ctx, const Field* f, int64_t min, T* out) {
   if (f != nullptr && ctx.Int(*f, min, INT_MAX, &v)) *out = static_cast<T>(v);
 }
 
+// The file is read as upstream when it showed an upstream-only form. Read
+// as 1.30.2, the upstream-only keys it uses are errors (as 1.30.2 reports
+// unknown keys). Either way, a multi-word key spelled both ways gets a
+// warning.
+DagDialect DecideDialect(ParseContext& ctx) {
+  const DialectEvidence& ev = ctx.evidence();
+  const DagDialect dialect = ev.upstream_form.empty() ? DagDialect::kDagu130 : DagDialect::kUpstream;
+  if (dialect == DagDialect::kDagu130) {
+    for (const auto& use : ev.upstream_keys) {
+      ctx.ErrorAt(use.key, use.path,
+                  "unknown key " + Quote(use.spelled) +
+                      ": Dagu 1.30.2 has no such key, and this file is read as Dagu 1.30.2 (it shows no "
+                      "upstream-only form such as a snake_case key)",
+                  use.spelled);
+    }
+  }
+  for (const auto& [key, spelling] : ev.multi_word) {
+    if (spelling.snake.empty() || spelling.camel.empty()) continue;
+    ctx.WarningAt(YAML::Node(), key,
+                  "the key is spelled both as " + spelling.snake + " and as " + spelling.camel +
+                      "; the snake_case spelling makes the whole file the upstream dialect");
+  }
+  return dialect;
+}
+
 }  // namespace
 
 bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& options, Dag* dag) {
@@ -110,7 +137,7 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     dag->group = Trim(dag->group);
   }
   if (const Field* x = fields.Get("tags")) ParseTags(ctx, *x, &dag->tags);
-  if (const Field* x = fields.Get("type")) ParseType(ctx, *x, &dag->type);
+  if (const Field* x = fields.Get("type")) ParseType(ctx, *x, &dag->type, &dag->type_given);
   if (const Field* x = fields.Get("schedule")) ParseSchedule(ctx, *x, options.zone, &dag->schedules);
   if (const Field* x = fields.Get("skip_if_successful")) ctx.Bool(*x, &dag->skip_if_successful);
   if (const Field* x = fields.Get("overlap_policy")) ParseOverlapPolicy(ctx, *x, &dag->overlap_policy);
@@ -120,12 +147,17 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     dag->queue = Trim(dag->queue);
   }
   int max_active_runs = 0;
-  ReadInt(ctx, fields.Get("max_active_runs"), -1, &max_active_runs);
+  ReadInt(ctx, fields.Get("max_active_runs"), INT_MIN, &max_active_runs);
   if (max_active_runs != 0) dag->max_active_runs = max_active_runs;  // 0 keeps the default, as in Dagu
-  ReadInt(ctx, fields.Get("max_active_steps"), 0, &dag->max_active_steps);
+  ReadInt(ctx, fields.Get("max_active_steps"), INT_MIN, &dag->max_active_steps);  // <= 0: no cap
   if (const Field* x = fields.Get("params")) ParseParams(ctx, *x, &dag->params);
   if (const Field* x = fields.Get("env")) ParseEnv(ctx, *x, &dag->env);
   if (const Field* x = fields.Get("dotenv")) {
+    // A lone value must be a string (1.30.2 takes numbers only inside a list).
+    ScalarKind kind = KindOf(x->value);
+    if (x->value.IsScalar() && kind != ScalarKind::kString && kind != ScalarKind::kNull) {
+      ctx.Error(*x, "dotenv must be a string or a list of strings, got " + Quote(Describe(x->value)));
+    }
     std::vector<std::string> files;
     bool empty_list = false;
     if (ctx.StringList(*x, &files, &empty_list)) {
@@ -142,48 +174,58 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     std::vector<std::string> more;
     if (ctx.StringList(*x, &more)) dag->shell_args.insert(dag->shell_args.end(), more.begin(), more.end());
   }
-  if (const Field* x = fields.Get("timeout_sec")) ctx.Seconds(*x, &dag->timeout);
-  if (const Field* x = fields.Get("delay_sec")) ctx.Seconds(*x, &dag->delay);
+  if (const Field* x = fields.Get("timeout_sec")) ctx.Seconds(*x, &dag->timeout, true);
+  if (const Field* x = fields.Get("delay_sec")) ctx.Seconds(*x, &dag->delay, true);
   if (const Field* x = fields.Get("hist_retention_days")) {
     int days = 0;
-    ReadInt(ctx, x, 0, &days);
+    ReadInt(ctx, x, INT_MIN, &days);  // 1.30.2 accepts any int; <= 0 keeps the default
     if (days > 0) dag->hist_retention_days = days;  // 0 means "unset", as in Dagu
   }
+  std::vector<std::pair<Step*, ParsedStep>> handlers;
   if (const Field* x = fields.Get("handler_on")) {
     ParseContext::StepScope scope(&ctx);
-    ParseHandlerOn(ctx, *x, &dag->handler_on);
+    ParseHandlerOn(ctx, *x, &dag->handler_on, &handlers);
   }
   if (const Field* x = fields.Get("signal_handling")) ParseSignalHandling(ctx, *x, &dag->signal_propagation);
   if (const Field* x = fields.Get("preconditions")) ParseConditions(ctx, *x, &dag->preconditions);
   if (const Field* x = fields.Get("precondition")) ParseConditions(ctx, *x, &dag->preconditions);
-  if (const Field* x = fields.Get("max_clean_up_time_sec")) ctx.Seconds(*x, &dag->max_clean_up_time);
+  if (const Field* x = fields.Get("max_clean_up_time_sec")) ctx.Seconds(*x, &dag->max_clean_up_time, true);
   if (const Field* x = fields.Get("max_output_size")) {
     int64_t size = 0;
-    if (ctx.Int(*x, 0, INT64_MAX, &size) && size > 0) dag->max_output_size = size;
+    if (ctx.Int(*x, INT64_MIN, INT64_MAX, &size) && size > 0) dag->max_output_size = size;  // <= 0: the default
   }
+  if (const Field* x = fields.Get("log_output")) ParseLogOutput(ctx, *x, &dag->log_output);
   if (const Field* x = fields.Get("log_dir")) {
     ctx.String(*x, &dag->log_dir);
     dag->log_dir = Trim(dag->log_dir);
   }
-  if (const Field* x = fields.Get("restart_wait_sec")) ctx.Seconds(*x, &dag->restart_wait);
+  if (const Field* x = fields.Get("restart_wait_sec")) ctx.Seconds(*x, &dag->restart_wait, true);
   ParseMailSettings(ctx, fields, dag);
   if (const Field* x = fields.Get("secrets")) ParseSecrets(ctx, *x, &dag->secrets);
 
-  if (const Field* x = fields.Get("steps")) {
+  std::vector<ParsedStep> steps;
+  bool list_form = true;
+  const Field* steps_field = fields.Get("steps");
+  if (steps_field != nullptr) {
     if (options.is_base) {
-      if (KindOf(x->value) != ScalarKind::kNull) ctx.Warning(*x, "ignored: steps in the base config");
+      if (KindOf(steps_field->value) != ScalarKind::kNull) ctx.Warning(*steps_field, "ignored: steps in the base config");
     } else {
-      std::vector<ParsedStep> steps;
-      bool list_form = true;
-      {
-        ParseContext::StepScope scope(&ctx);
-        ParseSteps(ctx, *x, &steps, &list_form);
-      }
-      dag->steps = FinalizeSteps(ctx, std::move(steps), dag->type, list_form);
+      ParseContext::StepScope scope(&ctx);
+      ParseSteps(ctx, *steps_field, &steps, &list_form);
     }
   }
-  const Field* steps = fields.Get("steps");
-  bool steps_given = steps != nullptr && (steps->value.IsScalar() || steps->value.size() > 0);
+  // Every key and step is read: the file's dialect is known.
+  const DagDialect dialect = DecideDialect(ctx);
+  if (dialect == DagDialect::kDagu130) {
+    for (auto& [step, parsed] : handlers) ResolveRunCall(ctx, parsed, step);
+  }
+  if (!options.is_base) {
+    dag->dialect = dialect;
+    dag->dialect_reason = ctx.evidence().upstream_form;
+    if (!dag->type_given) dag->type = dialect == DagDialect::kUpstream ? DagType::kGraph : DagType::kChain;
+    if (steps_field != nullptr) dag->steps = FinalizeSteps(ctx, std::move(steps), dag->type, list_form, dialect);
+  }
+  bool steps_given = steps_field != nullptr && (steps_field->value.IsScalar() || steps_field->value.size() > 0);
   if (!options.is_base && !steps_given) {
     ctx.WarningAt(root, "steps", "the DAG has no steps");
   }

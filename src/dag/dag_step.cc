@@ -11,6 +11,16 @@
 namespace dagu::dag_internal {
 namespace {
 
+// "a\nb\n" -> "a\r\nb\n": the inner line ends of a value read from a CRLF file.
+std::string RestoreCr(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && i + 1 < text.size() && (i == 0 || text[i - 1] != '\r')) out += '\r';
+    out += text[i];
+  }
+  return out;
+}
+
 // A run:/command: string: one line is a command, several lines a script.
 void AddCommandText(const std::string& text, Step* step) {
   std::string trimmed = Trim(text);
@@ -59,11 +69,38 @@ bool LenientInt(ParseContext& ctx, const Field& f, int64_t* out) {
       *out = std::stoll(text);
       return true;
     }
-    ctx.Error(f, "expected a whole number, got " + Quote(text) +
-                     (text.find('$') != std::string::npos ? " (variables are not supported here)" : ""));
+    ctx.Error(f, "expected a whole number, got " + Quote(text));
     return false;
   }
-  return ctx.Int(f, 0, INT_MAX, out);
+  return ctx.Int(f, INT_MIN, INT_MAX, out);  // 1.30.2 takes a negative limit (no retries)
+}
+
+// Exit codes written as YAML integers (an int or a list of them), as Dagu
+// 1.30.2 decodes retry and repeat exit codes: "3" in quotes is refused.
+bool StrictIntList(ParseContext& ctx, const Field& f, std::vector<int>* out) {
+  for (const Field& item : ItemsOf(f)) {
+    if (KindOf(item.value) != ScalarKind::kInt) {
+      ctx.Error(item, "expected an integer (exit code), got " + Quote(Describe(item.value)));
+      return false;
+    }
+  }
+  return ctx.IntList(f, out);
+}
+
+// Seconds that Dagu 1.30.2 also takes as a fraction (repeatPolicy's
+// intervalSec and both maxIntervalSec): an int, a float >= 0, or quoted digits.
+bool FractionalSeconds(ParseContext& ctx, const Field& f, std::chrono::nanoseconds* out) {
+  ScalarKind kind = KindOf(f.value);
+  if (kind == ScalarKind::kNull) return true;
+  if (kind == ScalarKind::kFloat) {
+    double v = std::strtod(f.value.Scalar().c_str(), nullptr);
+    *out = std::chrono::nanoseconds(static_cast<int64_t>(std::max(0.0, v) * 1e9));  // negative: none
+    return true;
+  }
+  int64_t v = 0;
+  if (!LenientInt(ctx, f, &v)) return false;
+  *out = std::chrono::seconds(std::max<int64_t>(0, v));
+  return true;
 }
 
 // backoff: true (= 2.0), false (= none) or a number > 1.
@@ -95,11 +132,29 @@ void ParseRetryPolicy(ParseContext& ctx, const Field& f, RetryPolicy* out) {
   if (limit == nullptr) ctx.Error(f, "retry_policy needs limit:");
   if (interval == nullptr) ctx.Error(f, "retry_policy needs interval_sec:");
   int64_t v = 0;
-  if (limit != nullptr && LenientInt(ctx, *limit, &v)) out->limit = static_cast<int>(v);
-  if (interval != nullptr && LenientInt(ctx, *interval, &v)) out->interval = std::chrono::seconds(v);
-  if (const Field* codes = fields.Get("exit_code")) ctx.IntList(*codes, &out->exit_codes);
+  // Text with variables is resolved when the step starts.
+  auto variable = [](const Field* x, std::string* text) {
+    if (x == nullptr || KindOf(x->value) != ScalarKind::kString || x->value.Scalar().find('$') == std::string::npos) {
+      return false;
+    }
+    *text = x->value.Scalar();
+    return true;
+  };
+  if (!variable(limit, &out->limit_text) && limit != nullptr && LenientInt(ctx, *limit, &v)) {
+    out->limit = static_cast<int>(v);
+  }
+  if (!variable(interval, &out->interval_text) && interval != nullptr && LenientInt(ctx, *interval, &v)) {
+    out->interval = std::chrono::seconds(v);
+  }
+  if (const Field* codes = fields.Get("exit_code")) {
+    if (!codes->value.IsSequence() && KindOf(codes->value) != ScalarKind::kNull) {
+      ctx.Error(*codes, "retryPolicy.exitCode must be a list of exit codes, got " + Quote(Describe(codes->value)));
+    } else {
+      StrictIntList(ctx, *codes, &out->exit_codes);
+    }
+  }
   if (const Field* backoff = fields.Get("backoff")) ParseBackoff(ctx, *backoff, &out->backoff);
-  if (const Field* max = fields.Get("max_interval_sec")) ctx.Seconds(*max, &out->max_interval);
+  if (const Field* max = fields.Get("max_interval_sec")) FractionalSeconds(ctx, *max, &out->max_interval);
 }
 
 void ParseRepeatPolicy(ParseContext& ctx, const Field& f, RepeatPolicy* out) {
@@ -112,16 +167,18 @@ void ParseRepeatPolicy(ParseContext& ctx, const Field& f, RepeatPolicy* out) {
   if (expected != nullptr) ctx.String(*expected, &cond.expected);
   if (condition != nullptr) out->condition = cond;
   if (expected != nullptr && condition == nullptr) ctx.Error(*expected, "expected: needs condition:");
-  if (const Field* codes = fields.Get("exit_code")) ctx.IntList(*codes, &out->exit_codes);
+  if (const Field* codes = fields.Get("exit_code")) StrictIntList(ctx, *codes, &out->exit_codes);
   int64_t v = 0;
-  if (const Field* interval = fields.Get("interval_sec"); interval != nullptr && LenientInt(ctx, *interval, &v)) {
-    out->interval = std::chrono::seconds(v);
-  }
-  if (const Field* limit = fields.Get("limit"); limit != nullptr && LenientInt(ctx, *limit, &v)) {
-    out->limit = static_cast<int>(v);
+  if (const Field* interval = fields.Get("interval_sec")) FractionalSeconds(ctx, *interval, &out->interval);
+  if (const Field* limit = fields.Get("limit")) {
+    if (KindOf(limit->value) == ScalarKind::kFloat) {
+      out->limit = static_cast<int>(std::strtod(limit->value.Scalar().c_str(), nullptr));  // 1.5 -> 1, as 1.30.2
+    } else if (LenientInt(ctx, *limit, &v)) {
+      out->limit = static_cast<int>(v);
+    }
   }
   if (const Field* backoff = fields.Get("backoff")) ParseBackoff(ctx, *backoff, &out->backoff);
-  if (const Field* max = fields.Get("max_interval_sec")) ctx.Seconds(*max, &out->max_interval);
+  if (const Field* max = fields.Get("max_interval_sec")) FractionalSeconds(ctx, *max, &out->max_interval);
 
   bool has_trigger = out->condition.has_value() || !out->exit_codes.empty();
   const Field* repeat = fields.Get("repeat");
@@ -172,11 +229,14 @@ void ParseContinueOn(ParseContext& ctx, const Field& f, ContinueOn* out) {
   if (const Field* x = fields.Get("failure")) ctx.Bool(*x, &out->failure);
   if (const Field* x = fields.Get("skipped")) ctx.Bool(*x, &out->skipped);
   if (const Field* x = fields.Get("exit_code")) ctx.IntList(*x, &out->exit_codes);
-  if (const Field* x = fields.Get("output")) ctx.StringList(*x, &out->output);
+  if (const Field* x = fields.Get("output")) {
+    std::string one;
+    if (x->value.IsScalar() ? ctx.String(*x, &one) : true) ctx.StringList(*x, &out->output);
+  }
   if (const Field* x = fields.Get("mark_success")) ctx.Bool(*x, &out->mark_success);
 }
 
-void ParseOutput(ParseContext& ctx, const Field& f, std::string* out) {
+void ParseOutput(ParseContext& ctx, const Field& f, Step* step) {
   std::string name;
   if (f.value.IsMap()) {
     Fields fields;
@@ -187,18 +247,21 @@ void ParseOutput(ParseContext& ctx, const Field& f, std::string* out) {
       return;
     }
     if (!ctx.String(*n, &name)) return;
+    if (const Field* key = fields.Get("key")) {
+      ctx.String(*key, &step->output_key);
+      step->output_key = Trim(step->output_key);
+    }
+    if (const Field* omit = fields.Get("omit")) ctx.Bool(*omit, &step->output_omit);
   } else if (!ctx.String(f, &name)) {
     return;
   }
   name = Trim(name);
   if (!name.empty() && name[0] == '$') name.erase(0, 1);
-  bool valid = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-               std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
-  if (!valid) {
-    ctx.Error(f, "output must be a variable name (letters, digits, '_'), got " + Quote(Describe(f.value)));
+  if (name.empty()) {  // Dagu 1.30.2 takes any other name
+    ctx.Error(f, "output must be a variable name, got " + Quote(Describe(f.value)));
     return;
   }
-  *out = name;
+  step->output = name;
 }
 
 constexpr std::array<const char*, 31> kSignals = {
@@ -248,11 +311,20 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
                         ", not both");
   } else if (run != nullptr) {
     ParseCommands(ctx, *run, &step);
+    std::string text = run->value.IsScalar() ? Trim(run->value.Scalar()) : "";
+    if (IsBareDagName(text)) {
+      out->run_call = text;
+      out->run_field = *run;
+    } else {
+      ctx.evidence().NoteUpstream("a step run: with a command (line " +
+                                  std::to_string(PositionOf(run->value).first) + ")");
+    }
   } else {
     if (command != nullptr) ParseCommands(ctx, *command, &step);
     if (script != nullptr && ctx.String(*script, &step.script) && Trim(step.script).empty()) {
       ctx.Error(*script, "the script is empty");
     }
+    if (ctx.crlf()) step.script = RestoreCr(step.script);
   }
   ParseStepExecutor(ctx, fields, &step);
   if (run == nullptr && command == nullptr && script == nullptr && step.executor_type.empty() && !HasCall(fields)) {
@@ -278,9 +350,10 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
     ctx.String(*x, &step.working_dir);
     step.working_dir = Trim(step.working_dir);
   }
-  if (const Field* x = fields.Get("output")) ParseOutput(ctx, *x, &step.output);
+  if (const Field* x = fields.Get("output")) ParseOutput(ctx, *x, &step);
   if (const Field* x = fields.Get("stdout")) ctx.String(*x, &step.stdout_file);
   if (const Field* x = fields.Get("stderr")) ctx.String(*x, &step.stderr_file);
+  if (const Field* x = fields.Get("log_output")) ParseLogOutput(ctx, *x, &step.log_output);
   if (!step.stdout_file.empty() && step.stdout_file == step.stderr_file) {
     ctx.Error(*fields.Get("stderr"), "stdout and stderr name the same file " + Quote(step.stdout_file));
   }
@@ -292,6 +365,9 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   if (const Field* x = fields.Get("precondition")) ParseConditions(ctx, *x, &step.preconditions);
   if (const Field* x = fields.Get("signal_on_stop")) ParseSignal(ctx, *x, &step.signal_on_stop);
   if (const Field* x = fields.Get("mail_on_error")) ctx.Bool(*x, &step.mail_on_error);
+  if (const Field* x = fields.Get("worker_selector"); x != nullptr && step.executor_type.empty()) {
+    ctx.Error(*x, "executor type \"\" does not support workerSelector field");  // as Dagu 1.30.2
+  }
   ParseCallFields(ctx, fields, out);
 }
 
@@ -381,7 +457,24 @@ void ParseSteps(ParseContext& ctx, const Field& f, std::vector<ParsedStep>* out,
   }
 }
 
-void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out) {
+bool IsBareDagName(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '.' || c == '-';
+  });
+}
+
+void ResolveRunCall(ParseContext& ctx, const ParsedStep& parsed, Step* step) {
+  if (parsed.run_call.empty()) return;
+  step->commands.clear();
+  step->script.clear();
+  step->call = parsed.run_call;
+  step->executor_type = step->parallel.enabled ? "parallel" : "dag";  // as Dagu 1.30.2 records a call
+  ParseContext::StepScope scope(&ctx);
+  ctx.Warning(parsed.run_field, "Step field 'run' is deprecated, use 'call' instead");
+}
+
+void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out,
+                    std::vector<std::pair<Step*, ParsedStep>>* parsed_out) {
   Fields fields;
   if (!ctx.Map(f, HandlerOnKeys(), &fields)) return;
   struct Slot {
@@ -404,7 +497,8 @@ void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out) {
       ctx.WarningAt(parsed.depends.front().value, x->path + ".depends", "ignored: handlers run after all steps");
     }
     parsed.step.name = slot.step_name;
-    *slot.target = std::move(parsed.step);
+    *slot.target = parsed.step;
+    if (parsed_out != nullptr) parsed_out->emplace_back(&**slot.target, std::move(parsed));
   }
 }
 

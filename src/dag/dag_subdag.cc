@@ -9,6 +9,7 @@
 #include <cctype>
 #include <set>
 
+#include "dag/call_params.h"
 #include "dag/dag_keys.h"
 #include "dag/dag_names.h"
 #include "dag/dag_parse.h"
@@ -204,14 +205,17 @@ void ParseCallFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
       }
     }
   }
+  // A 1.30.2 `run: <name>` (out->run_call) becomes the call once the file's
+  // dialect is known (ResolveRunCall); its params and parallel are read now.
+  const bool calls = !step.call.empty() || !out->run_call.empty();
   const Field* params = fields.Get("params");
   if (params != nullptr) {
     ParseCallParams(ctx, *params, &step.call_params);
-    if (step.call.empty()) ctx.Warning(*params, "ignored: step params are only passed to a call: (sub-DAG) step");
+    if (!calls) ctx.Warning(*params, "ignored: step params are only passed to a call: (sub-DAG) step");
   }
   const Field* parallel = fields.Get("parallel");
   if (parallel != nullptr) {
-    if (step.call.empty()) {
+    if (!calls) {
       ctx.Error(*parallel, "parallel execution is only supported for child-DAGs (give call: <dag>)");
     } else {
       ParseParallel(ctx, *parallel, &step.parallel);
@@ -251,10 +255,10 @@ void LoadLocalDags(ParseContext& ctx, std::string_view text, const std::string& 
     bool keep = true;
     if (!named) {
       ctx.ErrorAt(doc, "", "DAG at index " + std::to_string(i - first) +
-                               " must have a name in a multi-DAG file (add name: to the document after ---)");
+                               " must have a name in multi-DAG file");  // 1.30.2's words
       keep = false;
     } else if (!names.insert(local.name).second) {
-      ctx.ErrorAt(doc["name"], "name", "duplicate DAG name " + Quote(local.name) + " found in the file", local.name);
+      ctx.ErrorAt(doc["name"], "name", "duplicate DAG name " + Quote(local.name) + " found", local.name);
       keep = false;
     }
     // Positions above are within the document; make them positions in the file.
@@ -270,35 +274,6 @@ void LoadLocalDags(ParseContext& ctx, std::string_view text, const std::string& 
 }  // namespace dagu::dag_internal
 
 namespace dagu {
-
-std::string GoQuote(std::string_view s) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\v': out += "\\v"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += "\\x";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xf];
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
 
 std::string CallParamsText(const std::vector<CallParam>& params) {
   std::string out;

@@ -75,7 +75,7 @@ TEST(DagValidationTest, UnsupportedKeysAreErrorsIgnoredKeysWarnings) {
   Loaded bad = LoadYaml("container: {image: alpine}\nsteps: [{run: x}]\n");
   EXPECT_ONE_ERROR(bad, "container: not supported: docker containers", 1, 1);
 
-  Loaded ok = LoadYaml("waitMail: {to: a@b}\nsteps: [{run: x}]\n");
+  Loaded ok = LoadYaml("waitMail: {to: a@b}\nsteps: [{command: x}]\n");
   EXPECT_LOADS(ok);
   ASSERT_EQ(ok.Warnings().size(), 1u) << ok.Dump();
   EXPECT_NE(ok.Warnings()[0].ToString().find("warning: waitMail: ignored: there are no human-approval waits"),
@@ -111,14 +111,17 @@ TEST(DagValidationTest, TagsMapIsRejected) {
 }
 
 TEST(DagValidationTest, NegativeSeconds) {
-  EXPECT_ONE_ERROR(LoadYaml("timeout_sec: -1\nsteps: [{run: x}]\n"), "timeout_sec: must be >= 0, got -1", 1, 14);
+  // Only a step's timeout must be >= 0 (as in 1.30.2); negative DAG-level
+  // seconds mean none.
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    timeout_sec: -5\n"), "steps[0].timeout_sec: must be >= 0", 3, 18);
-  EXPECT_ONE_ERROR(LoadYaml("delaySec: -2\nsteps: [{run: x}]\n"), "delaySec: must be >= 0", 1, 11);
+  Loaded l = LoadYaml("timeout_sec: -1\ndelaySec: -2\nmaxCleanUpTimeSec: 2.7\nsteps: [{run: x}]\n");
+  EXPECT_LOADS(l);
+  EXPECT_EQ(l.dag.timeout.count(), 0);
+  EXPECT_EQ(l.dag.max_clean_up_time, std::chrono::seconds(2));  // a float is truncated
 }
 
 TEST(DagValidationTest, IntRanges) {
-  EXPECT_ONE_ERROR(LoadYaml("max_active_steps: -1\nsteps: [{run: x}]\n"), "max_active_steps: must be >= 0", 1, 19);
-  EXPECT_ONE_ERROR(LoadYaml("max_active_runs: -2\nsteps: [{run: x}]\n"), "max_active_runs: must be >= -1", 1, 18);
+  EXPECT_LOADS(LoadYaml("max_active_steps: -1\nmax_active_runs: -2\nsteps: [{run: x}]\n"));  // as 1.30.2
   EXPECT_ONE_ERROR(LoadYaml("max_active_runs: many\nsteps: [{run: x}]\n"), "expected an integer, got a string", 1,
                    18);
 }
@@ -290,8 +293,10 @@ TEST(DagValidationTest, DependsMustBeNames) {
                    14);
 }
 
-TEST(DagValidationTest, CyclicDepends) {
-  Loaded l = LoadYaml(R"(steps:
+TEST(DagValidationTest, CyclicDependsInAnUpstreamFile) {
+  Loaded l = LoadYaml(R"(type: graph
+working_dir: /tmp
+steps:
   - name: a
     run: x
     depends: c
@@ -307,14 +312,24 @@ TEST(DagValidationTest, CyclicDepends) {
   ASSERT_EQ(l.Errors().size(), 1u) << l.Dump();
   EXPECT_NE(l.Errors()[0].message.find("cyclic dependency: \"a\" -> \"c\" -> \"b\" -> \"a\""), std::string::npos)
       << l.Dump();
-  EXPECT_EQ(l.Errors()[0].line, 4);
+  EXPECT_EQ(l.Errors()[0].line, 6);
 }
 
 TEST(DagValidationTest, CycleThroughChainOrder) {
   // In a chain, b depends on a implicitly; a depending on b closes a cycle.
-  Loaded l = LoadYaml("type: chain\nsteps:\n  - name: a\n    run: x\n    depends: b\n  - name: b\n    run: y\n");
+  Loaded l = LoadYaml("type: chain\nsteps:\n  - name: a\n    run: echo x\n    depends: b\n  - name: b\n    run: y\n");
   ASSERT_EQ(l.Errors().size(), 1u) << l.Dump();
   EXPECT_NE(l.Errors()[0].message.find("cyclic dependency"), std::string::npos);
+}
+
+TEST(DagValidationTest, CycleInADagu130FileIsAWarning) {
+  // Dagu 1.30.2 accepts a cycle at load and refuses to run it.
+  Loaded l = LoadYaml("steps:\n  - name: a\n    command: x\n    depends: b\n  - name: b\n    command: y\n");
+  EXPECT_LOADS(l);
+  ASSERT_EQ(l.Warnings().size(), 1u) << l.Dump();
+  EXPECT_NE(l.Warnings()[0].message.find("cyclic dependency"), std::string::npos);
+  EXPECT_FALSE(CheckRunnable(l.dag).ok());
+  EXPECT_EQ(CheckRunnable(l.dag).message(), "failed to setup execution plan: cyclic plan detected");
 }
 
 // --- policies ---
@@ -330,8 +345,13 @@ TEST(DagValidationTest, RetryPolicyNeedsLimitAndInterval) {
 TEST(DagValidationTest, RetryPolicyBadValues) {
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    retry_policy: {limit: 1, interval_sec: 1, backoff: 0.5}\n"),
                    "backoff must be true, false or a number greater than 1", 3, 56);
-  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    retry_policy: {limit: \"${N}\", interval_sec: 1}\n"),
-                   "variables are not supported here", 3, 27);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    retry_policy: {limit: \"many\", interval_sec: 1}\n"),
+                   "expected a whole number, got \"many\"", 3, 27);
+  // With a variable, the value is resolved when the step starts.
+  Loaded vars = LoadYaml("steps:\n  - run: x\n    retry_policy: {limit: \"${N}\", interval_sec: \"${I}\"}\n");
+  EXPECT_LOADS(vars);
+  EXPECT_EQ(vars.dag.steps[0].retry_policy.limit_text, "${N}");
+  EXPECT_EQ(vars.dag.steps[0].retry_policy.interval_text, "${I}");
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    retry_policy: {limit: 1, interval_sec: 1, exit_code: [one]}\n"),
                    "expected an integer (exit code)", 3, 59);
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    retry_policy: 3\n"), "expected a mapping (retry_policy keys)", 3,
@@ -388,8 +408,8 @@ TEST(DagValidationTest, StdoutAndStderrSameFile) {
 }
 
 TEST(DagValidationTest, OutputMustBeAVariableName) {
-  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    output: my var\n"),
-                   "output must be a variable name (letters, digits, '_'), got \"my var\"", 3, 13);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    output: $\n"), "output must be a variable name, got \"$\"", 3, 13);
+  EXPECT_LOADS(LoadYaml("steps:\n  - run: x\n    output: 1ODD\n"));  // 1.30.2 takes any name
 }
 
 // --- handlers, params, env ---
@@ -417,7 +437,12 @@ TEST(DagValidationTest, ParamsErrors) {
   EXPECT_ONE_ERROR(LoadYaml("params: 'A=\"open'\nsteps: [{run: x}]\n"), "unterminated double quote", 1, 9);
   EXPECT_ONE_ERROR(LoadYaml("params: {schema: ./s.json, values: {A: 1}}\nsteps: [{run: x}]\n"),
                    "params with a JSON schema", 1, 9);
-  EXPECT_ONE_ERROR(LoadYaml("params:\n  - A: [1, 2]\nsteps: [{run: x}]\n"), "expected a string value", 2, 8);
+  // A list or mapping value is taken as Go prints it, as 1.30.2 does.
+  Loaded nested = LoadYaml("params:\n  - A: [1, 2]\n  - B: {y: 2, x: 1}\nsteps: [{run: x}]\n");
+  EXPECT_LOADS(nested);
+  EXPECT_EQ(nested.dag.params[0].second, "[1 2]");
+  EXPECT_EQ(nested.dag.params[1].second, "map[x:1 y:2]");
+  EXPECT_ONE_ERROR(LoadYaml("dotenv: 5\nsteps: [{run: x}]\n"), "dotenv must be a string or a list of strings", 1, 9);
 }
 
 TEST(DagValidationTest, EnvErrors) {
@@ -453,7 +478,7 @@ TEST(DagValidationTest, HandlerDependsIsIgnoredWithAWarning) {
 
 TEST(DagValidationTest, MetadataOnlyLoadTurnsStepErrorsIntoWarnings) {
   const std::string yaml =
-      "schedule: \"0 * * * *\"\nsteps:\n  - run: x\n    working_dirr: /tmp\n    depends: nope\n";
+      "schedule: \"0 * * * *\"\nsteps:\n  - command: x\n    working_dirr: /tmp\n    depends: nope\n";
   Loaded full = LoadYaml(yaml);
   EXPECT_EQ(full.Errors().size(), 2u) << full.Dump();
 
@@ -469,7 +494,7 @@ TEST(DagValidationTest, MetadataOnlyLoadTurnsStepErrorsIntoWarnings) {
 }
 
 TEST(DagValidationTest, ExtraDocumentsAreLocalDags) {
-  Loaded l = LoadYaml("steps: [{run: x}]\n---\nname: child\nsteps: [{run: y}]\n");
+  Loaded l = LoadYaml("steps: [{command: x}]\n---\nname: child\nsteps: [{command: y}]\n");
   EXPECT_LOADS(l);
   EXPECT_TRUE(l.Warnings().empty()) << l.Dump();
   ASSERT_EQ(l.dag.local_dags.size(), 1u);

@@ -1,8 +1,12 @@
 // Values shared by the DAG and its steps: schedules, params, env,
 // preconditions, shells, tags.
 #include <algorithm>
+#include <map>
 #include <cctype>
 
+#include <nlohmann/json.hpp>
+
+#include "core/go_format.h"
 #include "cron/cron_schedule.h"
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
@@ -34,17 +38,34 @@ void ParseCronList(ParseContext& ctx, const Field& f, const date::time_zone* zon
   }
 }
 
-// A scalar as an env/param value: strings, numbers and booleans as written.
-bool ScalarValue(ParseContext& ctx, const Field& f, std::string* out) {
-  if (KindOf(f.value) == ScalarKind::kNull) {
-    out->clear();
-    return true;
+// A YAML value as Go's %v prints what it decodes: lists "[a b]", mappings
+// "map[k:v]" (keys sorted), scalars as written.
+std::string GoFormatYaml(const YAML::Node& node) {
+  if (node.IsSequence()) {
+    std::string out = "[";
+    for (size_t i = 0; i < node.size(); ++i) out += (i ? " " : "") + GoFormatYaml(node[i]);
+    return out + "]";
   }
-  if (!f.value.IsScalar()) {
-    ctx.Error(f, "expected a string value, got " + Describe(f.value));
-    return false;
+  if (node.IsMap()) {
+    std::map<std::string, std::string> sorted;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      sorted[it->first.IsScalar() ? it->first.Scalar() : GoFormatYaml(it->first)] = GoFormatYaml(it->second);
+    }
+    std::string out = "map[";
+    bool first = true;
+    for (const auto& [k, v] : sorted) {
+      out += (first ? "" : " ") + k + ":" + v;
+      first = false;
+    }
+    return out + "]";
   }
-  *out = f.value.Scalar();
+  return KindOf(node) == ScalarKind::kNull ? "" : node.Scalar();
+}
+
+// An env/param value: scalars as written; a list or mapping as Go prints it
+// (Dagu 1.30.2 accepts them).
+bool ScalarValue(ParseContext&, const Field& f, std::string* out) {
+  *out = GoFormatYaml(f.value);
   return true;
 }
 
@@ -66,6 +87,28 @@ bool ReadQuoted(const std::string& text, size_t* i, std::string* out) {
   if (j >= text.size()) return false;
   *out = quote == '`' ? "`" + value + "`" : value;
   *i = j + 1;
+  return true;
+}
+
+// A params string holding a JSON object or list (as Dagu 1.30.2 reads it):
+// an object's keys, sorted, are named params; a list's scalars positional
+// ones and its objects' keys named ones; values print as Go prints them.
+bool JsonParams(const std::string& text, EnvList* out) {
+  std::string t = Trim(text);
+  if (t.empty() || (t[0] != '{' && t[0] != '[')) return false;
+  nlohmann::json j = nlohmann::json::parse(t, nullptr, false);
+  if (j.is_discarded()) return false;
+  auto add_object = [out](const nlohmann::json& obj) {
+    for (const auto& [k, v] : obj.items()) out->emplace_back(k, GoFormatJson(v));
+  };
+  if (j.is_object()) {
+    add_object(j);
+  } else {
+    for (const auto& item : j) {
+      if (item.is_object()) add_object(item);
+      else out->emplace_back("", GoFormatJson(item));
+    }
+  }
   return true;
 }
 
@@ -157,7 +200,7 @@ void ParseParams(ParseContext& ctx, const Field& f, EnvList* out) {
       ctx.Error(f, "params must be a string, a list or a mapping, got " + Describe(f.value));
       return;
     }
-    tokenize(f);
+    if (!JsonParams(f.value.Scalar(), &raw)) tokenize(f);
   } else if (f.value.IsMap()) {
     const YAML::Node& map = f.value;  // const: lookups must not insert
     if (map["schema"].IsDefined()) {
@@ -300,6 +343,18 @@ void ParseShell(ParseContext& ctx, const Field& f, std::string* shell, std::vect
   if (words.empty()) return;
   *shell = words[0];
   args->assign(words.begin() + 1, words.end());
+}
+
+void ParseLogOutput(ParseContext& ctx, const Field& f, std::string* out) {
+  std::string text;
+  if (!ctx.String(f, &text)) return;
+  std::string mode = Lower(Trim(text));
+  if (mode.empty()) return;
+  if (mode != "separate" && mode != "merged") {
+    ctx.Error(f, "invalid logOutput value: " + Quote(text) + " (must be 'separate' or 'merged')");
+    return;
+  }
+  *out = mode;
 }
 
 void ParseTags(ParseContext& ctx, const Field& f, std::vector<std::string>* out) {

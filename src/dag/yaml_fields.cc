@@ -48,6 +48,20 @@ bool ParseInteger(const std::string& text, int64_t* out) {
 
 }  // namespace
 
+std::string CamelCase(std::string_view snake) {
+  std::string out;
+  bool upper = false;
+  for (char c : snake) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return out;
+}
+
 std::string FoldKey(std::string_view key) {
   std::string out;
   for (char c : key) {
@@ -244,6 +258,7 @@ bool ParseContext::Map(const Field& at, const KeyTable& table, Fields* out, cons
   for (const KeySpec& spec : table.keys) {
     by_fold[FoldKey(spec.name)] = &spec;
     for (const char* alias : spec.aliases) by_fold[FoldKey(alias)] = &spec;
+    for (const char* alias : spec.upstream_aliases) by_fold[FoldKey(alias)] = &spec;
   }
   std::map<std::string, const Field*> seen;  // canonical -> first field
   std::vector<Field> accepted;
@@ -257,6 +272,15 @@ bool ParseContext::Map(const Field& at, const KeyTable& table, Fields* out, cons
     }
     const KeySpec& spec = *found->second;
     f.name = spec.name;
+    NoteSpelling(spec, f);
+    if (table.exact_camel && f.spelled.find('_') == std::string::npos && f.spelled != CamelCase(spec.name) &&
+        std::none_of(spec.aliases.begin(), spec.aliases.end(), [&](const char* a) { return f.spelled == a; })) {
+      ErrorAt(f.key, f.path,
+              "unknown " + std::string(table.what) + " key " + Quote(f.spelled) + "; these keys are case-sensitive: use " +
+                  Quote(CamelCase(spec.name)),
+              f.spelled);
+      continue;
+    }
     auto [it, inserted] = seen.emplace(spec.name, &f);
     if (!inserted) {
       if (merged) continue;  // an explicit key overrides a merged one
@@ -283,6 +307,22 @@ bool ParseContext::Map(const Field& at, const KeyTable& table, Fields* out, cons
   }
   out->all = std::move(accepted);
   return true;
+}
+
+void ParseContext::NoteSpelling(const KeySpec& spec, const Field& f) {
+  bool upstream_alias = false;
+  for (const char* alias : spec.upstream_aliases) upstream_alias = upstream_alias || FoldKey(alias) == FoldKey(f.spelled);
+  if (spec.upstream_only || upstream_alias) evidence_.upstream_keys.push_back({f.key, f.path, f.spelled});
+  const std::string canonical = spec.name;
+  if (canonical.find('_') == std::string::npos || FoldKey(f.spelled) != FoldKey(canonical)) return;
+  const std::string where = Quote(f.spelled) + " (line " + std::to_string(PositionOf(f.key).first) + ")";
+  DialectEvidence::Spelling& s = evidence_.multi_word[canonical];
+  if (f.spelled.find('_') != std::string::npos) {
+    if (s.snake.empty()) s.snake = where;
+    evidence_.NoteUpstream("the snake_case key " + where);
+  } else if (s.camel.empty()) {
+    s.camel = where;
+  }
 }
 
 void ParseContext::UnknownKey(const Field& key, const KeyTable& table, const KeyTable* other) {
@@ -318,12 +358,15 @@ void ParseContext::UnknownKey(const Field& key, const KeyTable& table, const Key
 }
 
 bool ParseContext::String(const Field& f, std::string* out) {
-  if (KindOf(f.value) == ScalarKind::kNull) {
+  ScalarKind kind = KindOf(f.value);
+  if (kind == ScalarKind::kNull) {
     out->clear();
     return true;
   }
-  if (!f.value.IsScalar()) {
-    Error(f, std::string("expected a string, got ") + TypeName(f.value));
+  // Strict, as Dagu 1.30.2 decodes a string field: 5 or true is no string.
+  if (kind != ScalarKind::kString) {
+    Error(f, std::string("expected a string, got ") + TypeName(f.value) +
+                 (f.value.IsScalar() ? " " + Quote(f.value.Scalar()) : ""));
     return false;
   }
   *out = f.value.Scalar();
@@ -368,11 +411,21 @@ bool ParseContext::Int(const Field& f, int64_t min, int64_t max, int64_t* out) {
   return true;
 }
 
-bool ParseContext::Seconds(const Field& f, std::chrono::nanoseconds* out) {
+bool ParseContext::Seconds(const Field& f, std::chrono::nanoseconds* out, bool allow_negative) {
   int64_t v = 0;
-  // Up to ~292 years fits in nanoseconds.
-  if (!Int(f, 0, INT64_C(9'000'000'000), &v)) return false;
-  *out = std::chrono::seconds(v);
+  if (KindOf(f.value) == ScalarKind::kFloat) {
+    // As Go decodes a float into an int field: truncated.
+    double d = std::strtod(f.value.Scalar().c_str(), nullptr);
+    if (d < 0 && !allow_negative) {
+      Error(f, "must be >= 0, got " + Quote(f.value.Scalar()));
+      return false;
+    }
+    v = static_cast<int64_t>(std::max(-9e9, std::min(9e9, d)));
+  } else if (!Int(f, allow_negative ? INT64_C(-9'000'000'000) : 0, INT64_C(9'000'000'000), &v)) {
+    // Up to ~292 years fits in nanoseconds.
+    return false;
+  }
+  *out = std::chrono::seconds(std::max<int64_t>(v, 0));  // a negative value means none
   return true;
 }
 

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,33 @@ struct KeySpec {
   std::vector<const char*> aliases;   // other names (camelCase needs none: folding covers it)
   KeySupport support = KeySupport::kSupported;
   const char* note = "";              // why ignored/unsupported, or what to use instead
+  // A key Dagu 1.30.2 does not have (only the upstream dialect does): a file
+  // read as 1.30.2 that uses it gets the error 1.30.2 gives (unknown key).
+  bool upstream_only = false;
+  // Aliases only the upstream dialect has (as upstream_only, for them).
+  std::vector<const char*> upstream_aliases = {};
+};
+
+// What the dialect of a file is decided from (docs/dag-format.md, "Which
+// dialect a file is read in"): the upstream-only forms it shows, and how it
+// spells multi-word keys.
+struct DialectEvidence {
+  std::string upstream_form;  // the first upstream-only form, e.g. `snake_case key "working_dir" (line 3)`
+  struct Spelling {
+    std::string snake;  // first snake_case spelling with its line, "" if none
+    std::string camel;  // first other spelling with its line, "" if none
+  };
+  std::map<std::string, Spelling> multi_word;  // canonical key -> spellings seen
+  // Upstream-only keys used in the file (errors when it is read as 1.30.2).
+  struct Use {
+    YAML::Node key;
+    std::string path;
+    std::string spelled;
+  };
+  std::vector<Use> upstream_keys;
+  void NoteUpstream(const std::string& what) {
+    if (upstream_form.empty()) upstream_form = what;
+  }
 };
 
 struct KeyTable {
@@ -38,7 +66,14 @@ struct KeyTable {
   std::vector<KeySpec> keys;
   // Keys that are no field here but deserve a pointer: {folded key, hint}.
   std::vector<std::pair<const char*, const char*>> hints;
+  // Dagu 1.30.2 matches this mapping's keys exactly (it parses them by hand):
+  // a spelling without '_' must be the camelCase one ("exitCode", not
+  // "exitcode"). snake_case spellings are the upstream dialect's.
+  bool exact_camel = false;
 };
+
+// "exit_code" -> "exitCode".
+std::string CamelCase(std::string_view snake);
 
 // "timeoutSec", "timeout_sec", "TIMEOUT_SEC" -> "timeoutsec".
 std::string FoldKey(std::string_view key);
@@ -79,6 +114,12 @@ class ParseContext {
   ParseContext(std::string file, std::vector<DagError>* out, bool metadata_only);
 
   const std::string& file() const { return file_; }
+  // What the keys read so far say about the file's dialect.
+  DialectEvidence& evidence() { return evidence_; }
+  // The file ends its lines with CRLF: multi-line values keep the CR of their
+  // inner lines, as Dagu 1.30.2's YAML reader does (yaml-cpp drops it).
+  void set_crlf(bool crlf) { crlf_ = crlf; }
+  bool crlf() const { return crlf_; }
 
   // Inside a StepScope, errors of a metadata-only load become warnings.
   class StepScope {
@@ -111,10 +152,12 @@ class ParseContext {
 
   // Typed readers: false (after reporting) when the value has the wrong type.
   // A null value reads as empty / false / 0 and returns true.
-  bool String(const Field& f, std::string* out);          // any scalar, as written
+  bool String(const Field& f, std::string* out);          // a YAML string (not 5, not true)
   bool Bool(const Field& f, bool* out);                   // true / false only
   bool Int(const Field& f, int64_t min, int64_t max, int64_t* out);
-  bool Seconds(const Field& f, std::chrono::nanoseconds* out);  // int >= 0, in seconds
+  // Whole seconds (a float is truncated, as Go decodes it); a negative value
+  // is an error unless `allow_negative`, which reads it as 0.
+  bool Seconds(const Field& f, std::chrono::nanoseconds* out, bool allow_negative = false);
   // A scalar or a list of scalars. `*empty_list` (if given) says "[]" was written.
   bool StringList(const Field& f, std::vector<std::string>* out, bool* empty_list = nullptr);
   // An int or a list of ints (quoted digits accepted, as Dagu does for exit codes).
@@ -124,9 +167,12 @@ class ParseContext {
   DagError Make(const YAML::Node& node, const std::string& path, std::string message, std::string value,
                 DagError::Severity severity) const;
   void UnknownKey(const Field& key, const KeyTable& table, const KeyTable* other);
+  void NoteSpelling(const KeySpec& spec, const Field& f);
   void CollectEntries(const YAML::Node& node, const std::string& path, bool merged, std::vector<Field>* out);
 
   std::string file_;
+  DialectEvidence evidence_;
+  bool crlf_ = false;
   std::vector<DagError>* out_;
   bool metadata_only_;
   int step_depth_ = 0;

@@ -243,7 +243,10 @@ class ShellStep final : public RunningStep {
       }
       result.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
       result.term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-      if (result.exit_code != 0) break;
+      if (result.exit_code != 0) {
+        if (argvs.size() > 1) result.failed_command = static_cast<int>(&argv - argvs.data()) + 1;
+        break;
+      }
     }
     if (!script_path.empty()) ::unlink(script_path.c_str());
     result.stderr_tail = stderr_tail.size() > 1024 ? stderr_tail.substr(stderr_tail.size() - 1024) : stderr_tail;
@@ -284,7 +287,25 @@ class ShellStep final : public RunningStep {
       std::vector<std::string> argv{"/bin/sh", "-c", inv_.commands[0] + " \"$0\"", path};
       return argv;
     }
-    if (inv_.script.rfind("#!", 0) == 0 && !inv_.step_shell) return {path};
+    if (inv_.script.rfind("#!", 0) == 0 && !inv_.step_shell) {
+      // The shebang's interpreter, found in PATH when it has no directory
+      // (`#!env perl`), with its arguments, then the script.
+      std::string line = inv_.script.substr(2, inv_.script.find('\n') - 2);
+      std::vector<std::string> argv;
+      std::string word;
+      for (char c : line + " ") {
+        if (c == ' ' || c == '\t' || c == '\r') {
+          if (!word.empty()) argv.push_back(word);
+          word.clear();
+        } else {
+          word += c;
+        }
+      }
+      if (!argv.empty()) {
+        argv.push_back(path);
+        return argv;
+      }
+    }
     auto argv = ShellPrefix(inv_);
     argv.push_back(path);
     return argv;

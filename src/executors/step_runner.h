@@ -88,6 +88,9 @@ struct StepResult {
   bool deadline_exceeded = false;
   // exit_code 0, but the step ends partially succeeded (a child run ended so).
   bool partially_succeeded = false;
+  // A step of several command lines: the 1-based number of the one that
+  // failed (0 = none failed, or a single command).
+  int failed_command = 0;
 };
 
 // One step in progress. Wait() is called once, from the executor's worker

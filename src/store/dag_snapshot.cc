@@ -58,6 +58,8 @@ Json RetryToJson(const RetryPolicy& r) {
   Json j = Json::object();
   j["limit"] = r.limit;
   j["interval"] = Ns(r.interval);
+  if (!r.limit_text.empty()) j["limitStr"] = r.limit_text;
+  if (!r.interval_text.empty()) j["intervalSecStr"] = r.interval_text;
   if (!r.exit_codes.empty()) j["exitCode"] = r.exit_codes;
   if (r.backoff != 0) j["backoff"] = r.backoff;
   if (r.max_interval.count() != 0) j["maxInterval"] = Ns(r.max_interval);
@@ -123,6 +125,8 @@ void ReadRetry(JsonFields& f, RetryPolicy* r) {
   JsonFields p(*obj, "retryPolicy");
   p.Int("limit", &r->limit);
   ReadDuration(p, "interval", &r->interval);
+  p.Str("limitStr", &r->limit_text);
+  p.Str("intervalSecStr", &r->interval_text);
   p.IntList("exitCode", &r->exit_codes);
   p.Double("backoff", &r->backoff);
   ReadDuration(p, "maxInterval", &r->max_interval);
@@ -264,11 +268,16 @@ Json StepToSnapshot(const Step& step) {
   PutIfSet(j, "script", step.script);
   PutIfSet(j, "stdout", step.stdout_file);
   PutIfSet(j, "stderr", step.stderr_file);
+  PutIfSet(j, "logOutput", step.log_output);
   PutIfSet(j, "output", step.output);
+  PutIfSet(j, "outputKey", step.output_key);
+  if (step.output_omit) j["outputOmit"] = true;
   if (!step.depends.empty()) j["depends"] = step.depends;
   Json cont = ContinueOnToJson(step.continue_on);
   if (!cont.empty()) j["continueOn"] = cont;
-  if (step.retry_policy.limit > 0) j["retryPolicy"] = RetryToJson(step.retry_policy);
+  if (step.retry_policy.limit > 0 || !step.retry_policy.limit_text.empty()) {
+    j["retryPolicy"] = RetryToJson(step.retry_policy);
+  }
   if (step.repeat_policy.enabled) j["repeatPolicy"] = RepeatToJson(step.repeat_policy);
   if (!step.preconditions.empty()) j["preconditions"] = ConditionsToJson(step.preconditions);
   PutIfSet(j, "signalOnStop", step.signal_on_stop);
@@ -303,6 +312,7 @@ Json DagToSnapshot(const Dag& dag, const SnapshotOptions& options) {
   if (dag.skip_if_successful) j["skipIfSuccessful"] = true;
   if (!dag.env.empty()) j["env"] = EnvToJson(dag.env);
   PutIfSet(j, "logDir", dag.log_dir);
+  if (dag.log_output == "merged") j["logOutput"] = dag.log_output;
   j["logOutput"] = "separate";
   std::string defaults;
   for (const auto& [k, v] : dag.params) {
@@ -374,7 +384,10 @@ Status SnapshotToStep(const Json& snapshot, Step* step) {
   f.Str("script", &step->script);
   f.Str("stdout", &step->stdout_file);
   f.Str("stderr", &step->stderr_file);
+  f.Str("logOutput", &step->log_output);
   f.Str("output", &step->output);
+  f.Str("outputKey", &step->output_key);
+  f.Bool("outputOmit", &step->output_omit);
   f.StrList("depends", &step->depends);
   ReadContinueOn(f, &step->continue_on);
   ReadRetry(f, &step->retry_policy);
@@ -417,6 +430,8 @@ Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
   f.StrList("env", &env);
   dag->env = EnvFromList(env);
   f.Str("logDir", &dag->log_dir);
+  f.Str("logOutput", &dag->log_output);
+  if (dag->log_output.empty()) dag->log_output = "separate";
   std::vector<std::string> param_items;
   f.StrList("params", &param_items);
   *params = ParamsFromList(param_items);

@@ -409,7 +409,15 @@ bool RunStore::CancelRequested(const AttemptDir& attempt) {
 }
 
 Status RunStore::WriteOutputs(const AttemptDir& attempt, const Json& outputs) {
-  return fs_->WriteFileAtomic(attempt.OutputsPath(), outputs.dump(2) + "\n", 0600);
+  // As Go's json.MarshalIndent writes it: <, > and & escaped, no final newline.
+  std::string text;
+  for (char c : outputs.dump(2)) {
+    if (c == '<') text += "\\u003c";
+    else if (c == '>') text += "\\u003e";
+    else if (c == '&') text += "\\u0026";
+    else text += c;
+  }
+  return fs_->WriteFileAtomic(attempt.OutputsPath(), text, 0600);
 }
 
 }  // namespace dagu

@@ -95,7 +95,7 @@ TEST_F(SchedulingFixture, StopSignalIsForwardedOnlyToPropagatingRuns) {
 // The scheduler reaps the runs it started: no zombie children pile up.
 TEST_F(SchedulingFixture, FinishedRunsLeaveNoZombieChildren) {
   std::string path =
-      home_.WriteDag("quick", Sequential({"true"}, "max_active_runs: 5\n"));
+      home_.WriteDag("quick", Sequential({"'true'"}, "max_active_runs: 5\n"));  // quoted: a YAML string
   for (int i = 0; i < 5; ++i) {
     ASSERT_EQ(Dagu("enqueue-" + std::to_string(i), {"enqueue", "--run-id=q" + std::to_string(i), path}), 0);
   }

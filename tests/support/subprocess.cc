@@ -29,6 +29,11 @@ Subprocess::~Subprocess() {
 
 bool Subprocess::Start(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                        const std::string& log_path) {
+  return Start(argv, env, log_path, "", "");
+}
+
+bool Subprocess::Start(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                       const std::string& log_path, const std::string& stderr_path, const std::string& cwd) {
   log_path_ = log_path;
   std::map<std::string, std::string> merged;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -50,6 +55,14 @@ bool Subprocess::Start(const std::vector<std::string>& argv, const std::map<std:
       ::dup2(fd, 2);
       ::close(fd);
     }
+    if (!stderr_path.empty()) {
+      int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (err >= 0) {
+        ::dup2(err, 2);
+        ::close(err);
+      }
+    }
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(127);
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
     std::vector<char*> args;

@@ -26,6 +26,10 @@ class Subprocess {
   // override) this process's environment. Output goes to `log_path`.
   bool Start(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
              const std::string& log_path);
+  // As Start, with stderr in a file of its own (`stderr_path`; "" = with
+  // stdout in `log_path`) and `cwd` as the working directory ("" = ours).
+  bool Start(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+             const std::string& log_path, const std::string& stderr_path, const std::string& cwd);
 
   pid_t pid() const { return pid_; }
   bool running();

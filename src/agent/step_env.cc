@@ -1,0 +1,139 @@
+#include "agent/step_env.h"
+
+#include <memory>
+
+#include "core/file_system.h"
+
+namespace dagu {
+namespace {
+
+// A value starting with "~/" (or just "~") is under the home directory.
+std::string ExpandTilde(const std::string& value, const VarList& env) {
+  if (value != "~" && value.rfind("~/", 0) != 0) return value;
+  auto home = env.Get("HOME");
+  return home ? *home + value.substr(1) : value;
+}
+
+}  // namespace
+
+StepEnv::StepEnv(const Dag& dag, const Params& params, std::string default_shell)
+    : dag_(dag), params_(params), default_shell_(std::move(default_shell)) {
+  if (default_shell_.empty()) default_shell_ = "sh";
+}
+
+std::string StepEnv::EvalValue(const std::string& text, const VarList& env, const std::string& dir,
+                               const CommandRunner& run) const {
+  std::string value = text;
+  if (value.find('`') != std::string::npos) {
+    const std::string shell = ShellFor(Step());
+    value = ReplaceBackticks(value, [&](const std::string& command) {
+      std::string out;
+      run(shell, command, env, dir, &out);
+      return out;
+    });
+  }
+  if (value.find('$') != std::string::npos) value = ShellExpand(value, env.Lookup());
+  return value;
+}
+
+std::string StepEnv::EvalCommand(const std::string& text, const OwnedVars& owned, const VarList& env,
+                                 const std::string& dir, const CommandRunner& run) const {
+  std::string value = Substitute(text, owned);
+  if (value.find('`') == std::string::npos) return value;
+  const std::string shell = ShellFor(Step());
+  return ReplaceBackticks(value, [&](const std::string& command) {
+    std::string out;
+    run(shell, command, env, dir, &out);
+    return out;
+  });
+}
+
+void StepEnv::BuildRunVars(const std::vector<std::pair<std::string, std::string>>& base, const CommandRunner& run) {
+  run_vars_ = VarList();
+  params_vars_ = VarList();
+  for (const auto& [k, v] : base) run_vars_.Set(k, v);
+  const std::string dir = dag_.working_dir;
+  // dotenv: .env first, then the listed files; relative to the working dir.
+  if (!dag_.dotenv_disabled) {
+    std::vector<std::string> files{".env"};
+    files.insert(files.end(), dag_.dotenv.begin(), dag_.dotenv.end());
+    for (const auto& f : files) {
+      std::string path = (f.empty() || f[0] == '/' || dir.empty()) ? f : JoinPath(dir, f);
+      std::string text;
+      if (!PosixFileSystem()->ReadFile(path, &text).ok()) continue;
+      for (const auto& [k, v] : ParseDotenv(text)) run_vars_.Set(k, v);
+    }
+  }
+  for (const auto& [k, v] : dag_.env) run_vars_.Set(k, ExpandTilde(EvalValue(v, run_vars_, dir, run), run_vars_));
+  vars_without_params_ = run_vars_;
+  Json params_json = Json::object();
+  for (const auto& [k, v] : params_) {
+    std::string value = EvalValue(v, run_vars_, dir, run);
+    run_vars_.Set(k, value);
+    params_vars_.Set(k, value);
+    params_json[k] = value;
+  }
+  if (!params_.empty()) run_vars_.Set("DAGU_PARAMS_JSON", params_json.dump());  // unset without params, as 1.30.2
+}
+
+VarList StepEnv::ForStep(const Step& step, const VarList& outputs, const Logs* logs, const std::string& run_status,
+                         const CommandRunner& run, const StepRefs& refs) const {
+  VarList env = run_vars_;
+  for (const auto& [k, v] : outputs.items()) env.Set(k, v);
+  const VarList before = env;  // step env entries do not see each other
+  const std::string dir = DagWorkingDir();
+  OwnedVars owned;
+  owned.maps = {params_vars_, outputs};
+  owned.steps = refs;
+  owned.env = before.Lookup();
+  for (const auto& [k, v] : step.env) {
+    env.Set(k, ExpandTilde(EvalValue(ExpandJsonReferences(v, owned), before, dir, run), before));
+  }
+  env.Set("DAG_RUN_STEP_NAME", step.name);
+  if (logs != nullptr) {
+    env.Set("DAG_RUN_STEP_STDOUT_FILE", logs->stdout_path);
+    env.Set("DAG_RUN_STEP_STDERR_FILE", logs->stderr_path);
+  }
+  if (!run_status.empty()) env.Set("DAG_RUN_STATUS", run_status);
+  return env;
+}
+
+OwnedVars StepEnv::Owned(const Step& step, const VarList& outputs, const VarList& env, StepRefs steps) const {
+  OwnedVars owned;
+  owned.maps.push_back(params_vars_);
+  owned.maps.push_back(outputs);
+  VarList step_env;
+  for (const auto& [k, v] : step.env) {
+    if (auto value = env.Get(k)) step_env.Set(k, *value);
+  }
+  owned.maps.push_back(std::move(step_env));
+  owned.steps = std::move(steps);
+  auto copy = std::make_shared<VarList>(env);
+  owned.env = [copy](std::string_view name) { return copy->Get(name); };
+  return owned;
+}
+
+std::string StepEnv::ShellFor(const Step& step) const {
+  if (!step.shell.empty()) return step.shell;
+  if (!dag_.shell.empty()) return dag_.shell;
+  return default_shell_;
+}
+
+std::vector<std::string> StepEnv::ShellArgsFor(const Step& step) const {
+  return !step.shell.empty() ? step.shell_args : dag_.shell_args;
+}
+
+std::string StepEnv::DagWorkingDir() const { return ExpandVars(dag_.working_dir, run_vars_.Lookup()); }
+
+std::string StepEnv::WorkingDirFor(const Step& step, const VarList& env) const {
+  std::string base = ExpandVars(dag_.working_dir, env.Lookup());
+  if (step.working_dir.empty()) return base;
+  std::string dir = ExpandVars(step.working_dir, env.Lookup());
+  if (!dir.empty() && dir[0] == '~') {
+    if (auto home = env.Get("HOME")) dir = *home + dir.substr(1);
+  }
+  if (!dir.empty() && dir[0] != '/' && !base.empty()) dir = JoinPath(base, dir);
+  return dir;
+}
+
+}  // namespace dagu
