@@ -20,6 +20,8 @@ PACKAGES=(
   python3 curl ca-certificates nodejs npm prometheus chromium
   # tests: the executors' real counterparts (SMTP server, OpenSSH server, keys and certificates)
   python3-aiosmtpd openssh-server openssh-client openssl
+  # tests: fuzzing (libFuzzer), the fault file system (FUSE), clock skew, namespaces
+  clang libfuse3-dev fuse3 faketime libfaketime iproute2 util-linux
 )
 
 # Every installed package name and every name an installed package provides.

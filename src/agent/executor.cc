@@ -10,6 +10,7 @@
 
 #include "core/file_system.h"
 #include "core/time_format.h"
+#include "core/json_text.h"
 
 namespace dagu {
 namespace {
@@ -255,7 +256,7 @@ void Executor::BuildBaseVars() {
     base_vars_.Set(k, value);
     params_json[k] = value;
   }
-  base_vars_.Set("DAGU_PARAMS_JSON", params_json.dump());
+  base_vars_.Set("DAGU_PARAMS_JSON", JsonText(params_json));
   (void)shell;
 }
 

@@ -9,6 +9,7 @@
 
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
+#include "core/json_text.h"
 
 namespace dagu {
 
@@ -115,7 +116,7 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step) {
   CheckType(ctx, *at, type);
   if (IsShellExecutorType(type)) return;
   step->executor_type = type;
-  if (has_config) step->executor_config_json = ToJson(config_at->value).dump();
+  if (has_config) step->executor_config_json = JsonText(ToJson(config_at->value));
 }
 
 }  // namespace dag_internal

@@ -6,6 +6,7 @@
 #include "dag/dag_names.h"
 #include "store/run_layout.h"
 #include "store/status_json.h"
+#include "core/json_text.h"
 
 namespace dagu {
 namespace {
@@ -257,7 +258,7 @@ Status RunStore::CreateAttempt(const RunDir& run, const Json* dag_json, AttemptD
   a.path = JoinPath(run.path, AttemptDirName(now, a.attempt_id));
   DAGU_RETURN_IF_ERROR(fs_->MakeDir(a.path, 0750).WithContext("cannot create attempt"));
   if (dag_json != nullptr) {
-    Status s = fs_->WriteFileAtomic(a.DagJsonPath(), dag_json->dump(), 0600);
+    Status s = fs_->WriteFileAtomic(a.DagJsonPath(), JsonText(*dag_json), 0600);
     if (!s.ok()) {
       fs_->RemoveAll(a.path);
       return s.WithContext("cannot write dag.json");
@@ -399,7 +400,7 @@ bool RunStore::CancelRequested(const AttemptDir& attempt) {
 }
 
 Status RunStore::WriteOutputs(const AttemptDir& attempt, const Json& outputs) {
-  return fs_->WriteFileAtomic(attempt.OutputsPath(), outputs.dump(2) + "\n", 0600);
+  return fs_->WriteFileAtomic(attempt.OutputsPath(), JsonText(outputs, 2) + "\n", 0600);
 }
 
 }  // namespace dagu
