@@ -91,10 +91,10 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step) {
   std::string type;
   const Field* at = type_field != nullptr ? type_field : legacy;
   const Field* config_at = config;
+  Fields inner;  // executor: {type, config}; config_at may point into it
   if (type_field != nullptr) {
     ReadType(ctx, *type_field, &type);
   } else if (legacy != nullptr && legacy->value.IsMap()) {
-    Fields inner;
     ctx.Map(*legacy, ExecutorKeys(), &inner);
     if (const Field* t = inner.Get("type")) ReadType(ctx, *t, &type);
     if (const Field* c = inner.Get("config")) {
