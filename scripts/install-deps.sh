@@ -22,6 +22,8 @@ PACKAGES=(
   python3-aiosmtpd openssh-server openssh-client openssl
   # tests: fuzzing (libFuzzer), the fault file system (FUSE), clock skew, namespaces
   clang libfuse3-dev fuse3 faketime libfaketime iproute2 util-linux
+  # tests: the completion scripts of `dagu completion fish|zsh` in their shells
+  fish zsh
 )
 
 # Every installed package name and every name an installed package provides.

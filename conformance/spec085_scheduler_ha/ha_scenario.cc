@@ -138,13 +138,32 @@ std::optional<Steady::time_point> HaScenario::WaitForRole(dt::DaguProcess& p, co
   return seen;
 }
 
-std::pair<dt::DaguProcess*, dt::DaguProcess*> HaScenario::StartActiveAndStandby() {
-  auto& a = StartScheduler("a");
+std::pair<dt::DaguProcess*, dt::DaguProcess*> HaScenario::StartActiveAndStandby(
+    const std::map<std::string, std::string>& a_env) {
+  auto& a = StartScheduler("a", a_env);
   EXPECT_TRUE(WaitForRole(a, "active", 10s)) << "the first scheduler on a fresh home never became active";
   auto& b = StartScheduler("b");
   EXPECT_TRUE(WaitUntilWaiting(b, 10s)) << "the second scheduler never reported standby (waiting for the lock): "
                                         << b.Health().Describe();
   return {&a, &b};
+}
+
+bool HaScenario::KeepsRole(dt::DaguProcess& p, const std::string& role, Ms how_long) {
+  auto until = Steady::now() + how_long;
+  while (Steady::now() < until) {
+    if (!p.running()) {
+      ADD_FAILURE() << p.name() << " exited while it should have stayed " << role;
+      return false;
+    }
+    dt::HealthReply h = p.Health();
+    if (h.role != role) {
+      ADD_FAILURE() << p.name() << " was expected to stay " << role << ": " << h.Describe();
+      return false;
+    }
+    std::this_thread::sleep_for(100ms);  // sampling the role, not waiting for a condition
+  }
+  Note(p.name() + " stayed " + role + " for " + Seconds(how_long));
+  return true;
 }
 
 bool HaScenario::WaitUntilWaiting(dt::DaguProcess& p, Ms timeout) {

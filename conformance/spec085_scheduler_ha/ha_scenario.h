@@ -81,10 +81,15 @@ class HaScenario : public ::testing::Test {
   // Sends `sig` to `from` and waits until `to` reports role active; returns
   // how long that took, nullopt when it did not happen within T + 2R + 10 s.
   std::optional<Steady::duration> TakeoverAfter(dt::DaguProcess& from, int sig, dt::DaguProcess& to);
-  // Starts "a" and waits until it is active, then "b" until it is standby and
-  // has started waiting (its /health state is "standby", not "starting").
-  // Failures are recorded (check HasFailure()); returns {a, b}.
-  std::pair<dt::DaguProcess*, dt::DaguProcess*> StartActiveAndStandby();
+  // Starts "a" (with `a_env` added) and waits until it is active, then "b"
+  // until it is standby and has started waiting (its /health state is
+  // "standby", not "starting"). Failures are recorded (check HasFailure());
+  // returns {a, b}.
+  std::pair<dt::DaguProcess*, dt::DaguProcess*> StartActiveAndStandby(
+      const std::map<std::string, std::string>& a_env = {});
+  // Samples /health of `p` every 100 ms for `how_long`; fails (ADD_FAILURE,
+  // false) at the first answer whose role is not `role` or once p exited.
+  bool KeepsRole(dt::DaguProcess& p, const std::string& role, Ms how_long);
   // Polls until exactly one of `procs` reports role active; returns it.
   dt::DaguProcess* WaitForOneActive(const std::vector<dt::DaguProcess*>& procs, Ms timeout);
 

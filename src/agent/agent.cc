@@ -7,11 +7,13 @@
 
 #include <cctype>
 
+#include "core/dispatch_deadline.h"
 #include "core/time_format.h"
 #include "store/run_layout.h"
 #include "store/run_operations.h"
 #include "store/status_json.h"
 #include "core/json_text.h"
+#include "store/sub_runs.h"
 
 namespace dagu {
 namespace {
@@ -27,7 +29,7 @@ std::optional<WallTime> ParseOptTime(const std::string& text) {
 NodeRecord ToNodeRecord(const NodeState& n) {
   NodeRecord r;
   r.step = StepToSnapshot(n.step);
-  r.step.erase("executorConfig");
+  if (n.step.call.empty()) r.step.erase("executorConfig");
   r.stdout_path = n.stdout_path;
   r.stderr_path = n.stderr_path;
   r.started_at = TimeOrEmpty(n.started_at);
@@ -38,23 +40,8 @@ NodeRecord ToNodeRecord(const NodeState& n) {
   r.done_count = n.done_count;
   r.error = n.error;
   r.output_variables = n.output_variables;
+  SetNodeSubRuns(&r, n.children);
   return r;
-}
-
-NodeState FromNodeRecord(const NodeRecord& r) {
-  NodeState n;
-  SnapshotToStep(r.step, &n.step);  // only the name and policies matter here
-  n.status = r.status;
-  n.started_at = ParseOptTime(r.started_at);
-  n.finished_at = ParseOptTime(r.finished_at);
-  n.retried_at = ParseOptTime(r.retried_at);
-  n.retry_count = r.retry_count;
-  n.done_count = r.done_count;
-  n.error = r.error;
-  n.stdout_path = r.stdout_path;
-  n.stderr_path = r.stderr_path;
-  n.output_variables = r.output_variables;
-  return n;
 }
 
 // "MY_VAR" -> "myVar", "ANSWER" -> "answer" (Dagu's outputs.json keys).
@@ -74,6 +61,23 @@ std::string LowerCamel(const std::string& name) {
 }
 
 }  // namespace
+
+NodeState FromNodeRecord(const NodeRecord& r) {
+  NodeState n;
+  SnapshotToStep(r.step, &n.step);  // only the name and policies matter here
+  n.status = r.status;
+  n.started_at = ParseOptTime(r.started_at);
+  n.finished_at = ParseOptTime(r.finished_at);
+  n.retried_at = ParseOptTime(r.retried_at);
+  n.retry_count = r.retry_count;
+  n.done_count = r.done_count;
+  n.error = r.error;
+  n.stdout_path = r.stdout_path;
+  n.stderr_path = r.stderr_path;
+  n.output_variables = r.output_variables;
+  n.children = NodeSubRuns(r);
+  return n;
+}
 
 class Agent::Observer final : public ExecutionObserver {
  public:
@@ -109,8 +113,10 @@ RunRecord Agent::LastRecord() const {
 
 Status Agent::Prepare(const AgentRequest& request) {
   DAGU_RETURN_IF_ERROR(ValidateRunId(request.run_id));
-  Status s = request.mode == AgentRequest::Mode::kStart ? PrepareStart(request) : PrepareRetry(request);
-  if (s.ok()) {
+  Status s = request.parent.has_value()                 ? PrepareSubRun(request)
+             : request.mode == AgentRequest::Mode::kStart ? PrepareStart(request)
+                                                          : PrepareRetry(request);
+  if (s.ok() && !sub_run_) {
     ProcEntry entry;
     s = procs_.Acquire(dag_.ProcGroup(), dag_.name, run_.run_id, &entry);
     if (s.ok()) proc_ = entry;
@@ -143,6 +149,7 @@ Status Agent::PrepareStart(const AgentRequest& req) {
   dag_ = req.dag;
   params_ = req.params;
   WallTime now = deps_.clock->Now();
+  DAGU_RETURN_IF_ERROR(CheckDispatchDeadline(req.dispatch_deadline, deps_.clock->Monotonic(), "run " + req.run_id));
   DAGU_RETURN_IF_ERROR(runs_.CreateRun(dag_.name, req.run_id, now, &run_));
   created_run_ = true;
   SnapshotOptions opt;
@@ -181,7 +188,10 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
       return Status::Busy("run \"" + req.run_id + "\" of DAG \"" + req.dag_name + "\" is still running");
     }
   }
-  if (queued) DAGU_RETURN_IF_ERROR(runs_.ClaimDispatch(run_, latest));
+  if (queued) {
+    DAGU_RETURN_IF_ERROR(CheckDispatchDeadline(req.dispatch_deadline, deps_.clock->Monotonic(), "run " + req.run_id));
+    DAGU_RETURN_IF_ERROR(runs_.ClaimDispatch(run_, latest));
+  }
   s = runs_.CreateAttempt(run_, &dag_json, &attempt_);
   if (!s.ok()) {
     if (queued) runs_.ReleaseDispatch(run_, latest);
@@ -208,6 +218,7 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
 }
 
 void Agent::Cleanup() {
+  if (sub_run_) SubRunHeartbeat(/*final=*/true);
   if (proc_) {
     procs_.Release(*proc_);
     proc_.reset();
@@ -278,9 +289,20 @@ void Agent::WriteOutputs(const RunRecord& record) {
 
 void Agent::Stop(int signal) {
   stop_mail_ = true;
-  std::lock_guard<std::mutex> l(mu_);
-  if (executor_) executor_->Cancel(signal);
-  else pending_stop_ = signal;
+  // Not under mu_: the executor calls back into WriteRecord (which takes
+  // mu_) while holding its own lock, so cancelling under mu_ deadlocks a
+  // stop that arrives as the run starts. executor_ is set once and lives as
+  // long as the agent.
+  Executor* executor = nullptr;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!executor_) {
+      pending_stop_ = signal;
+      return;
+    }
+    executor = executor_.get();
+  }
+  executor->Cancel(signal);
 }
 
 MailLookup Agent::MailVars() const {
@@ -314,8 +336,8 @@ void Agent::Watch() {
       log_.Info("Stop requested", {{"file", attempt_.CancelPath()}});
       executor_->Cancel(SIGTERM);
     }
-    if (proc_ && deps_.clock->Monotonic() >= next_beat) {
-      Status s = procs_.Heartbeat(*proc_);
+    if ((proc_ || sub_run_) && deps_.clock->Monotonic() >= next_beat) {
+      Status s = proc_ ? procs_.Heartbeat(*proc_) : SubRunHeartbeat(/*final=*/false);
       if (!s.ok()) log_.Warn("Failed to refresh the heartbeat", {{"err", s.ToString()}});
       next_beat = deps_.clock->Monotonic() + deps_.heartbeat_interval;
     }
@@ -378,6 +400,9 @@ RunStatus Agent::Execute() {
   opt.base_env.emplace_back("DAG_RUN_ID", run_.run_id);
   opt.base_env.emplace_back("DAG_RUN_LOG_FILE", base_.log);
   for (const auto& kv : secrets_.Env()) opt.base_env.push_back(kv);
+  opt.run_id = run_.run_id;
+  opt.root_name = base_.root.name;
+  opt.root_run_id = base_.root.id;
   opt.default_shell = deps_.default_shell;
   if (opt.default_shell.empty()) {
     for (const auto& [k, v] : deps_.process_env) {
@@ -418,6 +443,7 @@ RunStatus Agent::Execute() {
     procs_.Release(*proc_);
     proc_.reset();
   }
+  if (sub_run_) SubRunHeartbeat(/*final=*/true);
   return status;
 }
 

@@ -76,8 +76,24 @@ struct AgentRequest {
   std::string schedule_time;  // RFC3339 or ""
   std::string retry_step;     // kRetry: only this step
   bool queue_dispatch = false;  // kRetry: only a queued run may be executed
+  // Set when a scheduler spawned this run: its lease deadline (monotonic).
+  // No run record is created, and no queued run's dispatch taken, at or
+  // after it (core/dispatch_deadline.h).
+  std::optional<MonoTime> dispatch_deadline;
   std::string worker_id = "local";
+  // A sub-DAG run (kStart with `dagu start --root --parent`, see
+  // agent_subrun.cc): the root run and the run whose step starts this one.
+  // The run is recorded under the root run (children/child_<run_id>) with
+  // `root` and `parent` set, keeps a heartbeat in its attempt directory
+  // instead of a proc file, and -- when that sub-run exists already (its
+  // parent is retried) -- runs as a retry of it with this `dag` and `params`.
+  std::optional<RunRef> root;
+  std::optional<RunRef> parent;
 };
+
+// A node of a stored record as the executor's state (for retries: the
+// previous attempt's nodes).
+NodeState FromNodeRecord(const NodeRecord& record);
 
 class Agent {
  public:
@@ -106,6 +122,8 @@ class Agent {
 
   Status PrepareStart(const AgentRequest& request);
   Status PrepareRetry(const AgentRequest& request);
+  Status PrepareSubRun(const AgentRequest& request);       // agent_subrun.cc
+  Status SubRunHeartbeat(bool final);                      // agent_subrun.cc
   Status PrepareLogs(WallTime now);
   RunRecord ToRecord(const ExecutionState& state) const;
   void WriteRecord(const RunRecord& record, bool final);
@@ -134,6 +152,7 @@ class Agent {
   std::vector<NodeState> previous_;
   std::string retry_step_;
   bool created_run_ = false;   // we created the run dir (undo it on a failed Prepare)
+  bool sub_run_ = false;       // a sub-DAG run: heartbeat in the attempt dir, no proc file
   bool prepared_ = false;
 
   RunSecrets secrets_;

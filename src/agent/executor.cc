@@ -415,6 +415,10 @@ void Executor::StartNode(NodeState* node, size_t index, const std::string& extra
   inv.dag = &dag_;
   inv.step = &def;
   inv.expand = [owned](const std::string& text) { return ExpandVars(text, owned); };
+  inv.dag_run_id = opt_.run_id;
+  inv.root_dag_name = opt_.root_name.empty() ? dag_.name : opt_.root_name;
+  inv.root_dag_run_id = opt_.root_run_id.empty() ? opt_.run_id : opt_.root_run_id;
+  inv.repeated = node->done_count > 0 && def.repeat_policy.enabled;
   if (!inv.working_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(inv.working_dir, ec);
@@ -433,6 +437,7 @@ void Executor::StartNode(NodeState* node, size_t index, const std::string& extra
   r->index = index;
   r->node = node;
   r->step = RunnerFor(def)->Start(inv);
+  node->children = r->step->SubRuns();
   if (def.timeout.count() > 0) r->deadline = now + def.timeout;
   Running* raw = r.get();
   r->worker = std::thread([this, raw] {
@@ -468,7 +473,8 @@ void Executor::FinishNode(NodeState* node, const StepResult& result, bool stoppe
     return;
   } else if (stopped) {
     node->status = NodeStatus::kAborted;
-    node->error = SignalText(result.term_signal != 0 ? result.term_signal : cancel_signal_);
+    node->error = !result.error.empty() ? result.error
+                                        : SignalText(result.term_signal != 0 ? result.term_signal : cancel_signal_);
     return;
   } else if (result.deadline_exceeded) {
     node->status = NodeStatus::kAborted;
@@ -479,7 +485,7 @@ void Executor::FinishNode(NodeState* node, const StepResult& result, bool stoppe
     node->error = "output of step \"" + def.name + "\" exceeds the maximum output size (" +
                   std::to_string(dag_.max_output_size) + " bytes)";
   } else if (result.exit_code == 0) {
-    node->status = NodeStatus::kSucceeded;
+    node->status = result.partially_succeeded ? NodeStatus::kPartiallySucceeded : NodeStatus::kSucceeded;
     return;
   } else {
     node->status = NodeStatus::kFailed;
@@ -517,6 +523,7 @@ bool Executor::ReapAndTime() {
     Running& r = **it;
     if (r.done) {
       r.worker.join();
+      r.node->children = r.step->SubRuns();
       FinishNode(r.node, r.result, r.stopped, r.timed_out);
       it = running_.erase(it);
       changed = true;
@@ -642,6 +649,7 @@ RunStatus Executor::ComputeStatus() const {
     if (n.status == NodeStatus::kFailed && !n.continued) return RunStatus::kFailed;
     if (n.status == NodeStatus::kAborted) return RunStatus::kFailed;
     if (n.status == NodeStatus::kFailed && n.continued) partial = true;
+    if (n.status == NodeStatus::kPartiallySucceeded) partial = true;
   }
   return partial ? RunStatus::kPartiallySucceeded : RunStatus::kSucceeded;
 }

@@ -74,6 +74,7 @@ struct NodeState {
   std::string stderr_path;
   std::map<std::string, std::string> output_variables;  // NAME -> "NAME=value"
   bool continued = false;      // failed, but continue_on let dependants run
+  std::vector<SubRunRef> children;  // child runs the step started (a call step)
 };
 
 struct ExecutionState {
@@ -114,6 +115,11 @@ struct ExecutorOptions {
   std::function<StepLogPaths(const std::string& step_name)> log_paths;
   // How often the loop re-checks timers when nothing happens.
   Duration poll_interval = std::chrono::milliseconds(50);
+  // This run's ID and its root run (itself for a root run), passed to every
+  // step (a call step starts its child under them).
+  std::string run_id;
+  std::string root_name;
+  std::string root_run_id;
 };
 
 class Executor {

@@ -1,5 +1,7 @@
 #include "agent/params.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cctype>
 
 namespace dagu {
@@ -22,6 +24,17 @@ ParamOverride SplitArg(const std::string& arg) {
 
 Status ParseParamText(std::string_view text, std::vector<ParamOverride>* out) {
   out->clear();
+  // A JSON object gives named params (as Dagu reads `-- {"A":"1"}`).
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') {
+    nlohmann::json obj = nlohmann::json::parse(text, nullptr, false);
+    if (obj.is_object()) {
+      for (auto it = obj.begin(); it != obj.end(); ++it) {
+        out->push_back({it.key(), it->is_string() ? it->get<std::string>() : it->dump()});
+      }
+      return Status::OK();
+    }
+  }
   size_t i = 0;
   const size_t n = text.size();
   auto space = [&](size_t k) { return std::isspace(static_cast<unsigned char>(text[k])) != 0; };
@@ -66,19 +79,17 @@ Params ApplyParamOverrides(const Params& defaults, const std::vector<ParamOverri
   Params out = defaults;
   for (size_t k = 0; k < overrides.size(); ++k) {
     const ParamOverride& o = overrides[k];
-    if (!o.name.empty()) {
-      bool found = false;
-      for (auto& [name, value] : out) {
-        if (name == o.name) {
-          value = o.value;
-          found = true;
-        }
+    // A positional value is named by its position among the overrides (as
+    // Dagu 1.30.2 names it): `-- B=9 foo` sets "2".
+    const std::string name = o.name.empty() ? std::to_string(k + 1) : o.name;
+    bool found = false;
+    for (auto& [key, value] : out) {
+      if (key == name) {
+        value = o.value;
+        found = true;
       }
-      if (!found) out.emplace_back(o.name, o.value);
-      continue;
     }
-    if (k < out.size()) out[k].second = o.value;
-    else out.emplace_back(std::to_string(k + 1), o.value);
+    if (!found) out.emplace_back(name, o.value);
   }
   return out;
 }

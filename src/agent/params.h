@@ -3,7 +3,9 @@
 // param and a bare word is positional; double quotes group ("a b" or
 // NAME="a b"). Overrides apply to the DAG's defaults the way Dagu applies
 // them: a named one replaces the param of that name (or is appended), an
-// unnamed one at position k replaces the k-th param (or is appended as "k").
+// unnamed one at position k (1-based, among all the overrides) is named "k"
+// and then applied the same way -- so `-- foo` on defaults A=1 B=2 adds
+// 1=foo, and on defaults "x y" replaces $1.
 #pragma once
 
 #include <string>
@@ -21,8 +23,9 @@ struct ParamOverride {
   std::string value;
 };
 
-// Splits a params string. InvalidArgument naming the text on an
-// unterminated quote or an empty name ("=x").
+// Splits a params string (a JSON object gives its keys as named params).
+// InvalidArgument naming the text on an unterminated quote or an empty name
+// ("=x").
 Status ParseParamText(std::string_view text, std::vector<ParamOverride>* out);
 // Each argument is one override (NAME=value or a positional value); quotes
 // are already removed by the shell.

@@ -38,6 +38,11 @@ TEST(ParamsTest, OverridesLikeDagu) {
   EXPECT_EQ(out, (Params{{"NEW", "1"}, {"2", "a"}, {"3", "b"}}));
   out = ApplyParamOverrides({{"NAME", "world"}}, ParamArgs({"NAME=tester"}));
   EXPECT_EQ(out, (Params{{"NAME", "tester"}}));
+  // Observed in Dagu 1.30.2: a positional value never replaces a named default.
+  out = ApplyParamOverrides({{"A", "1"}, {"B", "2"}}, ParamArgs({"foo"}));
+  EXPECT_EQ(out, (Params{{"A", "1"}, {"B", "2"}, {"1", "foo"}}));
+  out = ApplyParamOverrides({{"1", "x"}, {"A", "1"}, {"3", "y"}}, ParamArgs({"B=9", "foo"}));
+  EXPECT_EQ(out, (Params{{"1", "x"}, {"A", "1"}, {"3", "y"}, {"B", "9"}, {"2", "foo"}}));
 }
 
 }  // namespace

@@ -1,8 +1,22 @@
 #include "cli/builtin_executors.h"
 
 namespace dagu {
+namespace {
 
-BuiltinExecutors::BuiltinExecutors(const Config& /*config*/) {
+SubDagRunnerOptions SubDagOptions(const Config& config) {
+  SubDagRunnerOptions o;
+  o.executable = config.paths.executable;
+  o.config_file = config.paths.config_file;
+  o.dags_dir = config.paths.dags_dir;
+  o.dag_runs_dir = config.paths.dag_runs_dir;
+  return o;
+}
+
+}  // namespace
+
+BuiltinExecutors::BuiltinExecutors(const Config& config) : subdag_(SubDagOptions(config)) {
+  registry_.Register("dag", &subdag_);
+  registry_.Register("parallel", &subdag_);
   registry_.Register("http", &http_);
   registry_.Register("jq", &jq_);
   registry_.Register("mail", &mail_);

@@ -12,6 +12,7 @@
 #include "executors/mail_executor.h"
 #include "executors/shell_runner.h"
 #include "executors/ssh_executor.h"
+#include "executors/subdag_runner.h"
 
 namespace dagu {
 
@@ -31,6 +32,7 @@ class BuiltinExecutors {
   JqRunner jq_;
   MailRunner mail_;
   SshRunner ssh_;
+  SubDagRunner subdag_;  // "dag" and "parallel": call steps
   ExecutorRegistry registry_{&shell_};
 };
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/help.h"
 #include "core/duration.h"
 #include "core/exit_codes.h"
 #include "core/json_text.h"
@@ -82,6 +83,9 @@ nlohmann::json ConfigJson(const Config& c) {
 void AddConfigCommand(CLI::App& app, int* exit_code) {
   static CommonFlags flags;
   auto* cmd = app.add_subcommand("config", "Print the resolved configuration as JSON (secrets masked)");
+  SetCommandDoc(cmd, {"config [flags]",
+                      "Print the configuration this dagu resolves (home, files, directories,\n"
+                      "scheduler timings) as JSON, secrets masked. Not in Dagu 1.30.2."});
   AddCommonFlags(cmd, &flags);
   cmd->require_subcommand(0, 1);
   cmd->add_subcommand("show", "Same as `dagu config`")->fallthrough();

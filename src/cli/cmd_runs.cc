@@ -6,10 +6,12 @@
 //   dequeue <queue> --dag-run=<name>:<id>
 // plus --trigger-type / --schedule-time (as current Dagu) on start and enqueue.
 // Exit status: 0 when the command (or the run) succeeded, 1 otherwise, 78 on
-// a configuration error.
+// a configuration error. Also defines the helpers of run_support.h that
+// dry, exec, restart and cleanup share.
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <iostream>
 #include <memory>
@@ -18,13 +20,17 @@
 #include "agent/agent.h"
 #include "agent/dag_ref.h"
 #include "agent/params.h"
-#include "agent/status_report.h"
 #include "cli/builtin_executors.h"
 #include "cli/commands.h"
+#include "cli/help.h"
+#include "cli/run_support.h"
+#include "cli/run_tree.h"
+#include "core/dispatch_deadline.h"
 #include "core/exit_codes.h"
 #include "core/time_format.h"
 #include "cron/time_zone.h"
 #include "dag/dag_loader.h"
+#include "retention/history_retention.h"
 #include "store/proc_store.h"
 #include "store/queue_store.h"
 #include "store/run_layout.h"
@@ -32,21 +38,7 @@
 #include "store/run_store.h"
 
 namespace dagu::cli {
-namespace {
-
-// What every run command needs once the config is loaded.
-struct RunContext {
-  Config config;
-  LoadDagOptions dag_options;
-  RunStore Runs() { return RunStore(PosixFileSystem(), Clock::Real(), config.paths.dag_runs_dir); }
-  QueueStore Queues() { return QueueStore(PosixFileSystem(), Clock::Real(), config.paths.queue_dir); }
-  ProcStore Procs() { return ProcStore(PosixFileSystem(), Clock::Real(), config.paths.proc_dir); }
-};
-
-int Fail(const std::string& command, const std::string& message) {
-  std::cerr << "dagu " << command << ": " << message << "\n";
-  return kExitFailure;
-}
+int Fail(const std::string& /*command*/, const std::string& message) { return CommandError(message); }
 
 int Setup(const CommonFlags& flags, const std::string& command, RunContext* ctx) {
   if (int rc = LoadConfigForCommand(flags, {}, &ctx->config); rc != kExitOk) return rc;
@@ -61,7 +53,6 @@ int Setup(const CommonFlags& flags, const std::string& command, RunContext* ctx)
   return kExitOk;
 }
 
-// Loads the DAG named by `arg` fully; prints every problem on failure.
 bool LoadDagArg(const std::string& command, const std::string& arg, RunContext& ctx, Dag* dag) {
   std::string path;
   Status s = FindDagFile(arg, ctx.config.paths.dags_dir, &path);
@@ -81,7 +72,6 @@ bool LoadDagArg(const std::string& command, const std::string& arg, RunContext& 
   return true;
 }
 
-// Effective params: the DAG's defaults, then -p, then the words after `--`.
 bool ResolveParams(const std::string& command, const Dag& dag, const std::string& p_flag,
                    const std::vector<std::string>& rest, Params* out) {
   std::vector<ParamOverride> overrides;
@@ -93,6 +83,13 @@ bool ResolveParams(const std::string& command, const Dag& dag, const std::string
   *out = ApplyParamOverrides(ApplyParamOverrides(dag.params, overrides), ParamArgs(rest));
   return true;
 }
+
+std::vector<std::pair<std::string, std::string>> ProcessEnvPairs() {
+  auto env = ProcessEnvironment();
+  return {env.begin(), env.end()};
+}
+
+namespace {
 
 bool ResolveTrigger(const std::string& command, const std::string& text, TriggerType fallback, TriggerType* out) {
   *out = fallback;
@@ -117,11 +114,6 @@ bool ResolveScheduleTime(const std::string& command, const std::string& text, st
   }
   *out = FormatRFC3339UTC(t);
   return true;
-}
-
-std::vector<std::pair<std::string, std::string>> ProcessEnvPairs() {
-  auto env = ProcessEnvironment();
-  return {env.begin(), env.end()};
 }
 
 // Forwards SIGTERM / SIGINT / SIGHUP to the agent from a thread of its own.
@@ -157,8 +149,31 @@ class SignalForwarder {
   std::thread thread_;
 };
 
-// Runs a prepared request to its end; the exit status of start and retry.
-int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& request, bool quiet) {
+// As Dagu 1.30.2's agent does when a run starts: the DAG's runs older than
+// its histRetentionDays go (the run just prepared is new, so it stays).
+void ApplyHistoryRetention(RunContext& ctx, const Dag& dag) {
+  RunStore runs = ctx.Runs();
+  HistoryRetention retention(PosixFileSystem(), Clock::Real(), &runs);
+  std::vector<RunDir> expired;
+  std::vector<std::string> removed;
+  Status s = retention.Expired(dag.name, dag.hist_retention_days, &expired);
+  if (s.ok() && !expired.empty()) s = retention.Remove(dag.name, dag.hist_retention_days, expired, &removed);
+  if (!s.ok()) spdlog::error("dag-runs data cleanup failed err=\"{}\"", s.message());
+}
+
+}  // namespace
+
+std::string SummaryTree(const RunRecord& record, bool stale) {
+  RunRecord shown = record;
+  // A running record whose heartbeat is gone is shown failed, as Dagu's
+  // readers do (nothing is written).
+  if (stale && shown.status == RunStatus::kRunning) shown.status = RunStatus::kFailed;
+  RunTreeOptions options;
+  options.color = ::isatty(STDOUT_FILENO) == 1;
+  return RenderRunTree(shown, PosixFileSystem(), Clock::Real()->Now(), options);
+}
+
+int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& request, Summary summary) {
   SignalForwarder signals;
   BuiltinExecutors executors(ctx.config);
   AgentDeps deps;
@@ -174,21 +189,54 @@ int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& re
   Agent agent(deps);
   Status s = agent.Prepare(request);
   if (!s.ok()) return Fail(command, s.message());
+  ApplyHistoryRetention(ctx, agent.dag());
   signals.Start(&agent);
   RunStatus status = agent.Execute();
   RunRecord record = agent.LastRecord();
-  if (!quiet) std::cout << FormatStatusReport(record, false);
+  int rc = kExitFailure;
+  if (status == RunStatus::kSucceeded) rc = kExitOk;
+  // Partially succeeded only through a call whose child ended so (no step
+  // failed): Dagu exits 0.
+  if (status == RunStatus::kPartiallySucceeded &&
+      std::none_of(record.nodes.begin(), record.nodes.end(),
+                   [](const NodeRecord& n) { return n.status == NodeStatus::kFailed; })) {
+    rc = kExitOk;
+  }
+  // Unmet DAG preconditions abort the run without failing (as Dagu exits 0).
+  if (status == RunStatus::kAborted && record.error.rfind("precondition not met", 0) == 0) rc = kExitOk;
+  if (summary == Summary::kAlways || (summary == Summary::kOnFailure && rc != kExitOk)) {
+    std::cout << SummaryTree(record) << "\n";  // after a run, Dagu adds a blank line
+  }
   if (!agent.init_error().empty()) {
     std::cerr << "Error: failed to execute the dag-run " << record.name << " (dag-run ID: " << record.dag_run_id
               << "): " << agent.init_error() << "\n";
   }
-  if (status == RunStatus::kSucceeded) return kExitOk;
-  // Unmet DAG preconditions abort the run without failing (as Dagu exits 0).
-  if (status == RunStatus::kAborted && record.error.rfind("precondition not met", 0) == 0) return kExitOk;
-  return kExitFailure;
+  return rc;
 }
 
+namespace {
+
 // ---- start ----
+
+// The DAG and params of run `run_id` of the DAG `arg` names, as recorded.
+bool LoadHistoricRun(RunContext& ctx, const std::string& arg, const std::string& run_id, Dag* dag, Params* params) {
+  std::string name = DagNameFromArg(arg, ctx.config.paths.dags_dir, ctx.dag_options);
+  RunStore runs = ctx.Runs();
+  AttemptDir attempt;
+  Json snapshot;
+  Status s = runs.ReadLatest(name, run_id, nullptr, &attempt, nullptr);
+  if (s.IsNotFound()) {
+    Fail("start", "failed to find historic dag-run " + run_id + " for DAG " + name + ": dag-run ID not found: " + run_id);
+    return false;
+  }
+  if (s.ok()) s = runs.ReadDagJson(attempt, &snapshot);
+  if (s.ok()) s = SnapshotToDag(snapshot, dag, params);
+  if (!s.ok()) {
+    Fail("start", "cannot use dag-run " + run_id + " of DAG " + name + " as a template: " + s.message());
+    return false;
+  }
+  return true;
+}
 
 struct StartArgs {
   CommonFlags flags;
@@ -199,37 +247,99 @@ struct StartArgs {
   std::vector<std::string> rest;
 };
 
-int RunStart(const StartArgs& a) {
-  RunContext ctx;
-  if (int rc = Setup(a.flags, "start", &ctx); rc != kExitOk) return rc;
-  if (!a.parent.empty() || !a.root.empty() || !a.from_run_id.empty()) {
-    return Fail("start", "sub-DAG runs (--parent/--root) and --from-run-id are not supported by this dagu");
+// "<DAG name>:<run ID>" of --root / --parent.
+bool ParseRunRefArg(const std::string& flag, const std::string& text, RunRef* out) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
+    Fail("start", "invalid " + flag + " \"" + text + "\" (want <DAG name>:<run ID>)");
+    return false;
   }
+  out->name = text.substr(0, colon);
+  out->id = text.substr(colon + 1);
+  if (Status s = ValidateRunId(out->id); !s.ok()) {
+    Fail("start", flag + ": " + s.message());
+    return false;
+  }
+  return true;
+}
+
+// `start --root=<name>:<id> --parent=<name>:<id> --run-id=<subId> <file> [-- params]`:
+// a child run of a call step (agent_subrun.cc), as Dagu 1.30.2 starts one.
+// The params after `--` are one params string ("A=\"x y\" B=1").
+int RunStartSubRun(const StartArgs& a, RunContext& ctx) {
+  if (!a.from_run_id.empty()) return Fail("start", "--from-run-id cannot be combined with --parent or --root");
+  if (a.run_id.empty()) return Fail("start", "dag-run ID must be provided for sub dag-runs (--run-id)");
   AgentRequest req;
   req.mode = AgentRequest::Mode::kStart;
+  RunRef root, parent;
+  if (!ParseRunRefArg("--root", a.root, &root) || !ParseRunRefArg("--parent", a.parent, &parent)) {
+    return kExitFailure;
+  }
+  req.root = root;
+  req.parent = parent;
+  ctx.dag_options.skip_base_handlers = true;
   if (!LoadDagArg("start", a.dag, ctx, &req.dag)) return kExitFailure;
   if (!a.name.empty()) req.dag.name = a.name;
-  if (!ResolveParams("start", req.dag, a.params, a.rest, &req.params)) return kExitFailure;
+  std::string text = a.params;
+  for (const std::string& word : a.rest) text += (text.empty() ? "" : " ") + word;
+  std::vector<ParamOverride> overrides;
+  if (Status s = ParseParamText(text, &overrides); !s.ok()) return Fail("start", s.message());
+  req.params = ApplyParamOverrides(req.dag.params, overrides);
+  req.run_id = a.run_id;
+  if (Status s = ValidateRunId(req.run_id); !s.ok()) return Fail("start", s.message());
+  req.trigger = TriggerType::kSubDag;
+  req.worker_id = a.worker_id;
+  return RunAgent("start", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways);
+}
+
+int RunStart(const StartArgs& a) {
+  const std::optional<MonoTime> deadline = TakeDispatchDeadline();  // set by a scheduler that spawned us
+  RunContext ctx;
+  if (int rc = Setup(a.flags, "start", &ctx); rc != kExitOk) return rc;
+  ctx.dag_options.default_working_dir = a.default_working_dir;
+  if (!a.parent.empty() || !a.root.empty()) return RunStartSubRun(a, ctx);
+  AgentRequest req;
+  req.mode = AgentRequest::Mode::kStart;
+  if (!a.from_run_id.empty()) {
+    // The DAG and params of an earlier run (its latest attempt's dag.json),
+    // not the DAG file as it is now.
+    if (!a.params.empty() || !a.rest.empty()) return Fail("start", "parameters cannot be provided when using --from-run-id");
+    if (!LoadHistoricRun(ctx, a.dag, a.from_run_id, &req.dag, &req.params)) return kExitFailure;
+  } else {
+    if (!LoadDagArg("start", a.dag, ctx, &req.dag)) return kExitFailure;
+    if (!ResolveParams("start", req.dag, a.params, a.rest, &req.params)) return kExitFailure;
+  }
+  if (!a.name.empty()) req.dag.name = a.name;
   if (!ResolveTrigger("start", a.trigger_type, TriggerType::kManual, &req.trigger)) return kExitFailure;
   if (!ResolveScheduleTime("start", a.schedule_time, &req.schedule_time)) return kExitFailure;
   req.run_id = a.run_id.empty() ? NewUuidV7(Clock::Real()->Now()) : a.run_id;
   if (Status s = ValidateRunId(req.run_id); !s.ok()) return Fail("start", s.message());
   req.worker_id = a.worker_id;
-  return RunAgent("start", ctx, req, a.flags.quiet);
+  req.dispatch_deadline = deadline;
+  return RunAgent("start", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways);
 }
 
 void AddStart(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<StartArgs>();
-  auto* cmd = app.add_subcommand("start", "Run a DAG now, in the foreground");
+  auto* cmd = app.add_subcommand("start", "Execute a DAG from a DAG definition");
+  SetCommandDoc(cmd, {"start [flags] <DAG definition> [-- param1 param2 ...]",
+                      "Run a DAG now, in the foreground, as a new DAG-run with a new run ID.\n\n"
+                      "Parameters after \"--\" are passed to the run (positional values or\n"
+                      "NAME=value pairs) and override the DAG's defaults.\n\n"
+                      "Examples:\n"
+                      "  dagu start my_dag -- P1=foo P2=bar\n"
+                      "  dagu start --name my_custom_name my_dag.yaml -- P1=foo P2=bar\n"
+                      "  dagu start --from-run-id=<old run ID> my_dag"});
   AddCommonFlags(cmd, &a->flags);
-  cmd->add_option("-p,--params", a->params, "Params, e.g. \"A=1 B=2\"");
-  cmd->add_option("-r,--run-id", a->run_id, "Run ID (default: a new UUIDv7)");
-  cmd->add_option("-N,--name", a->name, "Run the DAG under this name");
-  cmd->add_option("--from-run-id", a->from_run_id, "(not supported)");
-  cmd->add_option("--parent", a->parent, "(sub-DAG runs; not supported)");
-  cmd->add_option("--root", a->root, "(sub-DAG runs; not supported)");
-  cmd->add_option("--default-working-dir", a->default_working_dir, "Accepted for compatibility");
-  cmd->add_option("--worker-id", a->worker_id, "Worker ID written to the record");
+  cmd->add_option("-p,--params", a->params, kParamsFlagHelp);
+  cmd->add_option("-r,--run-id", a->run_id, kNewRunIdFlagHelp);
+  cmd->add_option("-N,--name", a->name, kNameFlagHelp);
+  cmd->add_option("--from-run-id", a->from_run_id, "Historic dag-run ID to use as the template for a new run");
+  cmd->add_option("--parent", a->parent, "[only for sub dag-runs] reference for the parent dag-run");
+  cmd->add_option("--root", a->root, "[only for sub dag-runs] reference for the root dag-run");
+  cmd->add_option("--default-working-dir", a->default_working_dir,
+                  "Default working directory for DAGs without explicit workingDir");
+  cmd->add_option("--worker-id", a->worker_id, "Worker ID written to the record (defaults to 'local')");
   cmd->add_option("--trigger-type", a->trigger_type, "scheduler, manual, retry, catchup, ... (default manual)");
   cmd->add_option("--schedule-time", a->schedule_time, "The scheduled slot, RFC3339");
   cmd->add_option("dag", a->dag, "DAG file or name in the DAGs directory")->required();
@@ -274,13 +384,20 @@ int RunEnqueue(const EnqueueArgs& a) {
 
 void AddEnqueue(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<EnqueueArgs>();
-  auto* cmd = app.add_subcommand("enqueue", "Queue a run of a DAG (needs queues.enabled)");
+  auto* cmd = app.add_subcommand("enqueue", "Enqueue a DAG-run to the queue.");
+  SetCommandDoc(cmd, {"enqueue [flags] <DAG definition> [-- param1 param2 ...]",
+                      "Put a new DAG-run of a DAG in its queue (needs queues.enabled); the active\n"
+                      "scheduler starts it when the queue has room.\n\n"
+                      "Examples:\n"
+                      "  dagu enqueue --run-id=run_id my_dag -- P1=foo P2=bar\n"
+                      "  dagu enqueue --name my_custom_name my_dag.yaml -- P1=foo P2=bar"});
   AddCommonFlags(cmd, &a->flags);
-  cmd->add_option("-p,--params", a->params, "Params, e.g. \"A=1 B=2\"");
-  cmd->add_option("-r,--run-id", a->run_id, "Run ID (default: a new UUIDv7)");
-  cmd->add_option("-N,--name", a->name, "Queue the DAG under this name");
-  cmd->add_option("-u,--queue", a->queue, "Queue name (default: the DAG's queue, else its name)");
-  cmd->add_option("--default-working-dir", a->default_working_dir, "Accepted for compatibility");
+  cmd->add_option("-p,--params", a->params, kParamsFlagHelp);
+  cmd->add_option("-r,--run-id", a->run_id, kNewRunIdFlagHelp);
+  cmd->add_option("-N,--name", a->name, kNameFlagHelp);
+  cmd->add_option("-u,--queue", a->queue, "Override the DAG-level queue definition");
+  cmd->add_option("--default-working-dir", a->default_working_dir,
+                  "Default working directory for DAGs without explicit workingDir");
   cmd->add_option("--trigger-type", a->trigger_type, "scheduler, manual, retry, catchup, ... (default manual)");
   cmd->add_option("--schedule-time", a->schedule_time, "The scheduled slot, RFC3339");
   cmd->add_option("dag", a->dag, "DAG file or name in the DAGs directory")->required();
@@ -327,14 +444,18 @@ int RunDequeue(const DequeueArgs& a) {
 
 void AddDequeue(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<DequeueArgs>();
-  auto* cmd = app.add_subcommand("dequeue", "Remove a queued run from its queue (it is recorded as aborted)");
-  // Not AddCommonFlags: -d is --dag-run here, as in Dagu.
-  cmd->add_option("-c,--config", a->flags.config_file, "Config file (default: $DAGU_HOME/config.yaml)");
-  cmd->add_option("--dagu-home", a->flags.dagu_home, "Dagu home directory (overrides DAGU_HOME)");
-  cmd->add_option("--dags", a->flags.dags_dir, "Directory of DAG files");
-  cmd->add_flag("-q,--quiet", a->flags.quiet, "Print less");
-  cmd->add_option("-d,--dag-run", a->dag_run, "The run, as <name>:<run ID>");
-  cmd->add_option("-p,--params", a->params, "Ignored (accepted as Dagu does)");
+  auto* cmd = app.add_subcommand("dequeue", "Dequeue a DAG-run from the specified queue");
+  SetCommandDoc(cmd, {"dequeue [flags] <queue-name>",
+                      "Remove a queued DAG-run from its queue; it is recorded as aborted. Without\n"
+                      "--dag-run the oldest item of the queue is removed.\n\n"
+                      "Example:\n"
+                      "\tdagu dequeue default --dag-run=dag_name:my_dag_run_id\n"
+                      "\tdagu dequeue default"});
+  // -d is --dag-run here, as in Dagu: --dags has no short form.
+  AddCommonFlags(cmd, &a->flags, false);
+  cmd->add_option("--dags", a->flags.dags_dir, "Directory containing DAG files");
+  cmd->add_option("-d,--dag-run", a->dag_run, "<DAG-name>:<run-id> to dequeue a dag-run");
+  cmd->add_option("-p,--params", a->params, "Accepted as Dagu does; not used");
   cmd->add_option("queue", a->queue, "Queue name (without --dag-run: its oldest item is removed)");
   cmd->callback([a, exit_code] { *exit_code = RunDequeue(*a); });
 }
@@ -348,6 +469,7 @@ struct RetryArgs {
 };
 
 int RunRetry(const RetryArgs& a) {
+  const std::optional<MonoTime> deadline = TakeDispatchDeadline();  // set by a scheduler that spawned us
   RunContext ctx;
   if (int rc = Setup(a.flags, "retry", &ctx); rc != kExitOk) return rc;
   AgentRequest req;
@@ -358,16 +480,24 @@ int RunRetry(const RetryArgs& a) {
   req.worker_id = a.worker_id;
   const char* dispatch = ::getenv("DAGU_QUEUE_DISPATCH_RETRY");
   req.queue_dispatch = dispatch != nullptr && std::string(dispatch) == "1";
-  return RunAgent("retry", ctx, req, a.flags.quiet);
+  req.dispatch_deadline = deadline;
+  return RunAgent("retry", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways);
 }
 
 void AddRetry(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<RetryArgs>();
-  auto* cmd = app.add_subcommand("retry", "Run an existing run again as a new attempt (also starts a queued run)");
+  auto* cmd = app.add_subcommand("retry", "Retry a previously executed DAG-run with the same run ID");
+  SetCommandDoc(cmd, {"retry [flags] <DAG name or file>",
+                      "Run an existing DAG-run again as a new attempt under the same run ID: its\n"
+                      "failed and aborted steps and what depends on them (or only --step). A\n"
+                      "queued run is started this way.\n\n"
+                      "Examples:\n"
+                      "  dagu retry --run-id=abc123 my_dag\n"
+                      "  dagu retry --run-id=abc123 my_dag.yaml"});
   AddCommonFlags(cmd, &a->flags);
-  cmd->add_option("-r,--run-id", a->run_id, "The run to retry")->required();
-  cmd->add_option("--step", a->step, "Re-run only this step");
-  cmd->add_option("--worker-id", a->worker_id, "Worker ID written to the record");
+  cmd->add_option("-r,--run-id", a->run_id, "Unique dag-run ID to retry a dag-run")->required();
+  cmd->add_option("--step", a->step, "Retry only the specified step (optional)");
+  cmd->add_option("--worker-id", a->worker_id, "Worker ID written to the record (defaults to 'local')");
   cmd->add_option("dag", a->dag, "DAG name (or file)")->required();
   cmd->callback([a, exit_code] { *exit_code = RunRetry(*a); });
 }
@@ -380,7 +510,8 @@ struct StatusArgs {
   std::string dag;
 };
 
-// The proc group of a run: its dag.json queue, else the DAG name.
+}  // namespace
+
 std::string ProcGroupOf(RunStore& runs, const AttemptDir& attempt, const std::string& dag_name) {
   Json dag_json;
   if (runs.ReadDagJson(attempt, &dag_json).ok() && dag_json.contains("queue") && dag_json["queue"].is_string() &&
@@ -389,6 +520,8 @@ std::string ProcGroupOf(RunStore& runs, const AttemptDir& attempt, const std::st
   }
   return dag_name;
 }
+
+namespace {
 
 int RunStatusCmd(const StatusArgs& a) {
   RunContext ctx;
@@ -412,15 +545,21 @@ int RunStatusCmd(const StatusArgs& a) {
     bool alive = false;
     stale = procs.IsRunAlive(ProcGroupOf(runs, attempt, name), name, run.run_id, &alive).ok() && !alive;
   }
-  std::cout << FormatStatusReport(record, stale);
+  std::cout << SummaryTree(record, stale);
   return kExitOk;
 }
 
 void AddStatus(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<StatusArgs>();
-  auto* cmd = app.add_subcommand("status", "Show the latest run of a DAG, or the run with --run-id");
+  auto* cmd = app.add_subcommand("status", "Display the current status of a DAG-run");
+  SetCommandDoc(cmd, {"status [flags] <DAG name>",
+                      "Show the status of a DAG-run as a tree of its steps, with their commands,\n"
+                      "output and errors, and a last line \"Result: <status>\".\n\n"
+                      "Example:\n"
+                      "  dagu status --run-id=abc123 my_dag\n"
+                      "  dagu status my_dag  # the most recent DAG-run"});
   AddCommonFlags(cmd, &a->flags);
-  cmd->add_option("-r,--run-id", a->run_id, "The run to show (default: the latest)");
+  cmd->add_option("-r,--run-id", a->run_id, "dag-run ID to show (default: the most recent)");
   cmd->add_option("dag", a->dag, "DAG name (or file)")->required();
   cmd->callback([a, exit_code] { *exit_code = RunStatusCmd(*a); });
 }
@@ -433,7 +572,8 @@ struct StopArgs {
   std::string dag;
 };
 
-// Writes CANCEL_REQUESTED for a running run and waits for it to end.
+}  // namespace
+
 int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std::string& run_id) {
   AttemptDir attempt;
   RunRecord record;
@@ -465,6 +605,8 @@ int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std:
   return Fail("stop", "run \"" + run_id + "\" did not stop within 60s");
 }
 
+namespace {
+
 int RunStop(const StopArgs& a) {
   RunContext ctx;
   if (int rc = Setup(a.flags, "stop", &ctx); rc != kExitOk) return rc;
@@ -495,9 +637,14 @@ int RunStop(const StopArgs& a) {
 
 void AddStop(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<StopArgs>();
-  auto* cmd = app.add_subcommand("stop", "Stop the running runs of a DAG, or the run with --run-id");
+  auto* cmd = app.add_subcommand("stop", "Stop a running DAG-run gracefully");
+  SetCommandDoc(cmd, {"stop [flags] <DAG name>",
+                      "Stop a running DAG-run: its steps get their stop signal, its handlers run,\n"
+                      "and the command waits until the run has ended.\n\n"
+                      "Example:\n"
+                      "  dagu stop --run-id=abc123 my_dag"});
   AddCommonFlags(cmd, &a->flags);
-  cmd->add_option("-r,--run-id", a->run_id, "The run to stop (default: every running run of the DAG)");
+  cmd->add_option("-r,--run-id", a->run_id, "dag-run ID to stop (default: every running run of the DAG)");
   cmd->add_option("dag", a->dag, "DAG name (or file)")->required();
   cmd->callback([a, exit_code] { *exit_code = RunStop(*a); });
 }

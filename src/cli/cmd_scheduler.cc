@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/help.h"
 #include "core/exit_codes.h"
 #include "scheduler/active_parts.h"
 #include "scheduler/scheduler_service.h"
@@ -55,7 +56,14 @@ int PrintStatus(const CommonFlags& flags) {
 
 void AddSchedulerCommand(CLI::App& app, int* exit_code) {
   static CommonFlags flags;
-  auto* cmd = app.add_subcommand("scheduler", "Run the scheduler (active or standby)");
+  auto* cmd = app.add_subcommand("scheduler", "Start the scheduler for automated DAG-run execution");
+  SetCommandDoc(cmd, {"scheduler [flags]",
+                      "Run one scheduler instance: it starts DAG-runs on their cron schedules and\n"
+                      "consumes the queues while it is the active instance of the data directory,\n"
+                      "and waits as a standby otherwise. It runs in the foreground until SIGINT or\n"
+                      "SIGTERM (or the loss of the lock).\n\n"
+                      "Example:\n"
+                      "  dagu scheduler --dags=/path/to/dags"});
   AddCommonFlags(cmd, &flags);
   cmd->fallthrough();
   auto* status = cmd->add_subcommand(

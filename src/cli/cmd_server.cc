@@ -13,6 +13,8 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/distributed_flags.h"
+#include "cli/help.h"
 #include "core/exit_codes.h"
 #include "scheduler/active_parts.h"
 #include "scheduler/scheduler_service.h"
@@ -75,11 +77,17 @@ int RunServer(const ServerFlags& flags) {
   return kExitOk;
 }
 
-int RunStartAll(const ServerFlags& flags) {
+int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
   Config config;
   if (int rc = LoadServerConfig(flags, &config); rc != kExitOk) return rc;
-  StopSignals signals;  // before any thread starts
+  if (distributed.any_given) {
+    spdlog::warn("Distributed execution (coordinator, workers) is not built into this dagu: the --coordinator.* and "
+                 "--peer.* flags are accepted and ignored; every run executes on this host");
+  }
+  // Declared before the signal handler that calls it, so it outlives that
+  // handler's thread (which ~StopSignals joins); it starts no thread until Start().
   SchedulerService service(config);
+  StopSignals signals;  // before any thread starts
   web::WebAppDeps deps;
   deps.scheduler = [&service] { return std::optional<web::SchedulerFigures>(FiguresOf(service.Snapshot())); };
   web::WebApp app(config, deps);
@@ -113,22 +121,38 @@ int RunStartAll(const ServerFlags& flags) {
 
 void AddServerFlags(CLI::App* cmd, ServerFlags* flags) {
   AddCommonFlags(cmd, &flags->common);
-  cmd->add_option("-s,--host", flags->host, "Host to listen on (default: config host, 127.0.0.1)");
-  cmd->add_option("-p,--port", flags->port, "Port to listen on (default: config port, 8080)")->check(CLI::Range(1, 65535));
+  cmd->add_option("-s,--host", flags->host, "Server hostname or IP address (default: config host, 127.0.0.1)");
+  cmd->add_option("-p,--port", flags->port, "Server port number (default: config port, 8080)")
+      ->check(CLI::Range(1, 65535));
 }
 
 }  // namespace
 
 void AddServerCommands(CLI::App& app, int* exit_code) {
   static ServerFlags server_flags;
-  auto* server = app.add_subcommand("server", "Run the web server (UI, REST API, /metrics)");
+  auto* server = app.add_subcommand("server", "Start the web UI server for DAG management");
+  SetCommandDoc(server, {"server [flags]",
+                         "Run the web server: the UI, the REST API (/api/v2) and /metrics. It runs in\n"
+                         "the foreground until SIGINT or SIGTERM.\n\n"
+                         "Example:\n"
+                         "  dagu server --host=0.0.0.0 --port=8080 --dags=/path/to/dags"});
   AddServerFlags(server, &server_flags);
   server->callback([exit_code] { *exit_code = RunServer(server_flags); });
 
   static ServerFlags all_flags;
-  auto* all = app.add_subcommand("start-all", "Run the web server and a scheduler (active or standby) in one process");
+  static DistributedFlags distributed;
+  auto* all = app.add_subcommand("start-all", "Launch web UI server, scheduler, and optionally coordinator in a single process");
+  SetCommandDoc(all, {"start-all [flags]",
+                      "Run the web server and a scheduler instance (active, or standby while another\n"
+                      "instance holds the data directory) in one process. The process ends with its\n"
+                      "scheduler. Dagu 1.30.2's coordinator flags are accepted; distributed\n"
+                      "execution is not built in, so they are ignored (one warning at start).\n\n"
+                      "Example:\n"
+                      "  dagu start-all --host=0.0.0.0 --port=8080"});
   AddServerFlags(all, &all_flags);
-  all->callback([exit_code] { *exit_code = RunStartAll(all_flags); });
+  AddCoordinatorFlags(all, &distributed);
+  AddPeerFlags(all, &distributed);
+  all->callback([exit_code] { *exit_code = RunStartAll(all_flags, distributed); });
 }
 
 }  // namespace dagu::cli

@@ -2,12 +2,17 @@
 // directory) as a run would, and prints every problem as
 // "file:line:col: key: message" on stderr ("warning: " before the key for
 // warnings). Exit status 1 when any file has an error, 0 otherwise (with one
-// "OK" line per file on stdout unless -q). The config is optional: without a
-// config file the defaults apply; its `tz` and base config are used when set.
+// "OK" line per file on stderr unless -q; stdout stays empty, as in Dagu
+// 1.30.2). An argument that is neither a file nor a directory is looked up
+// as a DAG name in the DAGs directory, as Dagu does. The config is optional:
+// without a config file the defaults apply; its `tz` and base config are
+// used when set.
 #include <iostream>
 #include <memory>
 
+#include "agent/dag_ref.h"
 #include "cli/commands.h"
+#include "cli/help.h"
 #include "core/exit_codes.h"
 #include "core/file_system.h"
 #include "cron/time_zone.h"
@@ -31,7 +36,7 @@ bool Report(const std::string& path, const std::optional<std::string>& dag_name,
     failed = failed || e.is_error();
   }
   failed = failed || !dag_name.has_value();
-  if (!failed && !quiet) std::cout << "OK " << path << " (DAG \"" << *dag_name << "\")\n";
+  if (!failed && !quiet) std::cerr << "OK " << path << " (DAG \"" << *dag_name << "\")\n";
   return failed;
 }
 
@@ -64,13 +69,18 @@ int RunValidate(const ValidateArgs& args) {
       }
       continue;
     }
+    std::string file = path;
+    if (!PosixFileSystem()->Stat(path, &info).ok()) {
+      std::string found;
+      if (FindDagFile(path, config.paths.dags_dir, &found).ok()) file = found;
+    }
     Dag dag;
     std::vector<DagError> problems;
-    Status s = LoadDag(path, options, &dag, &problems);
+    Status s = LoadDag(file, options, &dag, &problems);
     std::optional<std::string> name;
     if (s.ok()) name = dag.name;
     ++files;
-    failed += Report(path, name, problems, args.flags.quiet) ? 1 : 0;
+    failed += Report(file, name, problems, args.flags.quiet) ? 1 : 0;
   }
   if (failed > 0) {
     std::cerr << "dagu validate: " << failed << " of " << files << (files == 1 ? " file" : " files")
@@ -83,7 +93,12 @@ int RunValidate(const ValidateArgs& args) {
 }  // namespace
 
 void AddValidateCommand(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("validate", "Validate DAG files: print every problem as file:line:col: message");
+  auto* cmd = app.add_subcommand("validate", "Validate a DAG specification");
+  SetCommandDoc(cmd, {"validate [flags] <DAG definition>...",
+                      "Load DAG files as a run would, without running them, and print every\n"
+                      "problem as file:line:col: key: message. A directory stands for its *.yaml\n"
+                      "and *.yml files; a name is looked up in the DAGs directory. Exit status 1\n"
+                      "when any file has an error."});
   auto args = std::make_shared<ValidateArgs>();
   AddCommonFlags(cmd, &args->flags);
   cmd->add_option("files", args->paths, "DAG files, or directories of DAG files")->required();

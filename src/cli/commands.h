@@ -1,8 +1,11 @@
 // Registration of each subcommand on the CLI11 app. Every Add* function adds
 // one or more subcommands whose callback stores the exit status in *exit_code.
+// docs/cli.md lists every command and flag, and how each differs from Dagu
+// 1.30.2.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -16,9 +19,12 @@ struct CommonFlags {
   std::string dagu_home;    // --dagu-home
   std::string dags_dir;     // -d/--dags
   bool quiet = false;       // -q/--quiet
+  bool cpu_profile = false; // --cpu-profile: accepted, does nothing (docs/cli.md)
 };
 
-void AddCommonFlags(CLI::App* cmd, CommonFlags* flags);
+// -c, --dagu-home, -d, -q and --cpu-profile. `with_dags` false leaves out
+// -d/--dags (dequeue uses -d for --dag-run).
+void AddCommonFlags(CLI::App* cmd, CommonFlags* flags, bool with_dags = true);
 
 // Loads the config for a command. On error prints it to stderr and returns
 // kExitConfig; returns 0 on success. `extra` carries command-specific
@@ -32,11 +38,25 @@ int LoadConfigForCommand(const CommonFlags& flags, ConfigOverrides extra, Config
 // warnings, debug raises it.
 void SetUpLogging(bool quiet, bool debug);
 
-void AddVersionCommand(CLI::App& app, int* exit_code);
-void AddConfigCommand(CLI::App& app, int* exit_code);      // config, config show
+// Prints "Error: <message>" on stderr (Dagu's form) and returns kExitFailure.
+int CommandError(const std::string& message);
+
+void AddCleanupCommand(CLI::App& app, int* exit_code);
+void AddCompletionCommand(CLI::App& app, int* exit_code);   // completion bash|zsh|fish|powershell
+void AddConfigCommand(CLI::App& app, int* exit_code);       // config, config show
+void AddDistributedCommands(CLI::App& app, int* exit_code); // coordinator, worker
+void AddDryCommand(CLI::App& app, int* exit_code);
+void AddExecCommand(CLI::App& app, int* exit_code);
+void AddMigrateCommand(CLI::App& app, int* exit_code);      // migrate history
+void AddRestartCommand(CLI::App& app, int* exit_code);
+void AddRunCommands(CLI::App& app, int* exit_code);         // start, enqueue, dequeue, retry, status, stop
+void AddSchedulerCommand(CLI::App& app, int* exit_code);    // scheduler, scheduler status
+void AddServerCommands(CLI::App& app, int* exit_code);      // server, start-all
 void AddValidateCommand(CLI::App& app, int* exit_code);
-void AddRunCommands(CLI::App& app, int* exit_code);        // start, enqueue, dequeue, retry, status, stop
-void AddSchedulerCommand(CLI::App& app, int* exit_code);   // scheduler, scheduler status
-void AddServerCommands(CLI::App& app, int* exit_code);     // server, start-all
+void AddVersionCommand(CLI::App& app, int* exit_code);
+
+// `dagu __complete <words...>` (and __completeNoDesc): the completion
+// candidates the scripts of `dagu completion` ask for (complete.h).
+int RunCompletionRequest(const CLI::App& app, const std::vector<std::string>& words, bool descriptions);
 
 }  // namespace dagu::cli

@@ -49,11 +49,18 @@ class EscapedMessage final : public spdlog::custom_flag_formatter {
 
 }  // namespace
 
-void AddCommonFlags(CLI::App* cmd, CommonFlags* flags) {
-  cmd->add_option("-c,--config", flags->config_file, "Config file (default: $DAGU_HOME/config.yaml)");
-  cmd->add_option("--dagu-home", flags->dagu_home, "Dagu home directory (overrides DAGU_HOME)");
-  cmd->add_option("-d,--dags", flags->dags_dir, "Directory of DAG files");
-  cmd->add_flag("-q,--quiet", flags->quiet, "Print less");
+void AddCommonFlags(CLI::App* cmd, CommonFlags* flags, bool with_dags) {
+  cmd->add_option("-c,--config", flags->config_file,
+                  "Path to the configuration file (default: $DAGU_HOME/config.yaml)");
+  cmd->add_flag("--cpu-profile", flags->cpu_profile, "Accepted for compatibility with Dagu; does nothing here");
+  cmd->add_option("--dagu-home", flags->dagu_home, "Override DAGU_HOME for this command");
+  if (with_dags) cmd->add_option("-d,--dags", flags->dags_dir, "Directory containing DAG files");
+  cmd->add_flag("-q,--quiet", flags->quiet, "Suppress output during dag-run");
+}
+
+int CommandError(const std::string& message) {
+  std::cerr << "Error: " << message << "\n";
+  return kExitFailure;
 }
 
 int LoadConfigForCommand(const CommonFlags& flags, ConfigOverrides extra, Config* config) {

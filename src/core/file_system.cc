@@ -5,6 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdlib>
+
 #include <atomic>
 #include <cerrno>
 #include <filesystem>
@@ -27,38 +30,136 @@ Status WriteAll(int fd, const std::string& data, const std::string& path) {
   return Status::OK();
 }
 
+FileInfo InfoOf(const struct stat& st) {
+  FileInfo info;
+  info.is_dir = S_ISDIR(st.st_mode);
+  info.size = static_cast<uint64_t>(st.st_size);
+  info.mtime = WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::seconds(st.st_mtim.tv_sec) +
+                                                                       std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
+  info.device = static_cast<uint64_t>(st.st_dev);
+  info.inode = static_cast<uint64_t>(st.st_ino);
+  return info;
+}
+
+struct timespec ToTimespec(WallTime when) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(when.time_since_epoch()).count();
+  struct timespec ts;
+  ts.tv_sec = ns / 1000000000;
+  ts.tv_nsec = ns % 1000000000;
+  return ts;
+}
+
+// Reads `fd` to its end (at most `max_bytes`, else InvalidArgument).
+Status ReadAll(int fd, const std::string& path, uint64_t max_bytes, std::string* contents) {
+  contents->clear();
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::FromErrno(errno, "read " + path);
+    }
+    if (n == 0) return Status::OK();
+    contents->append(buf, static_cast<size_t>(n));
+    if (contents->size() > max_bytes) {
+      return Status::InvalidArgument(path + " is larger than " + std::to_string(max_bytes) + " bytes");
+    }
+  }
+}
+
+const char* FileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISLNK(mode)) return "a symlink";
+  return "not a regular file";
+}
+
+bool Inside(const std::string& path, const std::string& dir) {
+  if (dir == "/") return true;
+  return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
+}
+
+Status RealPath(const std::string& path, std::string* out) {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) == nullptr) return Status::FromErrno(errno, "resolve " + path);
+  *out = buf;
+  return Status::OK();
+}
+
+class PosixDirectory final : public DirectoryHandle {
+ public:
+  PosixDirectory(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~PosixDirectory() override { ::close(fd_); }
+
+  const std::string& path() const override { return path_; }
+
+  Status Stat(FileInfo* info) override {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return Status::FromErrno(errno, "stat " + path_);
+    *info = InfoOf(st);
+    return Status::OK();
+  }
+
+  Status ReadFile(const std::string& name, std::string* contents) override {
+    const std::string where = JoinPath(path_, name);
+    int fd = ::openat(fd_, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return Status::FromErrno(errno, "open " + where);
+    Status s = ReadAll(fd, where, UINT64_MAX, contents);
+    ::close(fd);
+    return s;
+  }
+
+  Status WriteFile(const std::string& name, const std::string& contents, int mode) override {
+    const std::string where = JoinPath(path_, name);
+    int fd = ::openat(fd_, name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+                      static_cast<mode_t>(mode));
+    if (fd < 0) return Status::FromErrno(errno, "open " + where);
+    Status s = WriteAll(fd, contents, where);
+    if (::close(fd) != 0 && s.ok()) s = Status::FromErrno(errno, "close " + where);
+    return s;
+  }
+
+  Status Rename(const std::string& from, const std::string& to) override {
+    if (::renameat(fd_, from.c_str(), fd_, to.c_str()) != 0) {
+      return Status::FromErrno(errno, "rename " + JoinPath(path_, from) + " -> " + to);
+    }
+    return Status::OK();
+  }
+
+  Status RemoveFile(const std::string& name) override {
+    if (::unlinkat(fd_, name.c_str(), 0) != 0) return Status::FromErrno(errno, "remove " + JoinPath(path_, name));
+    return Status::OK();
+  }
+
+  Status SetMtime(WallTime when) override {
+    struct timespec ts[2] = {ToTimespec(when), ToTimespec(when)};
+    if (::futimens(fd_, ts) != 0) return Status::FromErrno(errno, "touch " + path_);
+    return Status::OK();
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
 class PosixFs final : public FileSystem {
  public:
   Status Stat(const std::string& path, FileInfo* info) override {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(errno, "stat " + path);
-    info->is_dir = S_ISDIR(st.st_mode);
-    info->size = static_cast<uint64_t>(st.st_size);
-    info->mtime = WallTime(std::chrono::duration_cast<WallTime::duration>(
-        std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
-    info->device = static_cast<uint64_t>(st.st_dev);
-    info->inode = static_cast<uint64_t>(st.st_ino);
+    *info = InfoOf(st);
     return Status::OK();
   }
 
   Status ReadFile(const std::string& path, std::string* contents) override {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Status::FromErrno(errno, "open " + path);
-    contents->clear();
-    char buf[65536];
-    for (;;) {
-      ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        ::close(fd);
-        return Status::FromErrno(err, "read " + path);
-      }
-      if (n == 0) break;
-      contents->append(buf, static_cast<size_t>(n));
-    }
+    Status s = ReadAll(fd, path, UINT64_MAX, contents);
     ::close(fd);
-    return Status::OK();
+    return s;
   }
 
   Status WriteFile(const std::string& path, const std::string& contents, int mode) override {
@@ -82,7 +183,10 @@ class PosixFs final : public FileSystem {
   }
 
   Status CreateFileExclusive(const std::string& path, const std::string& contents, int mode) override {
-    return WriteWithFlags(path, contents, O_WRONLY | O_CREAT | O_EXCL, mode, true);
+    bool created = false;
+    Status s = WriteWithFlags(path, contents, O_WRONLY | O_CREAT | O_EXCL, mode, true, &created);
+    if (!s.ok() && created) ::unlink(path.c_str());  // ours, half written: it must not block the name
+    return s;
   }
 
   Status AppendFileSync(const std::string& path, const std::string& contents, int mode) override {
@@ -139,20 +243,56 @@ class PosixFs final : public FileSystem {
   }
 
   Status SetMtime(const std::string& path, WallTime when) override {
-    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(when.time_since_epoch()).count();
-    struct timespec ts[2];
-    ts[0].tv_sec = ns / 1000000000;
-    ts[0].tv_nsec = ns % 1000000000;
-    ts[1] = ts[0];
+    struct timespec ts[2] = {ToTimespec(when), ToTimespec(when)};
     if (::utimensat(AT_FDCWD, path.c_str(), ts, 0) != 0) return Status::FromErrno(errno, "touch " + path);
     return Status::OK();
   }
 
+  Status OpenDirectory(const std::string& path, std::unique_ptr<DirectoryHandle>* out) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      int err = errno;
+      if (err == ENOTDIR || err == ELOOP) return Status::InvalidArgument(path + " is not a directory");
+      return Status::FromErrno(err, "open " + path);
+    }
+    *out = std::make_unique<PosixDirectory>(fd, path);
+    return Status::OK();
+  }
+
+  Status ReadRegularFile(const std::string& path, const std::string& confine_to, uint64_t max_bytes,
+                         std::string* contents) override {
+    std::string resolved;
+    DAGU_RETURN_IF_ERROR(RealPath(path, &resolved));
+    if (!confine_to.empty()) {
+      std::string dir;
+      DAGU_RETURN_IF_ERROR(RealPath(confine_to, &dir));
+      if (!Inside(resolved, dir)) {
+        return Status::InvalidArgument(path + " is a symlink leading out of " + confine_to);
+      }
+    }
+    int fd = ::open(resolved.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return Status::FromErrno(errno, "open " + path);
+    struct stat st {};
+    Status s;
+    if (::fstat(fd, &st) != 0) {
+      s = Status::FromErrno(errno, "stat " + path);
+    } else if (!S_ISREG(st.st_mode)) {
+      s = Status::InvalidArgument(path + " is " + FileTypeName(st.st_mode) + ", not a regular file");
+    } else if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+      s = Status::InvalidArgument(path + " is larger than " + std::to_string(max_bytes) + " bytes");
+    } else {
+      s = ReadAll(fd, path, max_bytes, contents);
+    }
+    ::close(fd);
+    return s;
+  }
+
  private:
   static Status WriteWithFlags(const std::string& path, const std::string& contents, int flags, int mode,
-                               bool sync) {
+                               bool sync, bool* created = nullptr) {
     int fd = ::open(path.c_str(), flags | O_CLOEXEC, static_cast<mode_t>(mode));
     if (fd < 0) return Status::FromErrno(errno, "open " + path);
+    if (created != nullptr) *created = true;
     Status s = WriteAll(fd, contents, path);
     if (s.ok() && sync && ::fdatasync(fd) != 0) s = Status::FromErrno(errno, "fsync " + path);
     if (::close(fd) != 0 && s.ok()) s = Status::FromErrno(errno, "close " + path);

@@ -60,6 +60,32 @@ struct ContinueOn {
   bool mark_success = false;
 };
 
+// Step `params:` of a call, as Dagu 1.30.2 keeps them: each entry a name
+// (empty for a positional value) and its value, unevaluated. A string
+// "A=1 B='x y'" is split like DAG params; a mapping is sorted by key.
+struct CallParam {
+  std::string name;   // "" = positional
+  std::string value;
+};
+
+// One `parallel.items` entry: a scalar (value) or a flat mapping (params,
+// keys sorted, values as written).
+struct ParallelItem {
+  std::string value;
+  std::vector<std::pair<std::string, std::string>> params;
+  bool is_map = false;
+};
+
+// `parallel:` of a call step: items written out, or a variable reference
+// ("${LIST}") evaluated when the step starts; at most max_concurrent child
+// runs at a time.
+struct ParallelSpec {
+  bool enabled = false;
+  std::string variable;                // the string form, e.g. "${ITEMS}" ("" = items given)
+  std::vector<ParallelItem> items;
+  int max_concurrent = 10;             // Dagu's default
+};
+
 struct Step {
   std::string id;
   std::string name;
@@ -92,8 +118,12 @@ struct Step {
   std::string executor_type;
   std::string executor_config_json;
   // call: <dag> (and Dagu 1.30.2's `run: <dag>`): the step runs that DAG as a
-  // child run instead of a command; "" = not a call.
+  // child run instead of a command; "" = not a call. A call step's
+  // executor_type is "dag", or "parallel" with `parallel:`
+  // (src/executors/subdag_runner.h runs both).
   std::string call;
+  std::vector<CallParam> call_params;  // step `params:` ("" = none given)
+  ParallelSpec parallel;               // `parallel:` (enabled = given)
   bool mail_on_error = false;         // mail_on_error: send the run's error mail if this step fails
 };
 
@@ -174,6 +204,18 @@ struct Dag {
   std::vector<SecretRef> secrets;
   std::vector<Step> steps;     // depends are complete (chain order applied, ids resolved)
   std::string yaml_data;       // the original file contents
+  // The other documents of a multi-document file (`---`): DAGs that call:
+  // finds by name before the DAGs directory. Each holds its own document's
+  // text as yaml_data; their own local_dags are empty.
+  std::vector<Dag> local_dags;
+
+  // The local DAG named `dag_name`, or null.
+  const Dag* FindLocalDag(const std::string& dag_name) const {
+    for (const Dag& d : local_dags) {
+      if (d.name == dag_name) return &d;
+    }
+    return nullptr;
+  }
 
   // The queue and proc group: queue if set, else the name.
   const std::string& ProcGroup() const { return queue.empty() ? name : queue; }

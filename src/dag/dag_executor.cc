@@ -14,7 +14,7 @@
 namespace dagu {
 
 const std::vector<std::string>& BuiltinExecutorTypes() {
-  static const std::vector<std::string> types{"http", "jq", "mail", "ssh"};
+  static const std::vector<std::string> types{"dag", "http", "jq", "mail", "parallel", "ssh"};
   return types;
 }
 
@@ -27,7 +27,7 @@ namespace {
 constexpr const char* kOtherTypes[] = {"docker", "container", "archive", "chat", "gha", "github_action",
                                        "github-action", "harness", "hitl", "k8s", "kubernetes", "llm",
                                        "agent", "redis", "s3", "sql", "postgres", "sqlite", "router",
-                                       "template", "dag", "subworkflow", "parallel", "log", "wait"};
+                                       "template", "subworkflow", "log", "wait"};
 
 nlohmann::json ToJson(const YAML::Node& node) {
   if (node.IsMap()) {
@@ -71,7 +71,10 @@ void CheckType(ParseContext& ctx, const Field& at, const std::string& type) {
   const auto& built = BuiltinExecutorTypes();
   if (std::find(built.begin(), built.end(), type) != built.end()) return;
   std::string list;
-  for (const auto& t : built) list += (list.empty() ? "" : ", ") + t;
+  for (const auto& t : built) {
+    if (t == "dag" || t == "parallel") continue;  // call: steps, not a type one writes
+    list += (list.empty() ? "" : ", ") + t;
+  }
   bool known = std::any_of(std::begin(kOtherTypes), std::end(kOtherTypes),
                            [&](const char* t) { return type == t; });
   ctx.Error(at, std::string(known ? "not supported: executor type " : "unknown executor type ") + Quote(type) +

@@ -12,7 +12,8 @@
 
 namespace dagu {
 
-// "jq", "http", "mail", "ssh": the non-shell executor types this binary runs.
+// The non-shell executor types this binary runs: "dag" and "parallel" (call
+// steps), "http", "jq", "mail", "ssh".
 const std::vector<std::string>& BuiltinExecutorTypes();
 
 // Whether `type` (lower case) is "" or one of Dagu's names for the shell

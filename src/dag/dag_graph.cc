@@ -35,7 +35,9 @@ void NameUnnamedSteps(std::vector<ParsedStep>& steps) {
   for (size_t i = 0; i < steps.size(); ++i) {
     Step& step = steps[i].step;
     if (steps[i].name_given) continue;
-    std::string kind = step.commands.empty() && !step.script.empty() ? "script" : "cmd";
+    std::string kind = !step.call.empty()                            ? step.executor_type
+                       : step.commands.empty() && !step.script.empty() ? "script"
+                                                                       : "cmd";
     std::string name = kind + "_" + std::to_string(i + 1);
     for (int n = 2; taken.count(name) != 0; ++n) name = kind + "_" + std::to_string(i + 1) + "_" + std::to_string(n);
     taken.insert(name);

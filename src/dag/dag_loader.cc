@@ -61,6 +61,7 @@ void ApplyBase(const LoadDagOptions& options, Dag* dag, std::vector<DagError>* e
   root_options.zone = options.default_zone;
   root_options.is_base = true;
   dag_internal::ParseRoot(ctx, docs[0], root_options, dag);
+  if (options.skip_base_handlers) dag->handler_on = HandlerOn();
 }
 
 std::string AbsolutePath(const std::string& path) {
@@ -71,13 +72,14 @@ std::string AbsolutePath(const std::string& path) {
   return abs.lexically_normal().string();
 }
 
-// Empty -> the DAG file's directory; a plain relative path -> joined to it.
-void ResolveWorkingDir(Dag* dag) {
+// Empty -> the default (the DAG file's directory unless the options give
+// one); a plain relative path -> joined to the file's directory.
+void ResolveWorkingDir(const LoadDagOptions& options, Dag* dag) {
   if (dag->location.empty()) return;
   std::string dir = DirName(dag->location);
   std::string& wd = dag->working_dir;
   if (wd.empty()) {
-    wd = dir;
+    wd = options.default_working_dir.empty() ? dir : options.default_working_dir;
   } else if (wd[0] != '/' && wd[0] != '$' && wd[0] != '~') {
     wd = std::filesystem::path(JoinPath(dir, wd)).lexically_normal().string();
     if (wd.size() > 1 && wd.back() == '/') wd.pop_back();
@@ -143,14 +145,10 @@ Status LoadDagFromString(std::string_view yaml, const std::string& path, const L
                       out->name);
         }
       }
-      for (size_t i = 1; i < docs.size(); ++i) {
-        if (docs[i].IsNull()) continue;
-        ctx.WarningAt(docs[i], "", "ignored: YAML document " + std::to_string(i + 1) +
-                                       " (local sub-DAGs are only used by call:, which is not supported)");
-      }
+      if (docs.size() > 1) dag_internal::LoadLocalDags(ctx, yaml, path, options, out, errors);
     }
   }
-  ResolveWorkingDir(out);
+  ResolveWorkingDir(options, out);
   return Summarize(path, *errors, first);
 }
 

@@ -56,6 +56,14 @@ struct LoadDagOptions {
 
   // Where files are read from. Null means PosixFileSystem().
   FileSystem* fs = nullptr;
+
+  // A sub-DAG run (`dagu start --root/--parent`): the base config's
+  // handler_on is not applied (as Dagu 1.30.2 skips it for children), and a
+  // DAG that sets no working_dir gets `default_working_dir` (the calling
+  // step's directory, from --default-working-dir) instead of its file's
+  // directory when that is given.
+  bool skip_base_handlers = false;
+  std::string default_working_dir;
 };
 
 // Loads and validates the DAG file at `path`. Every problem (and warning) is

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dag/dag.h"
+#include "dag/dag_loader.h"
 #include "dag/yaml_fields.h"
 
 namespace date {
@@ -32,6 +33,10 @@ void ParseParams(ParseContext& ctx, const Field& f, EnvList* out);
 
 // Splits a params string; false with *error set on an unterminated quote.
 bool TokenizeParams(const std::string& text, EnvList* out, std::string* error);
+
+// Appends each key: value of mapping `f` to *out (in file order, or sorted
+// by key); values are scalars as written (null = ""), anything else an error.
+void AppendMapPairs(ParseContext& ctx, const Field& f, bool sorted, EnvList* out);
 
 // env: a map, a list of single-key maps, or a list of "KEY=value"; appended.
 void ParseEnv(ParseContext& ctx, const Field& f, EnvList* out);
@@ -94,6 +99,20 @@ void ParseSecrets(ParseContext& ctx, const Field& f, std::vector<SecretRef>* out
 // depends (ids to names), adds chain order, detects cycles, and returns the
 // steps in file order.
 std::vector<Step> FinalizeSteps(ParseContext& ctx, std::vector<ParsedStep> steps, DagType type, bool list_form);
+
+// --- sub-DAG calls (dag_subdag.cc) ---
+
+// call:, step params: and parallel: of a step (Step::call may already be set
+// by the dialect rule from 1.30.2's `run: <name>`); a call step gets executor
+// type "dag", or "parallel" with parallel:.
+void ParseCallFields(ParseContext& ctx, const Fields& fields, ParsedStep* out);
+// Whether the step mapping has call: (so it has something to run).
+bool HasCall(const Fields& fields);
+
+// The documents after the first of a multi-document file (`---`) become
+// out->local_dags: each must have a unique name:. `text` is the whole file.
+void LoadLocalDags(ParseContext& ctx, std::string_view text, const std::string& path,
+                   const LoadDagOptions& options, Dag* out, std::vector<DagError>* errors);
 
 // --- root (dag_root.cc) ---
 

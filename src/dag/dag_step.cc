@@ -255,7 +255,7 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
     }
   }
   ParseStepExecutor(ctx, fields, &step);
-  if (run == nullptr && command == nullptr && script == nullptr && step.executor_type.empty()) {
+  if (run == nullptr && command == nullptr && script == nullptr && step.executor_type.empty() && !HasCall(fields)) {
     ctx.ErrorAt(out->at.value, out->at.path, "the step has nothing to run; give run:");
   }
   if (const Field* x = fields.Get("shell")) ParseShell(ctx, *x, &step.shell, &step.shell_args);
@@ -292,6 +292,7 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   if (const Field* x = fields.Get("precondition")) ParseConditions(ctx, *x, &step.preconditions);
   if (const Field* x = fields.Get("signal_on_stop")) ParseSignal(ctx, *x, &step.signal_on_stop);
   if (const Field* x = fields.Get("mail_on_error")) ctx.Bool(*x, &step.mail_on_error);
+  ParseCallFields(ctx, fields, out);
 }
 
 std::string StepPath(const std::string& base, size_t index, const YAML::Node& node) {

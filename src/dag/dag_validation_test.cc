@@ -83,8 +83,9 @@ TEST(DagValidationTest, UnsupportedKeysAreErrorsIgnoredKeysWarnings) {
       << ok.Dump();
 }
 
-TEST(DagValidationTest, StepCallIsNotSupported) {
-  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - call: child\n    run: x\n"), "call: not supported: sub-DAG calls", 2, 5);
+TEST(DagValidationTest, StepCallWithCommandsIsRefused) {
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - call: child\n    run: x\n"), "a call: step runs a DAG; it cannot also have",
+                   2, 11);
 }
 
 TEST(DagValidationTest, BadMergeKey) {
@@ -467,11 +468,12 @@ TEST(DagValidationTest, MetadataOnlyLoadTurnsStepErrorsIntoWarnings) {
   EXPECT_FALSE(root_error.status.ok());
 }
 
-TEST(DagValidationTest, ExtraDocumentsAreIgnoredWithAWarning) {
+TEST(DagValidationTest, ExtraDocumentsAreLocalDags) {
   Loaded l = LoadYaml("steps: [{run: x}]\n---\nname: child\nsteps: [{run: y}]\n");
   EXPECT_LOADS(l);
-  ASSERT_EQ(l.Warnings().size(), 1u) << l.Dump();
-  EXPECT_EQ(l.Warnings()[0].line, 3);
+  EXPECT_TRUE(l.Warnings().empty()) << l.Dump();
+  ASSERT_EQ(l.dag.local_dags.size(), 1u);
+  EXPECT_EQ(l.dag.local_dags[0].name, "child");
 }
 
 TEST(DagValidationTest, EveryProblemIsReportedNotJustTheFirst) {

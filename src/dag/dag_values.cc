@@ -48,29 +48,6 @@ bool ScalarValue(ParseContext& ctx, const Field& f, std::string* out) {
   return true;
 }
 
-// Appends each key: value of mapping `f` to *out (in file order, or sorted).
-void AppendMapPairs(ParseContext& ctx, const Field& f, bool sorted, EnvList* out) {
-  EnvList pairs;
-  for (auto it = f.value.begin(); it != f.value.end(); ++it) {
-    Field entry;
-    entry.spelled = it->first.IsScalar() ? it->first.Scalar() : "";
-    entry.name = entry.spelled;
-    entry.path = f.path + "." + entry.spelled;
-    entry.key = it->first;
-    entry.value = it->second;
-    if (Trim(entry.spelled).empty()) {
-      ctx.ErrorAt(it->first, f.path, "a variable name must be a non-empty string");
-      continue;
-    }
-    std::string value;
-    if (ScalarValue(ctx, entry, &value)) pairs.emplace_back(entry.spelled, value);
-  }
-  if (sorted) {
-    std::stable_sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  }
-  out->insert(out->end(), pairs.begin(), pairs.end());
-}
-
 // Reads one quoted or backticked token starting at text[*i] (the quote);
 // keeps backticks (the run agent evaluates them), drops double quotes.
 bool ReadQuoted(const std::string& text, size_t* i, std::string* out) {
@@ -93,6 +70,28 @@ bool ReadQuoted(const std::string& text, size_t* i, std::string* out) {
 }
 
 }  // namespace
+
+void AppendMapPairs(ParseContext& ctx, const Field& f, bool sorted, EnvList* out) {
+  EnvList pairs;
+  for (auto it = f.value.begin(); it != f.value.end(); ++it) {
+    Field entry;
+    entry.spelled = it->first.IsScalar() ? it->first.Scalar() : "";
+    entry.name = entry.spelled;
+    entry.path = f.path + "." + entry.spelled;
+    entry.key = it->first;
+    entry.value = it->second;
+    if (Trim(entry.spelled).empty()) {
+      ctx.ErrorAt(it->first, f.path, "a variable name must be a non-empty string");
+      continue;
+    }
+    std::string value;
+    if (ScalarValue(ctx, entry, &value)) pairs.emplace_back(entry.spelled, value);
+  }
+  if (sorted) {
+    std::stable_sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  out->insert(out->end(), pairs.begin(), pairs.end());
+}
 
 void ParseSchedule(ParseContext& ctx, const Field& f, const date::time_zone* zone, Schedules* out) {
   *out = Schedules();

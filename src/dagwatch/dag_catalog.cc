@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <set>
 
 namespace dagu {
@@ -50,6 +51,14 @@ Status DagCatalog::Rescan() {
     entry.key = key;
     auto dag = std::make_shared<Dag>();
     Status loaded = loader_(path, dag.get());
+    if (loaded.IsTimedOut()) {
+      // A read that hangs is not this version's verdict: try again at the
+      // next rescan (the reader answers at once while it is still stuck).
+      if (stuck_.insert(name).second) spdlog::error("DAG file {} skipped for now: {}", path, loaded.ToString());
+      if (it != files_.end()) present.insert(name);
+      continue;
+    }
+    if (stuck_.erase(name) > 0) spdlog::info("DAG file {} can be read again", path);
     if (loaded.ok()) {
       entry.dag = std::move(dag);
       spdlog::info("DAG {} {} from {}", entry.dag->name, it == files_.end() ? "loaded" : "reloaded", path);
@@ -58,6 +67,9 @@ Status DagCatalog::Rescan() {
     }
     files_[name] = std::move(entry);
     changed = true;
+  }
+  for (auto it = stuck_.begin(); it != stuck_.end();) {
+    it = std::find(names.begin(), names.end(), *it) == names.end() ? stuck_.erase(it) : std::next(it);
   }
   for (auto it = files_.begin(); it != files_.end();) {
     if (present.count(it->first)) {

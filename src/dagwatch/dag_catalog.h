@@ -4,7 +4,10 @@
 // and inode), and forgets files that were removed. A file that does not load
 // is reported once per version of the file (logged with the file and the
 // error) and skipped; when two files define the same DAG name, the later
-// file (in name order) is reported and skipped, as the DAG loader does.
+// file (in name order) is reported and skipped, as the DAG loader does. A
+// load that times out (the loader bounds its reads: dag_file_loader.h) is
+// reported once and tried again at every rescan until it answers; what was
+// loaded from the file before stays in the catalog meanwhile.
 //
 // Readers take immutable snapshots, so a DAG object never changes under a
 // tick that is using it.
@@ -17,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +72,7 @@ class DagCatalog {
 
   std::mutex rescan_mu_;              // serialises Rescan
   std::map<std::string, Entry> files_;  // by file name; guarded by rescan_mu_
+  std::set<std::string> stuck_;         // files whose last load timed out; guarded by rescan_mu_
 
   mutable std::mutex mu_;             // guards the published view
   std::map<std::string, DagPtr> by_name_;

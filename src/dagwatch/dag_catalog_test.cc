@@ -131,7 +131,7 @@ TEST(DagFileLoaderTest, RealLoaderLoadsAValidFileAndRejectsABrokenOne) {
   TempDir dir;
   dir.WriteFile("good.yaml", "schedule: \"*/5 * * * *\"\nsteps:\n  - name: one\n    run: echo hi\n");
   dir.WriteFile("bad.yaml", "schedule: [\n");
-  DagCatalog catalog(PosixFileSystem(), dir.path(), MakeDagFileLoader(LoadDagOptions{}));
+  DagCatalog catalog(PosixFileSystem(), dir.path(), MakeDagFileLoader(LoadDagOptions{}, dir.path()));
   ASSERT_TRUE(catalog.Rescan().ok());
   ASSERT_EQ(Names(catalog), (std::vector<std::string>{"good"}));
   EXPECT_EQ(catalog.Find("good")->schedules.start.size(), 1u);

@@ -33,7 +33,8 @@ Elector::Elector(SchedulerLockStore* store, Clock* clock, InstanceIdentity ident
       clock_(clock),
       identity_(std::move(identity)),
       timing_(timing),
-      tracker_(timing.stale_threshold) {}
+      tracker_(timing.stale_threshold),
+      threshold_in_force_(timing.stale_threshold) {}
 
 Status Elector::FirstAttempt(ElectionStep* out) {
   Status s = store_->EnsureLocksDir();
@@ -50,20 +51,38 @@ ElectionStep Elector::Step() {
   if (Status s = store_->Look(&seen); !s.ok()) return Waiting(s);
   MonoTime now = clock_->Monotonic();
   tracker_.Observe(seen, now);
+  WarnOnThresholdMismatch(seen);
   {
     std::lock_guard<std::mutex> l(mu_);
     seen_holder_ = seen.HolderLabel();
     last_renewal_seen_ = tracker_.last_renewal_seen();
+    threshold_in_force_ = tracker_.ThresholdInForce();
   }
   if (!seen.exists) {
     if (!tracker_.vanished_unchanged_for()) return Create(AcquisitionKind::kFresh);
     // Gone soon after a renewal: released. Gone after a long silence: another
-    // standby is taking it over as stale right now.
-    Duration limit = (timing_.RenewInterval() + timing_.stale_threshold) / 2;
+    // standby is taking it over as stale right now. Timed by the holder's
+    // T in force (and the I that goes with it).
+    Duration t = tracker_.vanished_threshold();
+    Duration limit = (LockTiming::RenewIntervalFor(t) + t) / 2;
     return Create(*tracker_.vanished_unchanged_for() < limit ? AcquisitionKind::kReleased : AcquisitionKind::kStale);
   }
   if (tracker_.IsStale(now)) return TakeOver();
   return Waiting();
+}
+
+void Elector::WarnOnThresholdMismatch(const LockSnapshot& seen) {
+  if (!seen.exists || !seen.owner || seen.owner->stale_threshold_ms <= 0) return;
+  const int64_t theirs = seen.owner->stale_threshold_ms;
+  if (theirs == Millis(timing_.stale_threshold)) return;
+  std::string key = seen.owner->instance_id + " " + std::to_string(theirs);
+  if (key == threshold_warned_for_) return;
+  threshold_warned_for_ = key;
+  spdlog::warn("The scheduler lock holder {} runs with lock_stale_threshold {}ms, this instance with {}ms; "
+               "waiting {}ms (the larger) before taking it over. Give every instance the same "
+               "scheduler.lock_stale_threshold.",
+               seen.owner->instance_id, theirs, Millis(timing_.stale_threshold),
+               Millis(tracker_.ThresholdFor(seen)));
 }
 
 ElectionStep Elector::Create(AcquisitionKind kind) {
@@ -71,9 +90,7 @@ ElectionStep Elector::Create(AcquisitionKind kind) {
   Status s = store_->MakeLockDir();
   if (s.IsAlreadyExists()) return Waiting();  // someone else was quicker
   if (!s.ok()) return Waiting(s);
-  LockSnapshot created;
-  if (s = store_->Look(&created); !s.ok()) return Waiting(s);
-  return Finish(kind, lease_start, created);
+  return Finish(kind, lease_start);
 }
 
 ElectionStep Elector::TakeOver() {
@@ -102,11 +119,7 @@ ElectionStep Elector::TakeOver() {
   }
   ElectionStep step;
   s = store_->MakeLockDir();
-  if (s.ok()) {
-    LockSnapshot created;
-    s = store_->Look(&created);
-    if (s.ok()) step = Finish(AcquisitionKind::kStale, lease_start, created);
-  }
+  if (s.ok()) step = Finish(AcquisitionKind::kStale, lease_start);
   if (!s.ok() && !s.IsAlreadyExists()) step.error = s;
   if (Status rm = store_->RemoveAside(aside); !rm.ok()) {
     spdlog::warn("Could not remove the old scheduler lock {}: {}", aside, rm.ToString());
@@ -114,7 +127,14 @@ ElectionStep Elector::TakeOver() {
   return step;
 }
 
-ElectionStep Elector::Finish(AcquisitionKind kind, MonoTime lease_start, const LockSnapshot& created) {
+ElectionStep Elector::Finish(AcquisitionKind kind, MonoTime lease_start) {
+  // The directory we just made, by handle: every write of ours goes into it,
+  // even if the path names another directory by then.
+  std::shared_ptr<DirectoryHandle> dir;
+  LockSnapshot created;
+  if (Status s = store_->OpenLock(&dir, &created); !s.ok()) {
+    return Waiting(s.IsNotFound() ? Status::OK() : s);  // gone already: someone else's move
+  }
   LockOwner owner;
   owner.instance_id = identity_.instance_id;
   owner.host = identity_.host;
@@ -124,7 +144,7 @@ ElectionStep Elector::Finish(AcquisitionKind kind, MonoTime lease_start, const L
   owner.acquired_at = clock_->Now();
   owner.renewed_at = owner.acquired_at;
   owner.stale_threshold_ms = Millis(timing_.stale_threshold);
-  Status s = store_->WriteOwner(owner, owner.acquired_at);
+  Status s = store_->WriteOwnerAt(dir.get(), owner, owner.acquired_at);
   LockSnapshot back;
   if (s.ok()) s = store_->Look(&back);
   if (s.ok() && (!back.SameDirectory(created) || back.owner_bytes != EncodeLockOwner(owner))) {
@@ -134,7 +154,7 @@ ElectionStep Elector::Finish(AcquisitionKind kind, MonoTime lease_start, const L
     Abandon(created);
     return Waiting(s);
   }
-  return Acquired(kind, lease_start, owner, back);
+  return Acquired(kind, lease_start, owner, back, std::move(dir));
 }
 
 void Elector::Abandon(const LockSnapshot& created) {
@@ -145,7 +165,7 @@ void Elector::Abandon(const LockSnapshot& created) {
 }
 
 ElectionStep Elector::Acquired(AcquisitionKind kind, MonoTime lease_start, const LockOwner& owner,
-                               const LockSnapshot& held) {
+                               const LockSnapshot& held, std::shared_ptr<DirectoryHandle> dir) {
   ElectionStep step;
   step.acquired = true;
   step.acquisition.kind = kind;
@@ -162,11 +182,20 @@ ElectionStep Elector::Acquired(AcquisitionKind kind, MonoTime lease_start, const
   holding_ = true;
   ours_ = owner;
   held_ = held;
+  held_dir_ = std::move(dir);
   seen_holder_ = owner.instance_id;
+  threshold_in_force_ = timing_.stale_threshold;
   return step;
 }
 
-RenewResult Elector::Renew() {
+std::string Elector::NotOursReason(const LockSnapshot& seen, const LockSnapshot& held, const LockOwner& ours) const {
+  if (!seen.exists) return "the lock directory " + store_->lock_path() + " is gone";
+  if (!seen.SameDirectory(held)) return "the lock directory was replaced (now held by " + seen.HolderLabel() + ")";
+  if (!seen.owner || !seen.owner->SameAcquisition(ours)) return "the lock's owner record is now " + seen.HolderLabel();
+  return "";
+}
+
+RenewResult Elector::CheckHeld() const {
   LockOwner ours;
   LockSnapshot held;
   {
@@ -177,19 +206,36 @@ RenewResult Elector::Renew() {
   }
   LockSnapshot seen;
   if (Status s = store_->Look(&seen); !s.ok()) return RenewResult{RenewOutcome::kFailed, s, ""};
-  std::string not_ours;
-  if (!seen.exists) {
-    not_ours = "the lock directory " + store_->lock_path() + " is gone";
-  } else if (!seen.SameDirectory(held)) {
-    not_ours = "the lock directory was replaced (now held by " + seen.HolderLabel() + ")";
-  } else if (!seen.owner || !seen.owner->SameAcquisition(ours)) {
-    not_ours = "the lock's owner record is now " + seen.HolderLabel();
-  }
+  std::string not_ours = NotOursReason(seen, held, ours);
   if (!not_ours.empty()) return RenewResult{RenewOutcome::kNotOurs, Status::OK(), not_ours};
+  return RenewResult{RenewOutcome::kRenewed, Status::OK(), ""};
+}
+
+RenewResult Elector::Renew(MonoTime not_after) {
+  LockOwner ours;
+  LockSnapshot held;
+  std::shared_ptr<DirectoryHandle> dir;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!holding_) return RenewResult{RenewOutcome::kNotOurs, Status::OK(), "this instance does not hold the lock"};
+    ours = ours_;
+    held = held_;
+    dir = held_dir_;
+  }
+  LockSnapshot seen;
+  if (Status s = store_->Look(&seen); !s.ok()) return RenewResult{RenewOutcome::kFailed, s, ""};
+  std::string not_ours = NotOursReason(seen, held, ours);
+  if (!not_ours.empty()) return RenewResult{RenewOutcome::kNotOurs, Status::OK(), not_ours};
+  if (clock_->Monotonic() >= not_after) {
+    return RenewResult{RenewOutcome::kTooLate, Status::OK(), "the lease had ended; no renewal written"};
+  }
   LockOwner next = ours;
   next.counter = ours.counter + 1;
   next.renewed_at = clock_->Now();
-  if (Status s = store_->WriteOwner(next, next.renewed_at); !s.ok()) {
+  if (before_renewal_write_) before_renewal_write_(next.counter);
+  // Through the handle: if the lock was taken over since the look above (a
+  // pause right here), this lands in our old directory, never in the new one.
+  if (Status s = store_->WriteOwnerAt(dir.get(), next, next.renewed_at); !s.ok()) {
     return RenewResult{RenewOutcome::kFailed, s, ""};
   }
   std::lock_guard<std::mutex> l(mu_);
@@ -200,24 +246,43 @@ RenewResult Elector::Renew() {
 Status Elector::Release() {
   LockOwner ours;
   LockSnapshot held;
+  std::shared_ptr<DirectoryHandle> dir;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (!holding_) return Status::OK();
     holding_ = false;
     ours = ours_;
     held = held_;
+    dir = std::move(held_dir_);
   }
   LockSnapshot seen;
   DAGU_RETURN_IF_ERROR(store_->Look(&seen));
-  if (!seen.SameDirectory(held) || !seen.owner || !seen.owner->SameAcquisition(ours)) {
-    spdlog::warn("Not releasing the scheduler lock {}: it is no longer ours (holder: {})", store_->lock_path(),
-                 seen.exists ? seen.HolderLabel() : "none");
+  if (std::string why = NotOursReason(seen, held, ours); !why.empty()) {
+    spdlog::warn("Not releasing the scheduler lock {}: it is no longer ours ({})", store_->lock_path(), why);
     return Status::OK();
   }
   std::string aside;
   DAGU_RETURN_IF_ERROR(store_->MoveAside(&aside));
-  if (Status s = store_->RemoveAside(aside); !s.ok()) {
-    spdlog::warn("Released the scheduler lock but could not remove {}: {}", aside, s.ToString());
+  // Between the look and the rename the lock may have been taken over (we
+  // were paused, say): check that what moved is our directory with our
+  // record, and put it back otherwise.
+  FileInfo moved;
+  std::string bytes;
+  Status s = store_->StatPath(aside, &moved);
+  LockOwner owner;
+  bool ours_moved = s.ok() && moved.device == held.device && moved.inode == held.inode && dir != nullptr &&
+                    store_->ReadOwnerAt(dir.get(), &bytes).ok() && DecodeLockOwner(bytes, &owner).ok() &&
+                    owner.SameAcquisition(ours);
+  if (!ours_moved) {
+    spdlog::warn("The scheduler lock {} changed hands while being released; putting the new holder's lock back",
+                 store_->lock_path());
+    if (Status back = store_->MoveBack(aside); !back.ok()) {
+      spdlog::warn("Could not restore the scheduler lock from {}: {}", aside, back.ToString());
+    }
+    return Status::OK();
+  }
+  if (Status rm = store_->RemoveAside(aside); !rm.ok()) {
+    spdlog::warn("Released the scheduler lock but could not remove {}: {}", aside, rm.ToString());
   }
   return Status::OK();
 }
@@ -235,6 +300,11 @@ std::string Elector::holder() const {
 std::optional<MonoTime> Elector::last_renewal_seen() const {
   std::lock_guard<std::mutex> l(mu_);
   return last_renewal_seen_;
+}
+
+Duration Elector::threshold_in_force() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return threshold_in_force_;
 }
 
 }  // namespace dagu

@@ -5,11 +5,19 @@
 //                   returned and ends startup (exit 78).
 //   Step()          one standby step, every ObserveInterval(): look at the
 //                   lock; create it when it is absent; take it over when it
-//                   has not changed for T. Errors leave the elector waiting.
-//   Renew()         one renewal by the holder: check the lock is still ours
-//                   (same directory, same owner record), then rewrite the
-//                   owner record with counter + 1 and touch the mtime.
-//   Release()       on a clean stop: remove the lock only if it is ours.
+//                   has not changed for the threshold in force (max of our
+//                   T and the holder's recorded T; staleness_tracker.h).
+//                   Errors leave the elector waiting.
+//   Renew(d)        one renewal by the holder: check the lock is still ours
+//                   (same directory, same owner record) and that the lease
+//                   deadline `d` has not passed, then rewrite the owner record
+//                   with counter + 1 and touch the mtime -- through the
+//                   handle of the directory we created, never by path.
+//   CheckHeld()     the same check without a write (before a batch of
+//                   dispatches: the lock may have been removed or replaced).
+//   Release()       on a clean stop: move the lock aside only if it is ours,
+//                   check that what moved is ours (else move it back), then
+//                   remove it.
 //
 // Taking over a stale lock: look again and confirm it is unchanged, rename it
 // aside to a unique name, check that what moved is the directory judged stale
@@ -22,6 +30,8 @@
 // the held-lock state is guarded so those may overlap.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -57,7 +67,9 @@ struct ElectionStep {
   Status error;             // a storage error met in this step (still standing by)
 };
 
-enum class RenewOutcome { kRenewed, kNotOurs, kFailed };
+// kRenewed: renewed (CheckHeld: still ours). kTooLate: the lease deadline had
+// passed before the write; nothing was written.
+enum class RenewOutcome { kRenewed, kNotOurs, kFailed, kTooLate };
 struct RenewResult {
   RenewOutcome outcome = RenewOutcome::kFailed;
   Status error;        // kFailed: the storage error
@@ -71,9 +83,17 @@ class Elector {
 
   Status FirstAttempt(ElectionStep* out);
   ElectionStep Step();
-  RenewResult Renew();
+  // `not_after`: the lease deadline (monotonic); no write is made at or after it.
+  RenewResult Renew(MonoTime not_after = MonoTime::max());
+  RenewResult CheckHeld() const;
   // OK also when the lock is no longer ours (then it is left alone).
   Status Release();
+
+  // Test hook (docs/ha-protocol.md, "Test hooks"): called on the renewal
+  // thread with the counter about to be written, after every check and right
+  // before the write. Null (the default) in normal operation. Set it before
+  // renewals start.
+  void SetBeforeRenewalWrite(std::function<void(uint64_t counter)> hook) { before_renewal_write_ = std::move(hook); }
 
   bool holding() const;
   // The holder seen at the last look ("" when there was no lock), or our own
@@ -81,18 +101,25 @@ class Elector {
   std::string holder() const;
   // When a change of the lock was last seen while standing by (monotonic).
   std::optional<MonoTime> last_renewal_seen() const;
+  // The stale threshold in force: standing by, max(own T, the holder's
+  // recorded T); holding, our own T.
+  Duration threshold_in_force() const;
   const InstanceIdentity& identity() const { return identity_; }
   const std::string& lock_path() const { return store_->lock_path(); }
 
  private:
   ElectionStep Create(AcquisitionKind kind);
   ElectionStep TakeOver();
-  // After our mkdir of the lock: write the owner record and read it back.
-  ElectionStep Finish(AcquisitionKind kind, MonoTime lease_start, const LockSnapshot& created);
+  // After our mkdir of the lock: open it, write the owner record through
+  // the handle and read it back by path.
+  ElectionStep Finish(AcquisitionKind kind, MonoTime lease_start);
   // Removes a lock we created but failed to finish, if it is still that one.
   void Abandon(const LockSnapshot& created);
   ElectionStep Acquired(AcquisitionKind kind, MonoTime lease_start, const LockOwner& owner,
-                        const LockSnapshot& held);
+                        const LockSnapshot& held, std::shared_ptr<DirectoryHandle> dir);
+  // "" when `seen` is still our lock, else what was found instead.
+  std::string NotOursReason(const LockSnapshot& seen, const LockSnapshot& held, const LockOwner& ours) const;
+  void WarnOnThresholdMismatch(const LockSnapshot& seen);
 
   SchedulerLockStore* store_;
   Clock* clock_;
@@ -101,14 +128,18 @@ class Elector {
 
   // Role-machine thread only.
   StalenessTracker tracker_;
+  std::string threshold_warned_for_;  // "<holder> <ms>" a mismatch was logged for
+  std::function<void(uint64_t)> before_renewal_write_;
 
   // Shared with the renewal thread.
   mutable std::mutex mu_;
   bool holding_ = false;
   LockOwner ours_;        // the owner record we last wrote
   LockSnapshot held_;     // the lock directory we hold (identity)
+  std::shared_ptr<DirectoryHandle> held_dir_;  // ... and its handle (a renewal left behind keeps it)
   std::string seen_holder_;
   std::optional<MonoTime> last_renewal_seen_;
+  Duration threshold_in_force_;
 };
 
 }  // namespace dagu

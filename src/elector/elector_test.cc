@@ -397,3 +397,111 @@ TEST_F(ElectorTest, ARenewalJustBeforeTheConfirmingLookResetsTheWait) {
 
 }  // namespace
 }  // namespace dagu
+
+namespace dagu {
+namespace {
+
+// Issue 10 item 1: instances with unequal T. A standby waits the larger of
+// its own T and the holder's recorded T.
+TEST_F(ElectorTest, AStandbyWaitsTheHoldersLongerThresholdNotItsOwn) {
+  FakeClock clock;
+  Instance a(locks(), "host-a", &clock), b(locks(), "host-b", &clock);
+  a.elector = std::make_unique<Elector>(&a.store, &clock, a.elector->identity(), LockTiming{30s, 5s});
+  ASSERT_TRUE(First(a).acquired);  // a's owner record says 30000 ms
+  EXPECT_FALSE(First(b).acquired);  // b's own T is 3 s
+  EXPECT_EQ(b.elector->threshold_in_force(), 30s);
+  // a renews every I = 7 s (min(7s, T/4)): b, with T = 3 s, must never take over.
+  auto [waited, step] = WaitForAcquire(b, {&a}, 60s, [&](Duration w) {
+    if (w % 7s == Duration::zero()) {
+      ASSERT_EQ(a.elector->Renew().outcome, RenewOutcome::kRenewed);
+    }
+  });
+  EXPECT_FALSE(step.acquired) << "a standby with a shorter T took a live lock after " << waited.count() << " ns";
+  // a dies right after a renewal: b takes over 30 s after it saw it, not 3 s.
+  ASSERT_EQ(a.elector->Renew().outcome, RenewOutcome::kRenewed);
+  auto [after_death, taken] = WaitForAcquire(b, {&a}, 60s, [](Duration) {});
+  ASSERT_TRUE(taken.acquired);
+  EXPECT_EQ(after_death, 30s + kO);
+  EXPECT_EQ(taken.acquisition.kind, AcquisitionKind::kStale);
+  EXPECT_EQ(b.elector->threshold_in_force(), kT) << "holding, the threshold in force is its own";
+}
+
+TEST_F(ElectorTest, AHolderWithAShorterThresholdIsJudgedByOurOwn) {
+  FakeClock clock;
+  Instance a(locks(), "host-a", &clock), b(locks(), "host-b", &clock);
+  b.elector = std::make_unique<Elector>(&b.store, &clock, b.elector->identity(), LockTiming{12s, 500ms});
+  ASSERT_TRUE(First(a).acquired);  // T = 3 s
+  EXPECT_FALSE(First(b).acquired);
+  EXPECT_EQ(b.elector->threshold_in_force(), 12s);
+  auto [waited, step] = WaitForAcquire(b, {&a}, 30s, [](Duration) {});
+  ASSERT_TRUE(step.acquired);
+  EXPECT_EQ(waited, 12s);
+}
+
+// Issue 10 item 5: a renewal paused between its check and its write (a VM
+// pause) must not land in the lock of the instance that took over meanwhile.
+TEST_F(ElectorTest, ALateRenewalWriteNeverLandsInTheSuccessorsLock) {
+  FakeClock clock;
+  Instance a(locks(), "host-a", &clock), b(locks(), "host-b", &clock);
+  ASSERT_TRUE(First(a).acquired);
+  EXPECT_FALSE(First(b).acquired);
+  // a's renewal has checked the lock; right before its write, b takes over.
+  a.fs.BeforeOnce("WriteFile", "/owner.tmp", [&] {
+    auto [waited, step] = WaitForAcquire(b, {&a}, 3 * kT, [](Duration) {});
+    EXPECT_TRUE(step.acquired);
+  });
+  RenewResult r = a.elector->Renew();
+  EXPECT_NE(r.outcome, RenewOutcome::kRenewed) << "the write went into the successor's lock";
+  LockSnapshot s = Look();
+  ASSERT_TRUE(s.owner.has_value());
+  EXPECT_EQ(s.owner->instance_id, b.id());
+  EXPECT_EQ(s.owner->counter, 0u);
+  EXPECT_EQ(b.elector->Renew().outcome, RenewOutcome::kRenewed) << "the successor keeps its lock";
+  EXPECT_EQ(a.elector->Renew().outcome, RenewOutcome::kNotOurs);
+}
+
+// Issue 10 item 5: no renewal is written once the lease has passed.
+TEST_F(ElectorTest, NoRenewalIsWrittenAtOrAfterTheLeaseDeadline) {
+  FakeClock clock;
+  Instance a(locks(), "host-a", &clock);
+  ASSERT_TRUE(First(a).acquired);
+  RenewResult r = a.elector->Renew(clock.Monotonic());
+  EXPECT_EQ(r.outcome, RenewOutcome::kTooLate);
+  EXPECT_EQ(Look().owner->counter, 0u);
+  EXPECT_EQ(a.elector->Renew(clock.Monotonic() + 1s).outcome, RenewOutcome::kRenewed);
+  EXPECT_EQ(Look().owner->counter, 1u);
+}
+
+// Issue 10 item 8: a holder whose lock was taken over between its check and
+// its rename must put the successor's lock back, not delete it.
+TEST_F(ElectorTest, ReleaseRacingATakeoverLeavesTheSuccessorsLock) {
+  FakeClock clock;
+  Instance a(locks(), "host-a", &clock), b(locks(), "host-b", &clock);
+  ASSERT_TRUE(First(a).acquired);
+  EXPECT_FALSE(First(b).acquired);
+  a.fs.BeforeOnce("Rename", "/.dagu_lock", [&] {
+    auto [waited, step] = WaitForAcquire(b, {&a}, 3 * kT, [](Duration) {});
+    EXPECT_TRUE(step.acquired);
+  });
+  ASSERT_TRUE(a.elector->Release().ok());
+  LockSnapshot s = Look();
+  ASSERT_TRUE(s.owner.has_value()) << "the successor's lock was removed";
+  EXPECT_EQ(s.owner->instance_id, b.id());
+  EXPECT_EQ(b.elector->Renew().outcome, RenewOutcome::kRenewed);
+}
+
+// Issue 10 item 9: CheckHeld sees a lock removed or replaced by someone else.
+TEST_F(ElectorTest, CheckHeldSeesARemovedOrReplacedLock) {
+  Instance a(locks(), "host-a");
+  ASSERT_TRUE(First(a).acquired);
+  EXPECT_EQ(a.elector->CheckHeld().outcome, RenewOutcome::kRenewed);
+  ASSERT_TRUE(PosixFileSystem()->RemoveAll(locks() + "/.dagu_lock").ok());
+  EXPECT_EQ(a.elector->CheckHeld().outcome, RenewOutcome::kNotOurs);
+  ASSERT_TRUE(PosixFileSystem()->MakeDir(locks() + "/.dagu_lock", 0700).ok());  // a Dagu 1.30.2 holder
+  RenewResult r = a.elector->CheckHeld();
+  EXPECT_EQ(r.outcome, RenewOutcome::kNotOurs);
+  EXPECT_NE(r.reason.find("replaced"), std::string::npos) << r.reason;
+}
+
+}  // namespace
+}  // namespace dagu

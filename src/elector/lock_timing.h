@@ -8,6 +8,9 @@
 //                        dispatching) once L has passed since the start of
 //                        its last successful renewal
 //   O  observe interval  min(R, 250ms): how often a standby looks at the lock
+//   W  tick stall limit  2 * max(T, 10s): an active instance whose tick loop
+//                        has shown no progress for W gives up its role (exit
+//                        75); after W/2 its /health says "unhealthy"
 //
 // All of them are measured on the monotonic clock of the instance that uses them.
 #pragma once
@@ -24,9 +27,9 @@ struct LockTiming {
   Duration stale_threshold = std::chrono::seconds(30);  // T
   Duration retry_interval = std::chrono::seconds(5);    // R
 
-  Duration RenewInterval() const {  // I
-    return std::min<Duration>(std::chrono::seconds(7), stale_threshold / 4);
-  }
+  Duration RenewInterval() const { return RenewIntervalFor(stale_threshold); }  // I
+  // I of a holder whose T is `t`.
+  static Duration RenewIntervalFor(Duration t) { return std::min<Duration>(std::chrono::seconds(7), t / 4); }
   Duration LeaseLength() const { return stale_threshold - RenewInterval(); }  // L = T - I
   Duration ObserveInterval() const {                                           // O
     return std::min<Duration>(retry_interval, std::chrono::milliseconds(250));
@@ -37,6 +40,12 @@ struct LockTiming {
   Duration RenewalRetry() const {
     return std::min<Duration>(RenewInterval(), std::chrono::seconds(1));
   }
+
+  // No progress of the tick loop for this long: /health reports the active
+  // instance unhealthy (503).
+  Duration TickStallUnhealthy() const { return std::max<Duration>(stale_threshold, std::chrono::seconds(10)); }
+  // ... and for this long (W): the instance gives up its role.
+  Duration TickStallLimit() const { return 2 * TickStallUnhealthy(); }
 
   // InvalidArgument naming the key when T or R is not positive.
   Status Validate() const;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "store/sub_run_ref.h"
 
 namespace dagu {
 
@@ -54,6 +55,16 @@ struct StepInvocation {
   const Dag* dag = nullptr;
   const Step* step = nullptr;
   std::function<std::string(const std::string&)> expand;
+
+  // The run the step belongs to, for runners that start runs of their own
+  // (a sub-DAG call starts its child as `start --root --parent`): this run's
+  // ID (its DAG is `dag`) and its root run (itself for a root run).
+  std::string dag_run_id;
+  std::string root_dag_name;
+  std::string root_dag_run_id;
+  // The step runs again under its repeat_policy (a call then gives its child
+  // a fresh sub-run ID instead of the deterministic one).
+  bool repeated = false;
 };
 
 struct StepResult {
@@ -64,14 +75,19 @@ struct StepResult {
   std::string captured_stdout;   // up to capture_limit bytes
   bool output_too_large = false;
   std::string stderr_tail;       // the last 1 KiB of stderr
-  // A runner's own failure (exit_code != 0), e.g. "unexpected EOF" from jq or
-  // "http status code not 2xx: 404": the step's error is then
-  // `failed to execute step "<name>": <error>` instead of the exit status.
+  // For runners that judge the outcome themselves. `error`: a runner's own
+  // failure (exit_code != 0), e.g. "unexpected EOF" from jq, "http status
+  // code not 2xx: 404", or why a sub-DAG call failed or was stopped, in
+  // Dagu's words: the node error becomes `failed to execute step "<name>":
+  // <error>` on failure, and `error` as is when stopped or on a deadline;
+  // "" = the exit code says it.
   std::string error;
   // The runner gave up on its own deadline (an http request past its
   // timeout): the step ends aborted, with `error` as its whole error, as
   // 1.30.2 records a context deadline.
   bool deadline_exceeded = false;
+  // exit_code 0, but the step ends partially succeeded (a child run ended so).
+  bool partially_succeeded = false;
 };
 
 // One step in progress. Wait() is called once, from the executor's worker
@@ -83,6 +99,10 @@ class RunningStep {
   // Sends `sig` to the process group of the process running now, and keeps
   // any later command of the step from starting.
   virtual void Signal(int sig) = 0;
+  // The child runs this step starts (a sub-DAG call): those planned once
+  // Start() returned, those actually started once Wait() returned; the
+  // record lists them in the node's `children`.
+  virtual std::vector<SubRunRef> SubRuns() const { return {}; }
 };
 
 class StepRunner {

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/dispatch_deadline.h"
 #include "core/time_format.h"
 #include "dag/dag_names.h"
 
@@ -18,8 +19,12 @@ void Launcher::StartReaping(std::chrono::milliseconds interval) {
 
 void Launcher::StopReaping() { reaper_.Stop(); }
 
-Status Launcher::Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra_env,
-                       Child child, pid_t* pid) {
+Status Launcher::Spawn(const std::vector<std::string>& argv, std::map<std::string, std::string> extra_env,
+                       Child child, MonoTime not_after, pid_t* pid) {
+  if (clock_->Monotonic() >= not_after) {
+    return Status::Aborted(child.what + ": not started: the lease deadline has passed");
+  }
+  if (not_after != MonoTime::max()) extra_env[kDispatchDeadlineEnv] = EncodeDispatchDeadline(not_after);
   pid_t p = -1;
   Status s = spawner_->Spawn(argv, ChildEnvironment(context_, extra_env), &p);
   if (!s.ok()) return s.WithContext(child.what);
@@ -33,22 +38,22 @@ Status Launcher::Spawn(const std::vector<std::string>& argv, const std::map<std:
 }
 
 Status Launcher::SpawnSlotRun(const std::string& dag_name, const std::string& location, bool propagate,
-                                 const std::string& run_id, WallTime slot) {
+                              const std::string& run_id, WallTime slot, MonoTime not_after) {
   Child child;
   child.what = "run " + run_id + " of DAG " + dag_name + " for slot " + FormatRFC3339UTC(slot);
   child.propagate = propagate;
   return Spawn(StartSlotCommand(context_, run_id, slot, location),
-               {{"DAGU_DAG_DEFINITION_ID", DagNameFromPath(location)}}, std::move(child), nullptr);
+               {{"DAGU_DAG_DEFINITION_ID", DagNameFromPath(location)}}, std::move(child), not_after, nullptr);
 }
 
-Status Launcher::StartSlot(const Dag& dag, const std::string& run_id, WallTime slot) {
-  return SpawnSlotRun(dag.name, dag.location, dag.signal_propagation, run_id, slot);
+Status Launcher::StartSlot(const Dag& dag, const std::string& run_id, WallTime slot, MonoTime not_after) {
+  return SpawnSlotRun(dag.name, dag.location, dag.signal_propagation, run_id, slot, not_after);
 }
 
-Status Launcher::StopDag(const Dag& dag) {
+Status Launcher::StopDag(const Dag& dag, MonoTime not_after) {
   Child child;
   child.what = "stop of DAG " + dag.name;
-  return Spawn(StopDagCommand(context_, dag.location), {}, std::move(child), nullptr);
+  return Spawn(StopDagCommand(context_, dag.location), {}, std::move(child), not_after, nullptr);
 }
 
 Status Launcher::RestartSlot(const Dag& dag, const std::string& run_id, WallTime slot, RestartGuards guards) {
@@ -61,19 +66,21 @@ Status Launcher::RestartSlot(const Dag& dag, const std::string& run_id, WallTime
   r.guards = std::move(guards);
   Child child;
   child.what = "stop of DAG " + dag.name + " for its restart at " + FormatRFC3339UTC(slot);
-  DAGU_RETURN_IF_ERROR(Spawn(StopDagCommand(context_, dag.location), {}, std::move(child), &r.stop_pid));
+  MonoTime not_after = r.guards.deadline ? r.guards.deadline() : MonoTime::max();
+  DAGU_RETURN_IF_ERROR(Spawn(StopDagCommand(context_, dag.location), {}, std::move(child), not_after, &r.stop_pid));
   std::lock_guard<std::mutex> l(mu_);
   restarts_.push_back(std::move(r));
   return Status::OK();
 }
 
-Status Launcher::RetryQueued(const std::string& dag_name, const std::string& run_id, bool propagate, pid_t* pid) {
+Status Launcher::RetryQueued(const std::string& dag_name, const std::string& run_id, bool propagate,
+                             MonoTime not_after, pid_t* pid) {
   Child child;
   child.what = "queued run " + run_id + " of DAG " + dag_name;
   child.propagate = propagate;
   child.keep_exit_status = true;
   return Spawn(RetryQueuedCommand(context_, run_id, dag_name), {{"DAGU_QUEUE_DISPATCH_RETRY", "1"}},
-               std::move(child), pid);
+               std::move(child), not_after, pid);
 }
 
 std::optional<int> Launcher::ExitStatusOf(pid_t pid) {
@@ -158,7 +165,8 @@ void Launcher::AdvanceRestarts() {
                    FormatRFC3339UTC(r.slot));
       continue;
     }
-    Status s = SpawnSlotRun(r.dag_name, r.dag_location, r.propagate, r.run_id, r.slot);
+    MonoTime not_after = r.guards.deadline ? r.guards.deadline() : MonoTime::max();
+    Status s = SpawnSlotRun(r.dag_name, r.dag_location, r.propagate, r.run_id, r.slot, not_after);
     if (!s.ok()) spdlog::error("restart of DAG {} for slot {}: {}", r.dag_name, FormatRFC3339UTC(r.slot), s.ToString());
   }
   std::lock_guard<std::mutex> l(mu_);

@@ -11,6 +11,10 @@
 //    runs are left alone;
 //  - it drives restart schedules: stop, wait for the old run to go, start.
 //
+// Fencing: nothing is started at or after the lease deadline the caller
+// passes (checked on this launcher's clock right before the spawn), and a
+// started process gets it as DAGU_DISPATCH_DEADLINE (core/dispatch_deadline.h).
+//
 // The launcher never waits for a run to finish and never kills one on its
 // own; when the scheduler exits, the children are adopted by init.
 //
@@ -48,14 +52,15 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   void StopReaping();
 
   // RunDispatcher.
-  Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot) override;
-  Status StopDag(const Dag& dag) override;
+  Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override;
+  Status StopDag(const Dag& dag, MonoTime not_after) override;
   Status RestartSlot(const Dag& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override;
 
   // Starts a queued run (`retry --run-id=<id> -q <dag name>`, with
   // DAGU_QUEUE_DISPATCH_RETRY=1). `propagate`: forward a stopping
   // scheduler's signal to it.
-  Status RetryQueued(const std::string& dag_name, const std::string& run_id, bool propagate, pid_t* pid) override;
+  Status RetryQueued(const std::string& dag_name, const std::string& run_id, bool propagate, MonoTime not_after,
+                     pid_t* pid) override;
 
   // The exit status of a queued run's process once it has exited and been
   // reaped (forgotten after this returns it); nullopt while it runs or when
@@ -93,10 +98,11 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
     MonoTime wait_until;     // set once the stop command exited
   };
 
-  Status Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra_env,
-               Child child, pid_t* pid);
+  // Starts argv unless `not_after` has passed, handing it to the child.
+  Status Spawn(const std::vector<std::string>& argv, std::map<std::string, std::string> extra_env, Child child,
+               MonoTime not_after, pid_t* pid);
   Status SpawnSlotRun(const std::string& dag_name, const std::string& location, bool propagate,
-                         const std::string& run_id, WallTime slot);
+                      const std::string& run_id, WallTime slot, MonoTime not_after);
   void AdvanceRestarts();
 
   ProcessSpawner* spawner_;

@@ -15,6 +15,8 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using testing::FakeClock;
 
+constexpr MonoTime kNoDeadline = MonoTime::max();
+
 class FakeSpawner final : public ProcessSpawner {
  public:
   struct Spawned {
@@ -88,7 +90,9 @@ class LauncherTest : public ::testing::Test {
 TEST_F(LauncherTest, StartSlotRunsStartWithTheSlotsIdAndTime) {
   setenv("TZ", "UTC", 1);
   ASSERT_TRUE(
-      launcher_.StartSlot(MakeDag("etl"), "sched-0123456789ab-20260312T140000", T("2026-03-12T14:00:00Z")).ok());
+      launcher_
+          .StartSlot(MakeDag("etl"), "sched-0123456789ab-20260312T140000", T("2026-03-12T14:00:00Z"), kNoDeadline)
+          .ok());
   ASSERT_EQ(spawner_.spawned.size(), 1u);
   EXPECT_THAT(spawner_.spawned[0].argv,
               ElementsAre("/usr/bin/dagu", "start", "-q", "--run-id=sched-0123456789ab-20260312T140000",
@@ -100,24 +104,43 @@ TEST_F(LauncherTest, StartSlotRunsStartWithTheSlotsIdAndTime) {
 
 TEST_F(LauncherTest, RetryQueuedRunsRetryByNameWithTheDispatchFlag) {
   pid_t pid = -1;
-  ASSERT_TRUE(launcher_.RetryQueued("etl", "catchup-x", false, &pid).ok());
+  ASSERT_TRUE(launcher_.RetryQueued("etl", "catchup-x", false, kNoDeadline, &pid).ok());
   EXPECT_EQ(pid, 1000);
   EXPECT_THAT(spawner_.spawned[0].argv, ElementsAre("/usr/bin/dagu", "retry", "--run-id=catchup-x", "-q", "--config",
                                                     "/etc/dagu/config.yaml", "etl"));
   EXPECT_THAT(spawner_.spawned[0].env, Contains("DAGU_QUEUE_DISPATCH_RETRY=1"));
 }
 
+// Issue 10 item 6: nothing is started at or after the lease deadline, and a
+// started run is handed it (DAGU_DISPATCH_DEADLINE, monotonic nanoseconds).
+TEST_F(LauncherTest, TheLeaseDeadlineFencesEverySpawnAndIsHandedToTheRun) {
+  MonoTime deadline = clock_.Monotonic() + std::chrono::seconds(2);
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("etl"), "sched-x", T("2026-03-12T14:00:00Z"), deadline).ok());
+  std::string expected = "DAGU_DISPATCH_DEADLINE=" +
+                         std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            deadline.time_since_epoch())
+                                            .count());
+  EXPECT_THAT(spawner_.spawned[0].env, Contains(expected));
+  clock_.Advance(std::chrono::seconds(2));
+  pid_t pid = -1;
+  EXPECT_EQ(launcher_.StartSlot(MakeDag("etl"), "sched-y", T("2026-03-12T14:01:00Z"), deadline).code(),
+            Status::Code::kAborted);
+  EXPECT_EQ(launcher_.RetryQueued("etl", "q1", false, deadline, &pid).code(), Status::Code::kAborted);
+  EXPECT_EQ(launcher_.StopDag(MakeDag("etl"), deadline).code(), Status::Code::kAborted);
+  EXPECT_EQ(spawner_.spawned.size(), 1u) << "a process was started after the lease deadline";
+}
+
 TEST_F(LauncherTest, NoConfigFlagWithoutAConfigFile) {
   LaunchContext ctx = Context();
   ctx.config_file.clear();
   Launcher launcher(&spawner_, &clock_, ctx);
-  ASSERT_TRUE(launcher.StopDag(MakeDag("etl")).ok());
+  ASSERT_TRUE(launcher.StopDag(MakeDag("etl"), kNoDeadline).ok());
   EXPECT_THAT(spawner_.spawned[0].argv, ElementsAre("/usr/bin/dagu", "stop", "-q", "/home/dags/etl.yaml"));
 }
 
 TEST_F(LauncherTest, SpawnFailureIsReportedAndNothingIsTracked) {
   spawner_.fail_next = true;
-  Status s = launcher_.StartSlot(MakeDag("etl"), "sched-x", T("2026-03-12T14:00:00Z"));
+  Status s = launcher_.StartSlot(MakeDag("etl"), "sched-x", T("2026-03-12T14:00:00Z"), kNoDeadline);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("etl"), std::string::npos) << s.ToString();
   EXPECT_EQ(launcher_.live_children(), 0u);
@@ -125,8 +148,8 @@ TEST_F(LauncherTest, SpawnFailureIsReportedAndNothingIsTracked) {
 
 TEST_F(LauncherTest, ReapsExitedChildrenAndKeepsOnlyQueuedExitStatuses) {
   pid_t queued = -1;
-  ASSERT_TRUE(launcher_.StartSlot(MakeDag("etl"), "sched-x", T("2026-03-12T14:00:00Z")).ok());  // pid 1000
-  ASSERT_TRUE(launcher_.RetryQueued("etl", "q1", false, &queued).ok());                         // pid 1001
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("etl"), "sched-x", T("2026-03-12T14:00:00Z"), kNoDeadline).ok());  // pid 1000
+  ASSERT_TRUE(launcher_.RetryQueued("etl", "q1", false, kNoDeadline, &queued).ok());                         // pid 1001
   EXPECT_EQ(launcher_.ExitStatusOf(queued), std::nullopt);
   spawner_.exited[1000] = 0;
   spawner_.exited[1001] = 3;
@@ -136,7 +159,7 @@ TEST_F(LauncherTest, ReapsExitedChildrenAndKeepsOnlyQueuedExitStatuses) {
   EXPECT_EQ(launcher_.ExitStatusOf(queued), 3);
   EXPECT_EQ(launcher_.ExitStatusOf(queued), std::nullopt);  // forgotten once read
 
-  ASSERT_TRUE(launcher_.RetryQueued("etl", "q2", false, &queued).ok());
+  ASSERT_TRUE(launcher_.RetryQueued("etl", "q2", false, kNoDeadline, &queued).ok());
   launcher_.ForgetExitStatus(queued);  // started: its exit status is not needed
   spawner_.exited[queued] = 0;
   launcher_.ReapOnce();
@@ -145,17 +168,17 @@ TEST_F(LauncherTest, ReapsExitedChildrenAndKeepsOnlyQueuedExitStatuses) {
 
 TEST_F(LauncherTest, PropagatesOnlyToLiveRunsOfPropagatingDags) {
   pid_t q1 = -1, q2 = -1;
-  ASSERT_TRUE(launcher_.StartSlot(MakeDag("plain"), "sched-a", T("2026-03-12T14:00:00Z")).ok());       // 1000
-  ASSERT_TRUE(launcher_.StartSlot(MakeDag("prop", true), "sched-b", T("2026-03-12T14:00:00Z")).ok());  // 1001
-  ASSERT_TRUE(launcher_.RetryQueued("prop", "q1", true, &q1).ok());                                    // 1002
-  ASSERT_TRUE(launcher_.RetryQueued("prop", "q2", true, &q2).ok());                                    // 1003
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("plain"), "sched-a", T("2026-03-12T14:00:00Z"), kNoDeadline).ok());       // 1000
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("prop", true), "sched-b", T("2026-03-12T14:00:00Z"), kNoDeadline).ok());  // 1001
+  ASSERT_TRUE(launcher_.RetryQueued("prop", "q1", true, kNoDeadline, &q1).ok());                                    // 1002
+  ASSERT_TRUE(launcher_.RetryQueued("prop", "q2", true, kNoDeadline, &q2).ok());                                    // 1003
   spawner_.exited[q2] = 0;
   launcher_.ReapOnce();
   EXPECT_EQ(launcher_.PropagateSignal(SIGTERM), 2);
   EXPECT_THAT(spawner_.signals, ElementsAre(std::make_pair(1001, SIGTERM), std::make_pair(q1, SIGTERM)));
   // Once per run: a second call only reaches runs started since.
   pid_t q3 = -1;
-  ASSERT_TRUE(launcher_.RetryQueued("prop", "q3", true, &q3).ok());
+  ASSERT_TRUE(launcher_.RetryQueued("prop", "q3", true, kNoDeadline, &q3).ok());
   EXPECT_EQ(launcher_.PropagateSignal(SIGTERM), 1);
   EXPECT_EQ(spawner_.signals.back(), std::make_pair(q3, SIGTERM));
 }

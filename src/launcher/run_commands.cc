@@ -1,5 +1,6 @@
 #include "launcher/run_commands.h"
 
+#include "core/dispatch_deadline.h"
 #include "core/time_format.h"
 
 namespace dagu {
@@ -43,7 +44,10 @@ std::vector<std::string> StopDagCommand(const LaunchContext& ctx, const std::str
 
 std::vector<std::string> ChildEnvironment(const LaunchContext& ctx, const std::map<std::string, std::string>& extra) {
   std::map<std::string, std::string> env = ctx.environment;
-  for (const char* key : {"DAGU_QUEUE_DISPATCH_RETRY", "DAGU_DAG_DEFINITION_ID", "DAGU_PARALLEL_ITEM"}) env.erase(key);
+  for (const char* key : {"DAGU_QUEUE_DISPATCH_RETRY", "DAGU_DAG_DEFINITION_ID", "DAGU_PARALLEL_ITEM",
+                          kDispatchDeadlineEnv}) {
+    env.erase(key);
+  }
   for (const auto& [k, v] : extra) env[k] = v;
   std::vector<std::string> out;
   out.reserve(env.size());

@@ -1,8 +1,11 @@
 // RunDispatcher: how the ticker acts on a due slot, without knowing how runs
 // are started. The Launcher implements it with detached processes; tests use
-// a fake. Every method is called only after the caller checked
-// Lease::MayDispatch() (fencing); RestartSlot re-checks it itself before its
-// second step, through RestartGuards.
+// a fake. Every method is called right after the caller checked
+// Lease::MayDispatch() (fencing), with the lease deadline `not_after`: no
+// process is started at or after it, and a run started is handed it
+// (core/dispatch_deadline.h) so that it refuses to create its record after
+// it. RestartSlot re-checks both itself before its second step, through
+// RestartGuards.
 #pragma once
 
 #include <chrono>
@@ -18,6 +21,8 @@ namespace dagu {
 struct RestartGuards {
   // Asked right before the new run is started; false cancels it.
   std::function<bool()> may_dispatch;
+  // The lease deadline at that moment (handed to the new run).
+  std::function<MonoTime()> deadline;
   // True while the DAG still has a live run; the new run waits for it.
   std::function<bool()> still_running;
   // How long to wait for the old run to go before starting anyway.
@@ -30,10 +35,10 @@ class RunDispatcher {
 
   // Starts the slot's run under `run_id` as a process that outlives the
   // scheduler. OK once the process was started (not once the run began).
-  virtual Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot) = 0;
+  virtual Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot, MonoTime not_after) = 0;
 
   // Asks the DAG's live runs to stop (a stop schedule).
-  virtual Status StopDag(const Dag& dag) = 0;
+  virtual Status StopDag(const Dag& dag, MonoTime not_after) = 0;
 
   // A restart schedule: stops the DAG's live runs, waits until they are gone
   // (or guards.wait_limit passed), then starts the slot's run under `run_id`

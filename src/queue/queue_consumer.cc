@@ -55,7 +55,9 @@ size_t QueueConsumer::in_flight() const {
 int QueueConsumer::RunPass(const Lease* lease) {
   std::lock_guard<std::mutex> pass(pass_mu_);
   if (!options_.enabled || !lease->MayDispatch()) return 0;
-  ObserveStarted();
+  // One batch per pass: the lock must still be ours (not removed or replaced).
+  if (!lease->VerifyHeld()) return 0;
+  ObserveStarted(lease);
   std::vector<std::string> names;
   Status s = queues_->ListQueues(&names);
   if (!s.ok()) {
@@ -67,7 +69,7 @@ int QueueConsumer::RunPass(const Lease* lease) {
   return started;
 }
 
-void QueueConsumer::ObserveStarted() {
+void QueueConsumer::ObserveStarted(const Lease* lease) {
   std::vector<Started> pending;
   {
     std::lock_guard<std::mutex> l(state_mu_);
@@ -81,6 +83,10 @@ void QueueConsumer::ObserveStarted() {
     bool alive = false;
     procs_->IsRunAlive(item.queue, item.dag_name, item.run_id, &alive);
     bool gone = s.IsNotFound();
+    if (!lease->MayDispatch()) {  // every write below is fenced; the successor tidies up
+      keep.push_back(st);
+      continue;
+    }
     if (alive || gone || (s.ok() && rec.status != RunStatus::kQueued)) {
       spdlog::info("{} {} (pid {})", Describe(item), gone ? "was removed" : "started", st.pid);
       Status r = queues_->RemoveItem(item);
@@ -96,6 +102,7 @@ void QueueConsumer::ObserveStarted() {
     std::string error = "queued run did not start: its process (pid " + std::to_string(st.pid) +
                         ") exited with status " + std::to_string(*exit);
     spdlog::error("{}: {}", Describe(item), error);
+    if (!lease->MayDispatch()) continue;  // fenced: the successor finds the run still queued
     Status f = FinishQueued(item, RunStatus::kFailed, error);
     if (!f.ok()) spdlog::error("{}: marking it failed: {}", Describe(item), f.ToString());
     Status r = queues_->RemoveItem(item);
@@ -149,30 +156,40 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
     for (const Started& st : started_) pending += st.item.queue == queue ? 1 : 0;
   }
   int free = Capacity(queue, items) - alive - pending;
+  // Our own claim goes back only while we may still act: a deposed
+  // instance's claim may have been broken and taken by the successor.
+  auto release = [&](const QueueItem& claimed) {
+    if (lease->MayDispatch()) queues_->ReleaseClaim(claimed);
+  };
   for (const QueueItem& item : items) {
     if (free <= 0) return;
+    if (!lease->MayDispatch()) return;
     if (IsInFlight(item)) continue;
-    if (Admissible(item) != Verdict::kDispatch) continue;
+    if (Admissible(item, lease) != Verdict::kDispatch) continue;
     if (!lease->MayDispatch()) return;
     s = queues_->ClaimItem(item, options_.owner);
-    if (s.IsAlreadyExists() && BreakStaleClaim(item)) s = queues_->ClaimItem(item, options_.owner);
+    if (s.IsAlreadyExists() && BreakStaleClaim(item, lease)) {
+      if (!lease->MayDispatch()) return;
+      s = queues_->ClaimItem(item, options_.owner);
+    }
     if (s.IsAlreadyExists() || s.IsNotFound()) continue;  // another consumer has it, or it is gone
     if (!s.ok()) {
       spdlog::error("{}: claiming it: {}", Describe(item), s.ToString());
       continue;
     }
-    Verdict v = Admissible(item);  // re-read under the claim
+    Verdict v = Admissible(item, lease);  // re-read under the claim
     if (v == Verdict::kDiscarded) continue;
     if (v == Verdict::kLater) {
-      queues_->ReleaseClaim(item);
+      release(item);
       continue;
     }
     DagPtr dag = dags_->Find(item.dag_name);
     pid_t pid = -1;
-    s = starter_->RetryQueued(item.dag_name, item.run_id, dag && dag->signal_propagation, &pid);
+    if (!lease->MayDispatch()) return;
+    s = starter_->RetryQueued(item.dag_name, item.run_id, dag && dag->signal_propagation, lease->Deadline(), &pid);
     if (!s.ok()) {
       spdlog::error("{}: starting it: {}; retrying later", Describe(item), s.ToString());
-      queues_->ReleaseClaim(item);
+      release(item);
       continue;
     }
     {
@@ -184,24 +201,26 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
   }
 }
 
-QueueConsumer::Verdict QueueConsumer::Admissible(const QueueItem& item) {
-  if (item.dag_name.empty()) {
-    Discard(item, "its content cannot be read");
+QueueConsumer::Verdict QueueConsumer::Admissible(const QueueItem& item, const Lease* lease) {
+  // A discard or an abort is a write: fenced right before it (a deposed
+  // instance leaves the item for the successor).
+  auto discard = [&](const std::string& why) {
+    if (!lease->MayDispatch()) return Verdict::kLater;
+    Discard(item, why);
     return Verdict::kDiscarded;
-  }
+  };
+  if (item.dag_name.empty()) return discard("its content cannot be read");
   RunRecord rec;
   Status s = runs_->ReadLatest(item.dag_name, item.run_id, nullptr, nullptr, &rec);
   if (s.IsNotFound() || s.IsCorruption()) {
-    Discard(item, "its run record is missing or corrupt (" + s.ToString() + ")");
-    return Verdict::kDiscarded;
+    return discard("its run record is missing or corrupt (" + s.ToString() + ")");
   }
   if (!s.ok()) {
     spdlog::error("{}: {}; left for later", Describe(item), s.ToString());
     return Verdict::kLater;
   }
   if (rec.status != RunStatus::kQueued) {
-    Discard(item, std::string("the run is ") + RunStatusLabel(rec.status) + ", not queued");
-    return Verdict::kDiscarded;
+    return discard(std::string("the run is ") + RunStatusLabel(rec.status) + ", not queued");
   }
   bool alive = false;
   s = procs_->IsRunAlive(item.queue, item.dag_name, item.run_id, &alive);
@@ -209,10 +228,7 @@ QueueConsumer::Verdict QueueConsumer::Admissible(const QueueItem& item) {
     spdlog::error("{}: {}; left for later", Describe(item), s.ToString());
     return Verdict::kLater;
   }
-  if (alive) {
-    Discard(item, "the run is alive already");
-    return Verdict::kDiscarded;
-  }
+  if (alive) return discard("the run is alive already");
   if (SchedulerManaged(rec.trigger_type)) {
     DagPtr dag = dags_->Find(item.dag_name);
     Dag by_name;
@@ -224,13 +240,13 @@ QueueConsumer::Verdict QueueConsumer::Admissible(const QueueItem& item) {
       return Verdict::kLater;
     }
     if (suspended) {
+      if (!lease->MayDispatch()) return Verdict::kLater;
       Status f = FinishQueued(item, RunStatus::kAborted, "dag schedule suspended before dispatch");
       if (!f.ok()) {
         spdlog::error("{}: {}; left for later", Describe(item), f.ToString());
         return Verdict::kLater;
       }
-      Discard(item, "its DAG is suspended; the run was aborted");
-      return Verdict::kDiscarded;
+      return discard("its DAG is suspended; the run was aborted");
     }
   }
   return Verdict::kDispatch;
@@ -253,7 +269,7 @@ Status QueueConsumer::FinishQueued(const QueueItem& item, RunStatus status, cons
   return runs_->WriteFinalStatus(attempt, rec);
 }
 
-bool QueueConsumer::BreakStaleClaim(const QueueItem& item) {
+bool QueueConsumer::BreakStaleClaim(const QueueItem& item, const Lease* lease) {
   QueueClaim claim;
   Status s = queues_->ReadClaim(item, &claim);
   if (s.IsNotFound()) return true;  // released meanwhile
@@ -267,6 +283,7 @@ bool QueueConsumer::BreakStaleClaim(const QueueItem& item) {
     return false;
   }
   if (now - it->second.since < options_.stale_claim_after) return false;
+  if (!lease->MayDispatch()) return false;
   s = queues_->BreakClaim(item, claim);
   if (!s.ok()) return false;
   spdlog::warn("{}: claim of \"{}\" broken: its run stayed queued with no heartbeat", Describe(item), claim.owner);

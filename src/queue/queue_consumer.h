@@ -3,8 +3,15 @@
 // within each queue's concurrency (reference/dagu-formats.md section 3,
 // dagu-scheduler-internals.md section 8).
 //
+// Fencing: Lease::MayDispatch() is checked immediately before every write
+// -- a claim, a spawn, a discard, an aborted or failed mark, a removed item,
+// a released or broken claim -- after the reads that decided it, and the
+// spawned run gets the lease deadline. A deposed instance leaves everything
+// to its successor.
+//
 // One pass (every poll interval, on its own thread):
-//  1. Nothing when queues are disabled or Lease::MayDispatch() is false.
+//  1. Nothing when queues are disabled, Lease::MayDispatch() is false, or
+//     Lease::VerifyHeld() finds the lock no longer ours.
 //  2. Runs it started earlier: once startup is observed (the record left
 //     "queued", or a fresh heartbeat appeared) the queue item is removed.
 //     If the process exited while the run was still queued, the run is
@@ -87,14 +94,14 @@ class QueueConsumer final : public ActiveComponent {
     MonoTime since;
   };
 
-  void ObserveStarted();
+  void ObserveStarted(const Lease* lease);
   void ProcessQueue(const std::string& queue, const Lease* lease, int* started);
   int Capacity(const std::string& queue, const std::vector<QueueItem>& items);
   // Whether the item may be dispatched now; when not, it was discarded (or
   // its run finished as aborted), or it is left for later (transient error).
   enum class Verdict;
-  Verdict Admissible(const QueueItem& item);
-  bool BreakStaleClaim(const QueueItem& item);
+  Verdict Admissible(const QueueItem& item, const Lease* lease);
+  bool BreakStaleClaim(const QueueItem& item, const Lease* lease);
   void Discard(const QueueItem& item, const std::string& why);
   Status FinishQueued(const QueueItem& item, RunStatus status, const std::string& error);
   bool IsInFlight(const QueueItem& item) const;

@@ -24,7 +24,8 @@ using testing::TestDags;
 
 class FakeStarter final : public QueuedRunStarter {
  public:
-  Status RetryQueued(const std::string& dag_name, const std::string& run_id, bool propagate, pid_t* pid) override {
+  Status RetryQueued(const std::string& dag_name, const std::string& run_id, bool propagate, MonoTime /*not_after*/,
+                     pid_t* pid) override {
     std::lock_guard<std::mutex> l(mu);
     if (!fail.ok()) return fail;
     *pid = next_pid++;
@@ -319,6 +320,44 @@ TEST_F(QueueConsumerTest, TwoConsumersRacingStartEachRunExactlyOnce) {
   EXPECT_EQ(all.size(), static_cast<size_t>(kRuns));
   EXPECT_EQ(unique.size(), static_cast<size_t>(kRuns));
   EXPECT_EQ(total.load(), kRuns);
+}
+
+// Issue 10 item 6: fences right before each write. The lease ends while the
+// item's record is being read: the discard it decided on is not written.
+TEST_F(QueueConsumerTest, ADiscardIsNotWrittenOnceTheLeaseHasEnded) {
+  AddDag("etl");
+  Enqueue("etl", "done");
+  AttemptDir attempt;
+  RunRecord rec;
+  ASSERT_TRUE(stores_.runs.ReadLatest("etl", "done", nullptr, &attempt, &rec).ok());
+  rec.status = RunStatus::kSucceeded;  // started elsewhere: its item would be discarded
+  ASSERT_TRUE(stores_.runs.AppendStatus(attempt, rec).ok());
+  fs_.BeforeOnce("ReadFile", "status.jsonl", [this] { lease_.may = false; });
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_EQ(Items("etl"), std::vector<std::string>{"done"}) << "a deposed instance discarded a queue item";
+}
+
+// ... and the lease ends between the claim and the spawn: nothing is started.
+TEST_F(QueueConsumerTest, NothingIsStartedWhenTheLeaseEndsAfterTheClaim) {
+  AddDag("etl");
+  Enqueue("etl", "q1");
+  fs_.BeforeOnce("CreateFileExclusive", ".claim_", [this] { lease_.may = false; });
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_TRUE(starter_.Started().empty()) << "a deposed instance started a queued run";
+  EXPECT_EQ(Items("etl"), std::vector<std::string>{"q1"});
+}
+
+// Issue 10 item 9: a pass is one batch; a lock no longer ours stops it.
+TEST_F(QueueConsumerTest, APassStartsNothingWhenTheLockIsNoLongerOurs) {
+  AddDag("etl");
+  Enqueue("etl", "q1");
+  lease_.held = false;
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_TRUE(starter_.Started().empty());
+  EXPECT_GE(lease_.verifications.load(), 1);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "support/temp_dir.h"
 #include "support/test_dags.h"
 #include "support/test_stores.h"
+#include "ticker/slot_id.h"
 
 namespace dagu {
 namespace {
@@ -120,6 +121,76 @@ TEST_F(ReaperTest, ZeroIntervalDisablesTheLoop) {
   Reaper reaper(&clock_, &stores_.runs, &stores_.procs, &stores_.ops, o);
   reaper.Start(Activation{}, &lease_);
   reaper.Stop();  // returns at once: no thread was started
+}
+
+// Issue 10 item 10: enqueues cut short by a crash are repaired, so their
+// slots are not lost behind a claim.
+class ReaperRepairTest : public ReaperTest {
+ protected:
+  ReaperOptions Options() {
+    ReaperOptions o;
+    o.data_dir = kDataDir;
+    o.find_dag = [this](const std::string& name) -> std::shared_ptr<const Dag> {
+      return name == dag_.name ? std::make_shared<Dag>(dag_) : nullptr;
+    };
+    o.log_root = dir_.Sub("logs");
+    o.replay_window = std::chrono::minutes(10);
+    o.repair_after = std::chrono::seconds(60);
+    return o;
+  }
+  std::vector<std::string> Items() {
+    std::vector<QueueItem> items;
+    EXPECT_TRUE(stores_.queues.List("etl", &items).ok());
+    std::vector<std::string> ids;
+    for (const QueueItem& i : items) ids.push_back(i.run_id);
+    return ids;
+  }
+  static constexpr const char* kDataDir = "/srv/dagu/data";
+  Dag dag_ = testing::OneStepDag("etl");
+};
+
+TEST_F(ReaperRepairTest, AQueuedRunWithoutItsQueueItemGetsItBack) {
+  clock_.SetWall(T("2026-03-12T10:00:00Z"));
+  EnqueuedRun e;
+  ASSERT_TRUE(stores_.Enqueue(dag_, "q1", TriggerType::kCatchUp, "", &e).ok());
+  ASSERT_TRUE(stores_.queues.RemoveItem(e.item).ok());  // the enqueuer died before writing it
+  Reaper reaper(&clock_, &stores_.runs, &stores_.procs, &stores_.ops, Options());
+  reaper.RunOnce(&lease_);
+  EXPECT_TRUE(Items().empty()) << "repaired before it had looked the same for repair_after";
+  clock_.Advance(std::chrono::seconds(61));
+  reaper.RunOnce(&lease_);
+  EXPECT_EQ(Items(), std::vector<std::string>{"q1"});
+  EXPECT_EQ(reaper.repaired(), 1);
+}
+
+TEST_F(ReaperRepairTest, ASlotRunCutShortAfterItsClaimIsEnqueuedAgain) {
+  clock_.SetWall(T("2026-03-12T10:05:00Z"));
+  WallTime slot = T("2026-03-12T10:03:00Z");
+  const std::string id = ScheduledRunId(kDataDir, "etl", slot);
+  RunDir bare;
+  ASSERT_TRUE(stores_.runs.CreateRun("etl", id, clock_.Now(), &bare).ok());  // then the enqueuer died
+  Reaper reaper(&clock_, &stores_.runs, &stores_.procs, &stores_.ops, Options());
+  reaper.RunOnce(&lease_);
+  clock_.Advance(std::chrono::seconds(61));
+  reaper.RunOnce(&lease_);
+  EXPECT_EQ(Items(), std::vector<std::string>{id});
+  RunRecord r = Record("etl", id);
+  EXPECT_EQ(r.status, RunStatus::kQueued);
+  EXPECT_EQ(r.trigger_type, TriggerType::kCatchUp);
+  EXPECT_EQ(reaper.repaired(), 1);
+}
+
+TEST_F(ReaperRepairTest, NothingIsRepairedByAnInstanceThatMayNotDispatch) {
+  clock_.SetWall(T("2026-03-12T10:00:00Z"));
+  EnqueuedRun e;
+  ASSERT_TRUE(stores_.Enqueue(dag_, "q1", TriggerType::kCatchUp, "", &e).ok());
+  ASSERT_TRUE(stores_.queues.RemoveItem(e.item).ok());
+  Reaper reaper(&clock_, &stores_.runs, &stores_.procs, &stores_.ops, Options());
+  reaper.RunOnce(&lease_);
+  clock_.Advance(std::chrono::seconds(61));
+  lease_.held = false;
+  reaper.RunOnce(&lease_);
+  EXPECT_TRUE(Items().empty());
 }
 
 }  // namespace

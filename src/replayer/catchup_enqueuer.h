@@ -6,6 +6,7 @@
 // then runs it.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "core/clock.h"
@@ -18,8 +19,11 @@ class CatchupEnqueuer {
  public:
   virtual ~CatchupEnqueuer() = default;
   // AlreadyExists when a run with `run_id` exists (the create is exclusive);
-  // any other error means nothing was enqueued.
-  virtual Status EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot) = 0;
+  // any other error means nothing was enqueued. `may_write` (the lease's
+  // MayDispatch) is asked right before each write of the enqueue; false
+  // undoes what was made and returns Aborted.
+  virtual Status EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot,
+                                const std::function<bool()>& may_write) = 0;
 };
 
 }  // namespace dagu

@@ -88,16 +88,29 @@ std::map<std::string, std::deque<WallTime>> Replayer::Pending() const {
 }
 
 void Replayer::AfterTick(WallTime /*tick*/) {
-  std::lock_guard<std::mutex> l(mu_);
-  if (lease_ == nullptr || buffers_.empty()) return;
-  for (auto it = buffers_.begin(); it != buffers_.end();) {
-    if (!lease_->MayDispatch()) return;
-    ReleaseOne(it->first, &it->second);
-    it = it->second.empty() ? buffers_.erase(it) : std::next(it);
+  // The buffers are taken out while storage is read and written (no lock is
+  // held over a storage call), and put back unless Stop() came in between.
+  const Lease* lease = nullptr;
+  std::map<std::string, CatchupBuffer> buffers;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (lease_ == nullptr || buffers_.empty()) return;
+    lease = lease_;
+    buffers.swap(buffers_);
   }
+  if (lease->VerifyHeld()) {  // one batch per tick: the lock must still be ours
+    for (auto it = buffers.begin(); it != buffers.end();) {
+      if (!lease->MayDispatch()) break;
+      ReleaseOne(it->first, &it->second, lease);
+      it = it->second.empty() ? buffers.erase(it) : std::next(it);
+    }
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  if (lease_ != lease) return;  // stopped meanwhile: the backlog goes with the role
+  for (auto& [name, buffer] : buffers) buffers_.insert_or_assign(name, std::move(buffer));
 }
 
-void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer) {
+void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer, const Lease* lease) {
   DagPtr dag = dags_->Find(name);
   if (!dag) {
     spdlog::info("DAG {} is gone; {} missed slot(s) dropped", name, buffer->slots().size());
@@ -133,11 +146,15 @@ void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer) {
     return;
   }
   std::string run_id = ScheduledRunId(options_.data_dir, name, *slot);
-  s = enqueuer_->EnqueueCatchup(*dag, run_id, *slot);
+  s = enqueuer_->EnqueueCatchup(*dag, run_id, *slot, [lease] { return lease->MayDispatch(); });
   if (s.ok()) {
     spdlog::info("DAG {} slot {}: replayed as queued catch-up run {}", name, slot_text, run_id);
   } else if (s.IsAlreadyExists()) {
     spdlog::info("DAG {} slot {}: run {} exists already; not replayed", name, slot_text, run_id);
+  } else if (!lease->MayDispatch()) {
+    spdlog::warn("DAG {} slot {}: catch-up run {} not enqueued: this instance may no longer dispatch", name,
+                 slot_text, run_id);
+    buffer->PutBack(*slot);
   } else {
     spdlog::error("DAG {} slot {}: enqueueing catch-up run {} failed ({}); retrying at the next tick", name,
                   slot_text, run_id, s.ToString());

@@ -4,7 +4,9 @@
 //
 // Start() reads the tick ledger as the previous holder left it and fills a
 // buffer per DAG. It must run before the ticker's first tick overwrites the
-// ledger (ActiveParts starts the replayer first). Nothing is replayed when
+// ledger (ActiveParts starts the replayer first). It reads storage, so it is
+// called from the scheduling parts' activation thread, never from the role
+// machine's (ActiveComponent's contract is met by SchedulingParts::Start). Nothing is replayed when
 // queues are disabled (logged once per DAG that would have replayed).
 //
 // AfterTick() (called by the ticker after each tick, on its thread) releases
@@ -15,8 +17,13 @@
 // for a Dagu 1.30.2 run its start, falls in the slot's minute).
 // Suspended or removed DAGs lose their buffer. When existing runs cannot be
 // read, nothing is created, the error is logged with the DAG and slot, and
-// the slot is retried at the next tick. Every enqueue checks
-// Lease::MayDispatch() first.
+// the slot is retried at the next tick. Each release is one batch:
+// Lease::VerifyHeld() first (the lock may have been removed or replaced),
+// and Lease::MayDispatch() right before every write of every enqueue.
+//
+// The slots of the activation's own minute and later are the ticker's (its
+// first tick is the minute of Activation::at), never the replayer's: replay
+// covers the minutes before it, however long activation took.
 //
 // Thread-safe.
 #pragma once
@@ -60,7 +67,7 @@ class Replayer final : public ActiveComponent, public TickListener {
   std::map<std::string, std::deque<WallTime>> Pending() const;
 
  private:
-  void ReleaseOne(const std::string& name, CatchupBuffer* buffer);
+  void ReleaseOne(const std::string& name, CatchupBuffer* buffer, const Lease* lease);
   // *busy: running or queued. False on error (logged).
   bool ReadBusy(const Dag& dag, bool* busy);
   // True when the slot must not be enqueued any more (it has a run).

@@ -30,7 +30,12 @@ class FakeEnqueuer final : public CatchupEnqueuer {
     std::string run_id;
     WallTime slot;
   };
-  Status EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot) override {
+  Status EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot,
+                        const std::function<bool()>& may_write) override {
+    if (may_write && !may_write()) {  // as the real one: nothing is written once fenced
+      ++fenced;
+      return Status::Aborted("fenced");
+    }
     calls.push_back({dag.name, run_id, slot});
     if (on_call) on_call(dag.name);
     return fail;
@@ -41,6 +46,7 @@ class FakeEnqueuer final : public CatchupEnqueuer {
     return testing::Fmt(out);
   }
   std::vector<Call> calls;
+  int fenced = 0;
   Status fail;
   std::function<void(const std::string&)> on_call;
 };
@@ -282,6 +288,34 @@ TEST_F(ReplayerTest, StopForgetsTheBacklog) {
   r->AfterTick(T("2026-03-12T14:02:00Z"));
   EXPECT_TRUE(enqueuer_.calls.empty());
   EXPECT_TRUE(r->Pending().empty());
+}
+
+// Issue 10 item 6: the lease ends while the replayer reads whether the DAG
+// is busy: the enqueue it decided on is not written.
+TEST_F(ReplayerTest, NothingIsEnqueuedWhenTheLeaseEndsDuringTheReads) {
+  dags_.Add("etl", {"* * * * *"}).overlap_policy = OverlapPolicy::kAll;
+  PreviousLedger("2026-03-12T14:00:00Z");
+  auto r = Make();
+  Activate(r.get(), Kind::kStaleTakeover, "2026-03-12T14:02:30Z");
+  runs_.on_read = [this] { lease_.may = false; };
+  r->AfterTick(T("2026-03-12T14:02:00Z"));
+  EXPECT_TRUE(enqueuer_.calls.empty()) << "a deposed instance enqueued a catch-up run";
+  runs_.on_read = nullptr;
+  lease_.may = true;
+  r->AfterTick(T("2026-03-12T14:03:00Z"));
+  EXPECT_EQ(enqueuer_.Slots(), std::vector<std::string>{"2026-03-12T14:01:00Z"}) << "the slot was kept for later";
+}
+
+// Issue 10 item 9: each release is a batch that first checks the lock itself.
+TEST_F(ReplayerTest, NothingIsEnqueuedWhenTheLockIsNoLongerOurs) {
+  dags_.Add("etl", {"* * * * *"}).overlap_policy = OverlapPolicy::kAll;
+  PreviousLedger("2026-03-12T14:00:00Z");
+  auto r = Make();
+  Activate(r.get(), Kind::kStaleTakeover, "2026-03-12T14:02:30Z");
+  lease_.held = false;
+  r->AfterTick(T("2026-03-12T14:02:00Z"));
+  EXPECT_TRUE(enqueuer_.calls.empty());
+  EXPECT_GE(lease_.verifications.load(), 1);
 }
 
 }  // namespace

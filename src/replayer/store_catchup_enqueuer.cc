@@ -7,7 +7,8 @@ namespace dagu {
 StoreCatchupEnqueuer::StoreCatchupEnqueuer(RunOperations* ops, std::string log_root)
     : ops_(ops), log_root_(std::move(log_root)) {}
 
-Status StoreCatchupEnqueuer::EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot) {
+Status StoreCatchupEnqueuer::EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot,
+                                            const std::function<bool()>& may_write) {
   EnqueueRequest req;
   req.dag = &dag;
   req.params = dag.params;
@@ -15,6 +16,7 @@ Status StoreCatchupEnqueuer::EnqueueCatchup(const Dag& dag, const std::string& r
   req.log_root = log_root_;
   req.trigger = TriggerType::kCatchUp;
   req.schedule_time = FormatRFC3339Local(slot);
+  req.may_write = may_write;
   EnqueuedRun done;
   return ops_->Enqueue(req, &done);
 }

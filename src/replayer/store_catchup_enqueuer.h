@@ -18,7 +18,8 @@ class StoreCatchupEnqueuer final : public CatchupEnqueuer {
   // `ops` must outlive this; `log_root` is Config::paths.log_dir.
   StoreCatchupEnqueuer(RunOperations* ops, std::string log_root);
 
-  Status EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot) override;
+  Status EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot,
+                        const std::function<bool()>& may_write) override;
 
  private:
   RunOperations* ops_;

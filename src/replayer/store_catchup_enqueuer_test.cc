@@ -55,7 +55,7 @@ TEST_F(StoreCatchupEnqueuerTest, WritesAQueuedCatchupRunAndALowPriorityItem) {
   Dag& d = AddDag("etl");
   WallTime slot = T("2026-03-12T13:00:00Z");
   std::string id = ScheduledRunId(dir_.Sub("data"), "etl", slot);
-  ASSERT_TRUE(enqueuer_.EnqueueCatchup(d, id, slot).ok());
+  ASSERT_TRUE(enqueuer_.EnqueueCatchup(d, id, slot, nullptr).ok());
 
   RunRecord rec;
   ASSERT_TRUE(stores_.runs.ReadLatest("etl", id, nullptr, nullptr, &rec).ok());
@@ -69,7 +69,7 @@ TEST_F(StoreCatchupEnqueuerTest, WritesAQueuedCatchupRunAndALowPriorityItem) {
   EXPECT_EQ(items[0].run_id, id);
   EXPECT_EQ(items[0].priority, QueuePriority::kLow);
 
-  EXPECT_TRUE(enqueuer_.EnqueueCatchup(d, id, slot).IsAlreadyExists());
+  EXPECT_TRUE(enqueuer_.EnqueueCatchup(d, id, slot, nullptr).IsAlreadyExists());
   ASSERT_TRUE(stores_.queues.List("etl", &items).ok());
   EXPECT_EQ(items.size(), 1u);
 }

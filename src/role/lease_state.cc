@@ -1,5 +1,7 @@
 #include "role/lease_state.h"
 
+#include <spdlog/spdlog.h>
+
 namespace dagu {
 namespace {
 
@@ -8,11 +10,58 @@ MonoTime FromNs(int64_t ns) { return MonoTime(std::chrono::nanoseconds(ns)); }
 
 }  // namespace
 
+HeldCheck ToHeldCheck(const RenewResult& r) {
+  switch (r.outcome) {
+    case RenewOutcome::kRenewed: return HeldCheck{HeldCheck::Outcome::kHeld, ""};
+    case RenewOutcome::kNotOurs: return HeldCheck{HeldCheck::Outcome::kNotOurs, r.reason};
+    default: return HeldCheck{HeldCheck::Outcome::kUnknown, r.error.ok() ? r.reason : r.error.ToString()};
+  }
+}
+
 LeaseState::LeaseState(const Clock* clock, Duration lease_length) : clock_(clock), lease_length_(lease_length) {}
+
+bool LeaseState::ExpireIfDue(int64_t now_ns) const {
+  int64_t d = deadline_ns_.load(std::memory_order_acquire);
+  while (d > 0) {
+    if (now_ns < d) return false;
+    if (deadline_ns_.compare_exchange_weak(d, -d, std::memory_order_acq_rel)) return true;
+  }
+  return true;  // expired already
+}
 
 bool LeaseState::MayDispatch() const {
   if (!active_.load(std::memory_order_acquire)) return false;
-  return Ns(clock_->Monotonic()) < deadline_ns_.load(std::memory_order_acquire);
+  return !ExpireIfDue(Ns(clock_->Monotonic()));
+}
+
+bool LeaseState::Expired(MonoTime now) const { return ExpireIfDue(Ns(now)); }
+
+bool LeaseState::VerifyHeld() const {
+  if (!MayDispatch()) return false;
+  std::function<HeldCheck()> verify;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    verify = verifier_;
+  }
+  if (!verify) return true;
+  HeldCheck c = verify();
+  switch (c.outcome) {
+    case HeldCheck::Outcome::kHeld:
+      return MayDispatch();
+    case HeldCheck::Outcome::kNotOurs:
+      MarkNotOurs(c.detail);
+      return false;
+    case HeldCheck::Outcome::kUnknown: {
+      int64_t now = Ns(clock_->Monotonic());
+      int64_t last = unknown_logged_ns_.load();
+      if (now - last >= std::chrono::nanoseconds(std::chrono::seconds(30)).count() &&
+          unknown_logged_ns_.compare_exchange_strong(last, now)) {
+        spdlog::warn("Cannot confirm the scheduler lock is still ours ({}); not dispatching until it can be", c.detail);
+      }
+      return false;
+    }
+  }
+  return false;
 }
 
 void LeaseState::Grant(MonoTime start) {
@@ -26,16 +75,25 @@ void LeaseState::Grant(MonoTime start) {
   active_.store(true, std::memory_order_release);
 }
 
-void LeaseState::Renewed(MonoTime start) {
-  int64_t candidate = Ns(start + lease_length_);
+bool LeaseState::Renewed(MonoTime start) {
+  const int64_t candidate = Ns(start + lease_length_);
   int64_t current = deadline_ns_.load(std::memory_order_acquire);
-  while (candidate > current && !deadline_ns_.compare_exchange_weak(current, candidate)) {
+  for (;;) {
+    // A renewal that started at or after the deadline, or is recorded after
+    // it, counts for nothing: expiry is final.
+    if (current <= 0 || ExpireIfDue(Ns(clock_->Monotonic())) || Ns(start) >= current) {
+      ExpireIfDue(Ns(start));
+      return false;
+    }
+    if (candidate <= current) break;
+    if (deadline_ns_.compare_exchange_weak(current, candidate, std::memory_order_acq_rel)) break;
   }
   int64_t last = last_renewal_ns_.load(std::memory_order_acquire);
   while (Ns(start) > last && !last_renewal_ns_.compare_exchange_weak(last, Ns(start))) {
   }
   std::lock_guard<std::mutex> l(mu_);
   last_error_ = Status::OK();
+  return true;
 }
 
 void LeaseState::Failed(const Status& error) {
@@ -43,7 +101,9 @@ void LeaseState::Failed(const Status& error) {
   last_error_ = error;
 }
 
-void LeaseState::LostOwnership(const std::string& reason) {
+void LeaseState::LostOwnership(const std::string& reason) { MarkNotOurs(reason); }
+
+void LeaseState::MarkNotOurs(const std::string& reason) const {
   active_.store(false, std::memory_order_release);
   // Called under the mutex, so that once SetWakeup(nullptr) has returned no
   // call into the old target can still be running.
@@ -54,7 +114,10 @@ void LeaseState::LostOwnership(const std::string& reason) {
 
 void LeaseState::Revoke() { active_.store(false, std::memory_order_release); }
 
-MonoTime LeaseState::deadline() const { return FromNs(deadline_ns_.load(std::memory_order_acquire)); }
+MonoTime LeaseState::deadline() const {
+  int64_t d = deadline_ns_.load(std::memory_order_acquire);
+  return FromNs(d < 0 ? -d : d);
+}
 
 MonoTime LeaseState::last_renewal() const { return FromNs(last_renewal_ns_.load(std::memory_order_acquire)); }
 
@@ -71,6 +134,11 @@ Status LeaseState::last_error() const {
 void LeaseState::SetWakeup(std::function<void()> wakeup) {
   std::lock_guard<std::mutex> l(mu_);
   wakeup_ = std::move(wakeup);
+}
+
+void LeaseState::SetVerifier(std::function<HeldCheck()> verifier) {
+  std::lock_guard<std::mutex> l(mu_);
+  verifier_ = std::move(verifier);
 }
 
 }  // namespace dagu

@@ -16,15 +16,30 @@ void RenewalLoop::Begin(MonoTime acquired) { next_due_ = acquired + timing_.Rene
 MonoTime RenewalLoop::Step() {
   MonoTime start = clock_->Monotonic();
   if (start < next_due_) return next_due_;
-  RenewResult r = elector_->Renew();
+  // Expiry is final: no renewal starts once the lease has ended, and none is
+  // written after it (Renew checks the deadline right before its write).
+  if (lease_->Expired(start)) {
+    next_due_ = MonoTime::max();
+    return next_due_;
+  }
+  RenewResult r = elector_->Renew(lease_->deadline());
   MonoTime end = clock_->Monotonic();
   if (r.outcome == RenewOutcome::kNotOurs) {
     lease_->LostOwnership(r.reason);
     next_due_ = MonoTime::max();
     return next_due_;
   }
+  if (r.outcome == RenewOutcome::kTooLate) {
+    lease_->Failed(Status::TimedOut(r.reason));
+    next_due_ = MonoTime::max();
+    return next_due_;
+  }
   if (r.outcome == RenewOutcome::kRenewed && end - start <= timing_.RenewalDeadline()) {
-    lease_->Renewed(start);
+    if (!lease_->Renewed(start)) {  // finished after the lease had ended: counts for nothing
+      lease_->Failed(Status::TimedOut("renewal of " + elector_->lock_path() + " finished after the lease had ended"));
+      next_due_ = MonoTime::max();
+      return next_due_;
+    }
     next_due_ = start + timing_.RenewInterval();
     return next_due_;
   }

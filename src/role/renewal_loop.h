@@ -4,7 +4,9 @@
 // lease from the time it STARTED (so a standby, which can only have seen the
 // renewal after it started, never takes over before our lease has ended).
 // Errors are recorded in the LeaseState and retried after
-// LockTiming::RenewalRetry(); finding the lock not ours ends the loop.
+// LockTiming::RenewalRetry(); finding the lock not ours ends the loop, and so
+// does the end of the lease: no renewal starts, or is written, after the
+// lease deadline, and one that finishes after it counts for nothing.
 //
 // RenewalThread is the thin driver that runs the loop on its own thread. A
 // renewal stuck in a storage call cannot hold anything up: the role machine

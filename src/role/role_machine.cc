@@ -80,10 +80,9 @@ MonoTime RoleMachine::Step() {
     now = clock_->Monotonic();
   }
   if (state != RoleState::kActive) return MonoTime::max();
-  if (stop) {
-    StopCleanly();
-    return MonoTime::max();
-  }
+  // Loss first, then a stop request: a paused instance that gets SIGTERM
+  // and SIGCONT together has lost its role (exit 75) and must not release
+  // what may be a successor's lock.
   if (std::optional<std::string> reason = lease_->not_ours()) {
     Lose(*reason);
     return MonoTime::max();
@@ -94,7 +93,27 @@ MonoTime RoleMachine::Step() {
          (err.ok() ? std::string() : "; last renewal error: " + err.ToString()));
     return MonoTime::max();
   }
+  if (std::optional<Duration> idle = TickLoopIdle(now); idle && *idle >= timing_.TickStallLimit()) {
+    Lose("the tick loop has shown no progress for " + Seconds(*idle) + " (limit " +
+         FormatDuration(timing_.TickStallLimit()) + "): giving up the role so that a standby takes over");
+    return MonoTime::max();
+  }
+  if (stop) {
+    StopCleanly();
+    return MonoTime::max();
+  }
   return std::min(now + timing_.ObserveInterval(), lease_->deadline());
+}
+
+std::optional<Duration> RoleMachine::TickLoopIdle(MonoTime now) const {
+  std::optional<Duration> idle;
+  for (const ActiveComponent* part : parts_) {
+    if (std::optional<MonoTime> last = part->LastProgress()) {
+      Duration d = std::max<Duration>(Duration::zero(), now - *last);
+      if (!idle || d > *idle) idle = d;
+    }
+  }
+  return idle;
 }
 
 void RoleMachine::Activate(const Acquisition& acquisition) {
@@ -222,6 +241,7 @@ RoleSnapshot RoleMachine::Snapshot() const {
   s.pid = id.pid;
   s.started_at = id.started_at;
   s.stale_threshold = timing_.stale_threshold;
+  s.threshold_in_force = elector_->threshold_in_force();
   s.retry_interval = timing_.retry_interval;
   s.renew_interval = timing_.RenewInterval();
   MonoTime now = clock_->Monotonic();
@@ -241,6 +261,12 @@ RoleSnapshot RoleMachine::Snapshot() const {
     s.last_renewal_seen_age = now - lease_->last_renewal();
     s.lease_remaining = std::max<Duration>(Duration::zero(), lease_->deadline() - now);
     if (Status err = lease_->last_error(); !err.ok()) s.last_error = err.ToString();
+    s.tick_loop_idle = TickLoopIdle(now);
+    if (s.tick_loop_idle && *s.tick_loop_idle >= timing_.TickStallUnhealthy()) {
+      s.healthy = false;
+      s.unhealthy_reason = "the tick loop has shown no progress for " + Seconds(*s.tick_loop_idle) +
+                           "; the role is given up after " + FormatDuration(timing_.TickStallLimit());
+    }
   } else if (std::optional<MonoTime> seen = elector_->last_renewal_seen()) {
     s.last_renewal_seen_age = now - *seen;
   }

@@ -8,15 +8,20 @@
 //             standby: one elector step (look / create / take over); storage
 //               errors are logged and survived.
 //             active: no storage call at all (a hung call cannot stop the
-//               role decision). The instance stops being active -- state
-//               lost, exit 75 -- once the lease deadline (start of the last
-//               successful renewal + T - I) has passed, or the renewal loop
-//               found the lock not ours. It then revokes the lease, logs ONE
-//               line with the reason and the time since the last successful
-//               renewal, reports the change (so a stop watchdog can be armed),
-//               and stops the parts and the renewals.
-//             a stop request: stops the parts and renewals, releases the lock
-//               if still ours, state stopped, exit 0.
+//               role decision; the parts' Start makes none either). The
+//               instance stops being active -- state lost, exit 75 -- once
+//               the lease deadline (start of the last successful renewal +
+//               T - I) has passed, the lock was found not ours (renewal loop
+//               or a part's VerifyHeld), or a part's loop (the tick loop) has
+//               shown no progress for LockTiming::TickStallLimit(). It then
+//               revokes the lease, logs ONE line with the reason and the time
+//               since the last successful renewal, reports the change (so a
+//               stop watchdog can be armed), and stops the parts and the
+//               renewals. It releases nothing.
+//             a stop request (checked after all of the above, so a lost
+//               role is never taken for a clean stop): stops the parts and
+//               renewals, releases the lock if still ours, state stopped,
+//               exit 0.
 //
 // Step() is a plain function driven by the clock: tests call it with a
 // FakeClock; RoleDriver calls it on a thread. RequestStop() and Snapshot() are
@@ -85,6 +90,9 @@ class RoleMachine {
   void Transition(RoleState to, const std::string& reason, std::optional<Acquisition> acquisition = std::nullopt,
                   std::optional<Duration> since_last_renewal = std::nullopt);
   void NoteStandbyError(const Status& error, MonoTime now);
+  // How long the parts' loops have shown no progress (the longest); nullopt
+  // when no part has a loop to watch.
+  std::optional<Duration> TickLoopIdle(MonoTime now) const;
 
   Elector* elector_;
   LeaseState* lease_;

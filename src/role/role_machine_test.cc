@@ -55,6 +55,25 @@ class RecordingListener final : public RoleListener {
   std::vector<RoleEvent> events;
 };
 
+// A part whose loop stopped making progress at a given moment (a wedged
+// tick loop), or makes progress whenever asked (nullopt: no loop).
+class LoopPart final : public ActiveComponent {
+ public:
+  void Start(const Activation&, const Lease*) override {}
+  void Stop() override { ++stops; }
+  std::optional<MonoTime> LastProgress() const override {
+    std::lock_guard<std::mutex> l(mu);
+    return progress;
+  }
+  void SetProgress(std::optional<MonoTime> p) {
+    std::lock_guard<std::mutex> l(mu);
+    progress = p;
+  }
+  mutable std::mutex mu;
+  std::optional<MonoTime> progress;
+  int stops = 0;
+};
+
 // The renewals, stepped by the test instead of a thread.
 class ManualRenewal final : public RenewalDriver {
  public:
@@ -84,7 +103,7 @@ class RoleMachineTest : public ::testing::Test {
         elector_(&store_, &clock_, Identity("host-a"), kTiming),
         lease_(&clock_, kL),
         renewal_(&elector_, &lease_, &clock_),
-        machine_(&elector_, &lease_, &renewal_, &clock_, kTiming, {&part_}, &listener_) {}
+        machine_(&elector_, &lease_, &renewal_, &clock_, kTiming, {&part_, &loop_}, &listener_) {}
 
   static InstanceIdentity Identity(const std::string& host) {
     InstanceIdentity id;
@@ -119,6 +138,7 @@ class RoleMachineTest : public ::testing::Test {
   LeaseState lease_;
   ManualRenewal renewal_;
   DispatchingPart part_;
+  LoopPart loop_;
   RecordingListener listener_;
   RoleMachine machine_;
 };
@@ -219,7 +239,7 @@ TEST_F(RoleMachineTest, ShortRenewalOutagesDoNotEndTheRole) {
   ASSERT_TRUE(machine_.Begin().ok());
   for (int round = 0; round < 5; ++round) {
     fs_.FailWith("Stat", ".dagu_lock", Status::IOError("EIO"));
-    for (int i = 0; i < 6; ++i) Tick();  // 1.5 s < L without a renewal
+    for (int i = 0; i < 5; ++i) Tick();  // 1.25 s of errors: the retry after them lands within L
     EXPECT_FALSE(machine_.Snapshot().last_error.empty());
     fs_.Clear();
     for (int i = 0; i < 4; ++i) Tick();
@@ -358,9 +378,10 @@ TEST_F(RoleMachineTest, ARenewalThatFinishesPastItsDeadlineCountsAsNone) {
   EXPECT_EQ(lease_.deadline(), acquired + kL) << "the slow renewal did not extend the lease";
   EXPECT_EQ(lease_.last_error().code(), Status::Code::kTimedOut);
   EXPECT_EQ(Look().owner->counter, 1u) << "though it did reach the storage";
-  clock_.Advance(1s);  // the retry comes
+  clock_.Advance(1s);  // the retry would come after the lease has ended
   renewal_.Step();
-  EXPECT_EQ(lease_.deadline(), clock_.Monotonic() + kL);
+  EXPECT_FALSE(lease_.MayDispatch());
+  EXPECT_EQ(Look().owner->counter, 1u) << "no renewal is written once the lease has ended";
 }
 
 TEST_F(RoleMachineTest, FencingWithTheRealRenewalThreadBlockedInStorage) {
@@ -405,6 +426,91 @@ TEST_F(RoleMachineTest, SnapshotsOfAStandbyCountFromTheLastChangeSeen) {
   EXPECT_FALSE(s.active);
   EXPECT_FALSE(s.lease_remaining.has_value());
   EXPECT_EQ(s.renew_interval, kI);
+}
+
+// Issue 10 item 7: expiry is final. A renewal that started just before the
+// deadline and finished just after it does not bring the lease back.
+TEST_F(RoleMachineTest, ARenewalStraddlingTheDeadlineDoesNotReviveTheLease) {
+  ASSERT_TRUE(machine_.Begin().ok());
+  MonoTime acquired = clock_.Monotonic();
+  clock_.Advance(kL - 100ms);  // the renewals were stuck until now
+  fs_.BeforeOnce("WriteFile", "/owner", [&] { clock_.Advance(200ms); });  // ends 100 ms past the deadline
+  renewal_.Step();
+  EXPECT_FALSE(lease_.MayDispatch()) << "an expired lease came back to life";
+  EXPECT_EQ(lease_.deadline(), acquired + kL);
+  part_.Tick();
+  EXPECT_EQ(part_.dispatched, 0);
+  machine_.Step();
+  EXPECT_EQ(machine_.state(), RoleState::kLost);
+}
+
+TEST_F(RoleMachineTest, NoRenewalStartsOnceTheLeaseHasEnded) {
+  ASSERT_TRUE(machine_.Begin().ok());
+  clock_.Advance(kL);
+  renewal_.Step();
+  EXPECT_FALSE(lease_.MayDispatch());
+  EXPECT_EQ(Look().owner->counter, 0u);
+}
+
+// Issue 10 item 8: a paused active that gets SIGTERM and SIGCONT together
+// has lost its role: exit 75, and the lock (maybe a successor's by now) is
+// not released.
+TEST_F(RoleMachineTest, AStopRequestAfterTheLeaseEndedIsALossNotACleanStop) {
+  ASSERT_TRUE(machine_.Begin().ok());
+  clock_.Advance(kL + kO);  // paused: no renewal, no step
+  machine_.RequestStop();
+  machine_.Step();
+  EXPECT_EQ(machine_.state(), RoleState::kLost);
+  EXPECT_EQ(machine_.exit_status(), kExitTempFail);
+  EXPECT_TRUE(Look().exists) << "a lost instance releases nothing";
+}
+
+// Issue 10 item 9: a part's VerifyHeld before a batch finds a lock removed
+// or replaced by someone else; the role ends at once, not at the next renewal.
+TEST_F(RoleMachineTest, VerifyHeldFindsAReplacedLockAndEndsTheRole) {
+  lease_.SetVerifier([this] { return ToHeldCheck(elector_.CheckHeld()); });
+  ASSERT_TRUE(machine_.Begin().ok());
+  EXPECT_TRUE(lease_.VerifyHeld());
+  ASSERT_TRUE(PosixFileSystem()->RemoveAll(store_.lock_path()).ok());
+  ASSERT_TRUE(PosixFileSystem()->MakeDir(store_.lock_path(), 0700).ok());
+  EXPECT_FALSE(lease_.VerifyHeld());
+  EXPECT_FALSE(lease_.MayDispatch());
+  machine_.Step();
+  EXPECT_EQ(machine_.state(), RoleState::kLost);
+  EXPECT_NE(listener_.events.back().reason.find("replaced"), std::string::npos) << listener_.events.back().reason;
+}
+
+// Issue 19 item 6: a wedged tick loop makes the active instance unhealthy,
+// then ends its role (exit 75, nothing released) so that a standby takes over.
+TEST_F(RoleMachineTest, AWedgedTickLoopIsUnhealthyThenGivesUpTheRole) {
+  ASSERT_TRUE(machine_.Begin().ok());
+  const LockTiming timing = kTiming;
+  loop_.SetProgress(clock_.Monotonic());
+  for (int i = 0; i < 4; ++i) {  // a healthy loop shows progress
+    Tick();
+    loop_.SetProgress(clock_.Monotonic());
+  }
+  EXPECT_TRUE(machine_.Snapshot().healthy);
+  MonoTime wedged = clock_.Monotonic();
+  while (clock_.Monotonic() - wedged + kO < timing.TickStallUnhealthy()) {
+    Tick();
+    ASSERT_TRUE(machine_.Snapshot().healthy);
+  }
+  Tick();
+  RoleSnapshot s = machine_.Snapshot();
+  EXPECT_FALSE(s.healthy);
+  EXPECT_NE(s.unhealthy_reason.find("tick loop"), std::string::npos) << s.unhealthy_reason;
+  EXPECT_EQ(s.state, RoleState::kActive);
+  while (clock_.Monotonic() - wedged + kO < timing.TickStallLimit()) {
+    Tick();
+    ASSERT_EQ(machine_.state(), RoleState::kActive);
+  }
+  Tick();
+  EXPECT_EQ(machine_.state(), RoleState::kLost);
+  EXPECT_EQ(machine_.exit_status(), kExitTempFail);
+  EXPECT_NE(listener_.events.back().reason.find("tick loop"), std::string::npos);
+  EXPECT_FALSE(lease_.MayDispatch());
+  EXPECT_TRUE(Look().exists) << "giving up releases nothing";
 }
 
 }  // namespace

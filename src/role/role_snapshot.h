@@ -38,8 +38,18 @@ struct RoleSnapshot {
   std::optional<Duration> last_renewal_seen_age;
   std::optional<Duration> lease_remaining;  // active only: time left before the lease deadline
   std::string last_error;                   // the last storage error met, "" when none since
+  // False when the active instance's tick loop has shown no progress for
+  // LockTiming::TickStallUnhealthy(); `unhealthy_reason` says why.
+  bool healthy = true;
+  std::string unhealthy_reason;
+  // Active only: how long ago the tick loop last showed progress.
+  std::optional<Duration> tick_loop_idle;
 
-  Duration stale_threshold{};  // T
+  Duration stale_threshold{};  // T (this instance's own)
+  // The threshold in force: standing by, max(own T, the holder's recorded
+  // T) -- how long this instance waits before taking a silent lock over;
+  // active, its own T.
+  Duration threshold_in_force{};
   Duration retry_interval{};   // R
   Duration renew_interval{};   // I
 

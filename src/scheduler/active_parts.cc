@@ -5,10 +5,12 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include <spdlog/spdlog.h>
 
+#include "core/periodic_worker.h"
 #include "cron/time_zone.h"
 #include "dagwatch/dag_catalog.h"
 #include "dagwatch/dag_file_loader.h"
@@ -19,6 +21,7 @@
 #include "reaper/reaper.h"
 #include "replayer/replayer.h"
 #include "replayer/store_catchup_enqueuer.h"
+#include "retention/retention_sweeper.h"
 #include "scheduler/scheduler_paths.h"
 #include "store/proc_store.h"
 #include "store/queue_store.h"
@@ -74,6 +77,16 @@ class SchedulingParts final : public ActiveComponent {
 
   void Start(const Activation& activation, const Lease* lease) override;
   void Stop() override;
+  std::optional<MonoTime> LastProgress() const override;
+
+  // Every loaded DAG with its histRetentionDays.
+  std::vector<RetentionTarget> RetentionTargets() const {
+    std::vector<RetentionTarget> targets;
+    for (const DagPtr& d : dags_.Snapshot()) {
+      if (d) targets.push_back({d->name, d->hist_retention_days});
+    }
+    return targets;
+  }
 
   // Forwards `sig` now, and again when the parts stop, to reach a run
   // started in between.
@@ -98,7 +111,15 @@ class SchedulingParts final : public ActiveComponent {
   Ticker ticker_;
   QueueConsumer consumer_;
   Reaper reaper_;
+  HistoryRetention retention_;
+  RetentionSweeper sweeper_;
   std::atomic<int> stop_signal_{0};
+  const Clock* clock_;
+  // Activation runs here, off the role machine's thread: the first rescan,
+  // the ledger read and replay planning all touch storage.
+  StoppableThread activator_;
+  std::atomic<bool> activating_{false};
+  std::atomic<int64_t> activation_started_ns_{0};
 };
 
 std::mutex g_parts_mu;
@@ -129,9 +150,13 @@ QueueConsumerOptions ConsumerOptions(const Config& config, const ActivePartsDeps
   return o;
 }
 
-ReaperOptions ReapOptions(const Config& config) {
+ReaperOptions ReapOptions(const Config& config, const DagCatalog* dags) {
   ReaperOptions o;
   o.interval = config.scheduler.zombie_detection_interval;
+  o.data_dir = config.paths.data_dir;
+  o.find_dag = [dags](const std::string& name) { return dags->Find(name); };
+  o.log_root = config.paths.log_dir;
+  o.replay_window = config.scheduler.failover_recovery_window;
   return o;
 }
 
@@ -142,7 +167,7 @@ SchedulingParts::SchedulingParts(const Config& config, const ActivePartsDeps& de
       ops_(deps.fs, deps.clock, &runs_, &queues_),
       ledger_(deps.fs, SchedulerDirOf(config.paths)),
       suspend_(deps.fs, config.paths.suspend_flags_dir),
-      dags_(deps.fs, config.paths.dags_dir, MakeDagFileLoader(DagOptions(config, deps.fs))),
+      dags_(deps.fs, config.paths.dags_dir, MakeDagFileLoader(DagOptions(config, deps.fs), config.paths.dags_dir)),
       watcher_(&dags_, kDagRescanInterval),
       launcher_(PosixProcessSpawner(), deps.clock, Launching(config)),
       catalog_(&runs_, &procs_, &queues_),
@@ -150,7 +175,10 @@ SchedulingParts::SchedulingParts(const Config& config, const ActivePartsDeps& de
       replayer_(deps.clock, &dags_, &suspend_, &catalog_, &enqueuer_, &ledger_, ReplayOptions(config)),
       ticker_(deps.clock, &dags_, &suspend_, &catalog_, &launcher_, &ledger_, &replayer_, TickOptions(config, deps)),
       consumer_(deps.clock, &queues_, &runs_, &procs_, &dags_, &suspend_, &launcher_, ConsumerOptions(config, deps)),
-      reaper_(deps.clock, &runs_, &procs_, &ops_, ReapOptions(config)) {
+      reaper_(deps.clock, &runs_, &procs_, &ops_, ReapOptions(config, &dags_)),
+      retention_(deps.fs, deps.clock, &runs_),
+      sweeper_(&retention_, [this] { return RetentionTargets(); }),
+      clock_(deps.clock) {
   std::lock_guard<std::mutex> l(g_parts_mu);
   g_parts.insert(this);
 }
@@ -165,15 +193,33 @@ SchedulingParts::~SchedulingParts() {
 }
 
 void SchedulingParts::Start(const Activation& activation, const Lease* lease) {
-  watcher_.Start();
+  activation_started_ns_ =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->Monotonic().time_since_epoch()).count();
+  activating_ = true;
   launcher_.StartReaping();
-  replayer_.Start(activation, lease);
-  ticker_.Start(activation, lease);
-  consumer_.Start(activation, lease);
-  reaper_.Start(activation, lease);
+  activator_.Start([this, activation, lease](StoppableThread& self) {
+    watcher_.Start();  // the first rescan of the DAG directory
+    if (!self.WaitFor(Duration::zero())) return;
+    replayer_.Start(activation, lease);  // reads the ledger before the ticker's first tick rewrites it
+    if (!self.WaitFor(Duration::zero())) return;
+    ticker_.Start(activation, lease);  // first tick: the minute of activation.at
+    consumer_.Start(activation, lease);
+    reaper_.Start(activation, lease);
+    sweeper_.Start(activation, lease);
+    activating_ = false;
+  });
+}
+
+std::optional<MonoTime> SchedulingParts::LastProgress() const {
+  // While activating, no progress since activation began; then the ticker's.
+  if (activating_.load()) return MonoTime(std::chrono::nanoseconds(activation_started_ns_.load()));
+  return ticker_.LastProgress();
 }
 
 void SchedulingParts::Stop() {
+  activator_.Stop();  // waits for the activation step in progress, if any
+  activating_ = false;
+  sweeper_.Stop();
   reaper_.Stop();
   consumer_.Stop();
   ticker_.Stop();

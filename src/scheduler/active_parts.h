@@ -34,10 +34,11 @@ struct ActivePartsDeps {
 // What is built (one component that owns them all; see
 // docs/scheduling.md): the DAG catalog and its directory watcher, the
 // launcher (detached run processes, reaped here), the replayer, the ticker,
-// the queue consumer and the zombie reaper, over the run, proc and queue
-// stores. Start order: watcher, replayer (it reads the tick ledger before
-// the ticker's first tick rewrites it), ticker (its first tick handles the
-// current minute), queue consumer, reaper; Stop in reverse. Runs that were
+// the queue consumer, the zombie reaper and the history retention sweeper
+// (src/retention/), over the run, proc and queue stores. Start order:
+// watcher, replayer (it reads the tick ledger before the ticker's first tick
+// rewrites it), ticker (its first tick handles the current minute), queue
+// consumer, reaper, retention sweeper; Stop in reverse. Runs that were
 // started keep running when the parts stop.
 std::vector<std::unique_ptr<ActiveComponent>> MakeActiveParts(const Config& config, const ActivePartsDeps& deps);
 

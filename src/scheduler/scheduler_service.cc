@@ -1,7 +1,9 @@
 #include "scheduler/scheduler_service.h"
 
+#include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
 #include <thread>
 
 #include "core/duration.h"
@@ -35,6 +37,28 @@ struct LockHolder {
   SchedulerLockStore store;
   Elector elector;
 };
+
+inline constexpr char kStopBeforeRenewalHookEnv[] = "DAGU_TEST_HOOK_STOP_BEFORE_RENEWAL";
+
+// The test hook of the header comment; nothing unless the variable is set.
+void InstallTestHooks(Elector* elector) {
+  const char* value = std::getenv(kStopBeforeRenewalHookEnv);
+  if (value == nullptr || *value == '\0') return;
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(value, &end, 10);
+  if (end == value || *end != '\0' || n == 0) {
+    spdlog::warn("{}={}: not a positive renewal number; ignored", kStopBeforeRenewalHookEnv, value);
+    return;
+  }
+  spdlog::warn("Test hook {}={}: this process will stop itself right before writing renewal {}",
+               kStopBeforeRenewalHookEnv, n, n);
+  elector->SetBeforeRenewalWrite([n](uint64_t counter) {
+    if (counter != n) return;
+    spdlog::warn("Test hook: stopping before writing renewal {}", counter);
+    spdlog::default_logger()->flush();
+    ::raise(SIGSTOP);
+  });
+}
 
 // The STATUS= line systemd shows for a role change.
 std::string SystemdStatus(const RoleEvent& e) {
@@ -109,6 +133,8 @@ Status SchedulerService::Start() {
   p->lock = std::make_shared<LockHolder>(p->fs, LocksDirOf(config_.paths), p->clock, p->identity, p->timing);
   p->elector = std::shared_ptr<Elector>(p->lock, &p->lock->elector);
   p->lease = std::make_shared<LeaseState>(p->clock, p->timing.LeaseLength());
+  p->lease->SetVerifier([elector = p->elector] { return ToHeldCheck(elector->CheckHeld()); });
+  InstallTestHooks(p->elector.get());
   p->renewal = std::make_unique<RenewalThread>(p->elector, p->lease, p->clock, p->timing);
   ActivePartsDeps deps;
   deps.clock = p->clock;
@@ -126,7 +152,7 @@ Status SchedulerService::Start() {
   p->journal = std::make_unique<RoleJournal>(p->fs, JoinPath(scheduler_dir, kRoleJournalName));
   p->publisher = std::make_unique<StatusPublisher>(p->registry.get(), p->journal.get(), p->clock, snapshot,
                                                    config_.scheduler.port, kVersion);
-  p->watchdog = std::make_unique<StopWatchdog>(options_.stop_timeout);
+  p->watchdog = std::make_unique<StopWatchdog>(options_.stop_timeout, options_.on_stop_timeout);
   p->listener = std::make_unique<ServiceListener>(p->publisher.get(), p->watchdog.get());
   p->machine = std::make_unique<RoleMachine>(p->elector.get(), p->lease.get(), p->renewal.get(), p->clock, p->timing,
                                              raw_parts, p->listener.get());
@@ -169,7 +195,8 @@ Status SchedulerService::Start() {
     if (raw->health) raw->health->Stop();
     raw->publisher->StopAndRemove();
     int status = raw->machine->exit_status();
-    raw->watchdog->Disarm();
+    // The watchdog stays armed: the caller's own teardown after Wait() (the
+    // web server of start-all) is part of the bounded stop.
     spdlog::info("Scheduler stopped status={}", status);
     if (options_.on_finished) options_.on_finished(status);
     {

@@ -21,6 +21,15 @@
 // start-all can stop its web server when the scheduler ends. Any stop --
 // requested or by loss -- that has not finished 10 s after it began ends the
 // process with the status it was going to return (options.stop_timeout).
+// That watchdog stays armed until the service is destroyed: whatever the
+// caller does after Wait() (start-all stopping its web server while a
+// request hangs) is inside the bound.
+//
+// Test hook (docs/ha-protocol.md, "Test hooks"): with the environment
+// variable DAGU_TEST_HOOK_STOP_BEFORE_RENEWAL=<n> set, the process stops
+// itself (SIGSTOP) right before writing its n-th renewal, after every check,
+// so a test can stand a VM pause at the worst moment. Unset (normal
+// operation), nothing is installed.
 //
 // Snapshot() is the live role/health view (also what /health serves), for the
 // web UI and metrics. All methods are thread-safe.
@@ -47,6 +56,8 @@ struct SchedulerServiceOptions {
   bool serve_health = true;    // GET /health on config.scheduler.port (0 disables it anyway)
   std::string health_bind_host;  // "" = the configured one (HealthServerOptions::FromConfig)
   std::chrono::milliseconds stop_timeout{10000};
+  // Replaces _exit when a stop overruns stop_timeout (tests).
+  std::function<void(int)> on_stop_timeout;
   // Called once when the service has ended (lost the lock or stopped), with
   // its exit status, before Wait() returns, on an internal thread. It must
   // not call Wait() (start-all: stop the web server from here).

@@ -4,9 +4,12 @@
 
 #include <atomic>
 #include <filesystem>
+#include <future>
 
 #include "core/exit_codes.h"
 #include "store/role_journal.h"
+#include "store/scheduler_lock.h"
+#include "support/faulty_file_system.h"
 #include "store/service_registry.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
@@ -108,6 +111,62 @@ TEST(SchedulerServiceTest, ASecondServiceStandsByAndServesHealth) {
   EXPECT_EQ(first.Wait(), 0);
   ASSERT_TRUE(testing::PollUntil([&] { return second.Snapshot().active; }, 5s, 10ms));
   EXPECT_EQ(testing::HttpGet(c.scheduler.port, "/health?role=active").status, 200);
+}
+
+// Replaces the lock's owner record with another instance's, as a standby
+// that took the lock over would.
+void TakeOwnerRecord(const testing::TempDir& dir) {
+  LockOwner intruder;
+  intruder.instance_id = "host-z-9-1796220000";
+  intruder.token = "z";
+  dir.WriteFile("data/scheduler/locks/.dagu_lock/owner", EncodeLockOwner(intruder));
+}
+
+// Issue 10 item 3: a storage read that hangs during activation (here the
+// tick ledger) neither holds up Start() nor freezes the role machine: the
+// loss of the lock is seen and the role ends with 75.
+TEST(SchedulerServiceTest, AHungReadDuringActivationDoesNotFreezeTheRoleMachine) {
+  testing::TempDir dir;
+  testing::FaultyFileSystem fs(PosixFileSystem());
+  fs.Block("ReadFile", "tick_ledger");
+  SchedulerServiceOptions options;
+  options.fs = &fs;
+  options.on_stop_timeout = [](int) {};  // the test unblocks the storage itself
+  SchedulerService service(ConfigFor(dir), options);
+  auto started = std::async(std::launch::async, [&] { return service.Start(); });
+  struct Unblock {
+    testing::FaultyFileSystem& fs;
+    ~Unblock() { fs.Unblock(); }  // before `started` waits, even when an assertion fails
+  } unblock{fs};
+  ASSERT_EQ(started.wait_for(10s), std::future_status::ready) << "Start() waited for activation's storage reads";
+  ASSERT_TRUE(started.get().ok());
+  ASSERT_TRUE(testing::PollUntil([&] { return fs.blocked_calls() == 1; }, 10s, 5ms));
+  EXPECT_EQ(service.Snapshot().state, RoleState::kActive);
+  TakeOwnerRecord(dir);
+  // The next renewal (I = 750 ms) finds it: lost, whatever activation is doing.
+  EXPECT_TRUE(testing::PollUntil([&] { return service.Snapshot().state == RoleState::kLost; }, 5s, 5ms))
+      << "state " << RoleStateName(service.Snapshot().state);
+  fs.Unblock();  // stopping the parts waits for the activation step in progress
+  EXPECT_EQ(service.Wait(), kExitTempFail);
+}
+
+// Issue 10 item 4: the 10 s stop bound holds until the process ends, not
+// only until the scheduler's own parts stopped: start-all stops its web
+// server after Wait(), and a request hanging there must not keep it alive.
+TEST(SchedulerServiceTest, TheStopWatchdogStaysArmedAfterTheServiceEnded) {
+  testing::TempDir dir;
+  std::atomic<int> timed_out{-1};
+  SchedulerServiceOptions options;
+  options.stop_timeout = 300ms;
+  options.on_stop_timeout = [&](int status) { timed_out = status; };
+  SchedulerService service(ConfigFor(dir), options);
+  ASSERT_TRUE(service.Start().ok());
+  TakeOwnerRecord(dir);
+  EXPECT_EQ(service.Wait(), kExitTempFail);
+  // The caller's teardown hangs (a web request blocked on a read): the
+  // watchdog ends the process with the status it was going to return.
+  EXPECT_TRUE(testing::PollUntil([&] { return timed_out.load() == kExitTempFail; }, 5s, 5ms))
+      << "the watchdog was disarmed when the scheduler's parts had stopped";
 }
 
 }  // namespace

@@ -43,6 +43,9 @@ ServiceEntry StatusPublisher::EntryFor(const RoleSnapshot& s, int port, const st
   if (s.last_renewal_seen_age) {
     e.last_renewal_seen_seconds = std::chrono::duration<double>(*s.last_renewal_seen_age).count();
   }
+  if (s.threshold_in_force > Duration::zero()) {
+    e.threshold_in_force_seconds = std::chrono::duration<double>(s.threshold_in_force).count();
+  }
   e.updated_at = now;
   e.version = version;
   return e;

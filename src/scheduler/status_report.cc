@@ -38,6 +38,12 @@ std::string LastRenewal(const ServiceEntry& e, const SchedulerStatusReport& r) {
   return buf;
 }
 
+std::string SecondsText(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%gs", seconds);
+  return buf;
+}
+
 std::string Pad(const std::string& s, size_t width) { return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' '); }
 
 }  // namespace
@@ -63,7 +69,7 @@ std::string FormatSchedulerStatus(const SchedulerStatusReport& r) {
     out << "No live scheduler instances.\n";
   } else {
     out << Pad("INSTANCE", 34) << Pad("ROLE", 9) << Pad("HOST", 16) << Pad("PID", 8) << Pad("PORT", 7)
-        << Pad("SINCE", 22) << "LAST RENEWAL SEEN\n";
+        << Pad("SINCE", 22) << Pad("T IN FORCE", 11) << "LAST RENEWAL SEEN\n";
     bool doubtful = false;
     for (const ServiceEntry& e : r.instances) {
       std::string since = FormatRFC3339UTC(e.role_since ? *e.role_since : e.started_at);
@@ -73,8 +79,12 @@ std::string FormatSchedulerStatus(const SchedulerStatusReport& r) {
         doubtful = true;
       }
       out << Pad(e.id, 34) << Pad(role, 9) << Pad(e.host, 16) << Pad(std::to_string(e.pid), 8)
-          << Pad(e.port > 0 ? std::to_string(e.port) : "-", 7) << Pad(since, 22) << LastRenewal(e, r) << "\n";
+          << Pad(e.port > 0 ? std::to_string(e.port) : "-", 7) << Pad(since, 22)
+          << Pad(e.threshold_in_force_seconds ? SecondsText(*e.threshold_in_force_seconds) : "-", 11)
+          << LastRenewal(e, r) << "\n";
     }
+    out << "T IN FORCE = how long a standby waits for a silent lock: the larger of its own and the holder's "
+           "scheduler.lock_stale_threshold\n";
     if (doubtful) {
       out << "active? = its entry says active but the lock is not held by it: it probably died; its entry "
              "expires 30s after its last update\n";
@@ -88,6 +98,9 @@ std::string FormatSchedulerStatus(const SchedulerStatusReport& r) {
   } else {
     out << "held by " << r.lock.HolderLabel();
     if (r.lock.owner) out << ", renewal #" << r.lock.owner->counter;
+    if (r.lock.owner && r.lock.owner->stale_threshold_ms > 0) {
+      out << ", its stale threshold " << SecondsText(static_cast<double>(r.lock.owner->stale_threshold_ms) / 1000.0);
+    }
     out << ", last touched " << Age(SecondsBetween(r.lock.mtime, r.now)) << "\n";
   }
   if (r.unreadable_entries > 0) out << r.unreadable_entries << " unreadable registry entries skipped\n";

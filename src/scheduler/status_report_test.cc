@@ -24,16 +24,22 @@ ServiceEntry Entry(const std::string& id, const std::string& role, WallTime now)
   return e;
 }
 
-TEST(StatusReportTest, ListsInstancesTheLockAndRecentChanges) {
+// A report at a fixed moment whose lock is held by `holder`.
+SchedulerStatusReport HeldBy(const std::string& holder) {
   SchedulerStatusReport r;
   r.now = WallTime(std::chrono::seconds(1796228900));
   r.lock_path = "/d/scheduler/locks/.dagu_lock";
   r.lock.exists = true;
   r.lock.mtime = r.now - 1s;
   r.lock.owner = LockOwner{};
-  r.lock.owner->instance_id = "vm-1-100";
-  r.lock.owner->counter = 12;
+  r.lock.owner->instance_id = holder;
   r.lock.owner_present = true;
+  return r;
+}
+
+TEST(StatusReportTest, ListsInstancesTheLockAndRecentChanges) {
+  SchedulerStatusReport r = HeldBy("vm-1-100");
+  r.lock.owner->counter = 12;
   r.instances = {Entry("vm-1-100", "active", r.now), Entry("vm-2-100", "standby", r.now),
                  Entry("vm-3-100", "active", r.now)};
   RoleChange c;
@@ -52,6 +58,20 @@ TEST(StatusReportTest, ListsInstancesTheLockAndRecentChanges) {
   EXPECT_NE(text.find("0.5s ago (as of 2.0s ago)"), std::string::npos) << text;
   EXPECT_NE(text.find("held by vm-1-100, renewal #12"), std::string::npos) << text;
   EXPECT_NE(text.find("standby -> active (takeover 3.02s): took over from vm-3-100"), std::string::npos) << text;
+}
+
+// Issue 10 item 1: `dagu scheduler status` shows the threshold in force of
+// each instance and the holder's recorded T.
+TEST(StatusReportTest, ShowsTheThresholdInForce) {
+  SchedulerStatusReport r = HeldBy("vm-1-100");
+  r.lock.owner->stale_threshold_ms = 30000;
+  ServiceEntry standby = Entry("vm-2-100", "standby", r.now);
+  standby.threshold_in_force_seconds = 30;
+  r.instances = {Entry("vm-1-100", "active", r.now), standby};
+  std::string text = FormatSchedulerStatus(r);
+  EXPECT_NE(text.find("T IN FORCE"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 30s "), std::string::npos) << text;
+  EXPECT_NE(text.find("its stale threshold 30s"), std::string::npos) << text;
 }
 
 TEST(StatusReportTest, ReadsTheDataDirectory) {

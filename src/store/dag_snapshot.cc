@@ -5,6 +5,7 @@
 
 #include "core/base64.h"
 #include "store/dag_snapshot_notify.h"
+#include "store/call_snapshot.h"
 #include "store/json_fields.h"
 #include "core/json_text.h"
 
@@ -274,6 +275,7 @@ Json StepToSnapshot(const Step& step) {
   PutIfSet(j, "signalOnStop", step.signal_on_stop);
   if (!step.env.empty()) j["env"] = EnvToJson(step.env);
   if (step.timeout.count() != 0) j["timeout"] = Ns(step.timeout);
+  AddCallToSnapshot(step, &j);
   return j;
 }
 
@@ -330,6 +332,7 @@ Json DagToSnapshot(const Dag& dag, const SnapshotOptions& options) {
   if (!dag.preconditions.empty()) j["preconditions"] = ConditionsToJson(dag.preconditions);
   if (dag.timeout.count() != 0) j["timeout"] = Ns(dag.timeout);
   if (dag.delay.count() != 0) j["delay"] = Ns(dag.delay);
+  if (dag.restart_wait.count() != 0) j["restartWait"] = Ns(dag.restart_wait);
   if (dag.max_active_steps != 0) j["maxActiveSteps"] = dag.max_active_steps;
   j["maxActiveRuns"] = dag.max_active_runs;
   j["maxCleanUpTime"] = Ns(dag.max_clean_up_time);
@@ -338,6 +341,7 @@ Json DagToSnapshot(const Dag& dag, const SnapshotOptions& options) {
   j["maxOutputSize"] = dag.max_output_size;
   snapshot_internal::PutDagNotify(dag, &j);
   if (!dag.yaml_data.empty()) j["yamlData"] = Base64Encode(dag.yaml_data);
+  AddLocalDagsToSnapshot(dag, &j);
   return j;
 }
 
@@ -383,7 +387,7 @@ Status SnapshotToStep(const Json& snapshot, Step* step) {
   step->env = EnvFromList(env);
   ReadDuration(f, "timeout", &step->timeout);
   if (!f.ok()) return f.status().WithContext("step \"" + step->name + "\"");
-  return Status::OK();
+  return ReadCallFromSnapshot(snapshot, step).WithContext("step \"" + step->name + "\"");
 }
 
 Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
@@ -442,6 +446,7 @@ Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
   ReadConditions(f, "preconditions", &dag->preconditions);
   ReadDuration(f, "timeout", &dag->timeout);
   ReadDuration(f, "delay", &dag->delay);
+  ReadDuration(f, "restartWait", &dag->restart_wait);
   f.Int("maxActiveSteps", &dag->max_active_steps);
   f.Int("maxActiveRuns", &dag->max_active_runs);
   ReadDuration(f, "maxCleanUpTime", &dag->max_clean_up_time);
@@ -452,7 +457,8 @@ Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
   std::string yaml_b64;
   f.Str("yamlData", &yaml_b64);
   if (!yaml_b64.empty() && !Base64Decode(yaml_b64, &dag->yaml_data)) f.Fail("yamlData", "not valid base64");
-  return f.status();
+  DAGU_RETURN_IF_ERROR(f.status());
+  return ReadLocalDagsFromSnapshot(snapshot, dag);
 }
 
 }  // namespace dagu

@@ -16,6 +16,7 @@ Dag SampleDag() {
   d.max_active_runs = 2;
   d.max_active_steps = 3;
   d.timeout = 100s;
+  d.restart_wait = 2s;
   d.shell = "bash";
   d.shell_args = {"-o", "pipefail"};
   d.params = {{"1", "A"}, {"NAME", "x"}};
@@ -69,6 +70,7 @@ TEST(DagSnapshotTest, WritesGoShape) {
   EXPECT_EQ(j["env"], Json{"FOO=bar"});
   EXPECT_EQ(j["dotenv"], Json{".env"});
   EXPECT_EQ(j["timeout"], 100000000000);
+  EXPECT_EQ(j["restartWait"], 2000000000);  // restartWaitSec, in ns as Dagu writes it
   EXPECT_EQ(j["maxCleanUpTime"], 5000000000);
   EXPECT_EQ(j["maxActiveRuns"], 2);
   EXPECT_EQ(j["queue"], "myq");
@@ -111,6 +113,7 @@ TEST(DagSnapshotTest, RoundTrips) {
   EXPECT_EQ(out.shell_args, in.shell_args);
   EXPECT_EQ(out.env, in.env);
   EXPECT_EQ(out.timeout, 100s);
+  EXPECT_EQ(out.restart_wait, 2s);
   EXPECT_EQ(out.max_active_steps, 3);
   EXPECT_EQ(out.queue, "myq");
   EXPECT_EQ(out.yaml_data, in.yaml_data);

@@ -43,8 +43,12 @@ RunOperations::RunOperations(FileSystem* fs, Clock* clock, RunStore* runs, Queue
 Status RunOperations::Enqueue(const EnqueueRequest& req, EnqueuedRun* out) {
   if (req.dag == nullptr) return Status::InvalidArgument("enqueue: no DAG given");
   const Dag& dag = *req.dag;
+  auto fenced = [&] { return req.may_write && !req.may_write(); };
+  const Status kFenced = Status::Aborted("enqueue of run \"" + req.run_id + "\" of DAG \"" + dag.name +
+                                         "\": this scheduler may no longer dispatch");
   WallTime now = clock_->Now();
   EnqueuedRun e;
+  if (fenced()) return kFenced;
   DAGU_RETURN_IF_ERROR(runs_->CreateRun(dag.name, req.run_id, now, &e.run));
   const std::string log_root = dag.log_dir.empty() ? req.log_root : dag.log_dir;
   const std::string log_dir = RunLogDir(log_root, dag.name, e.run.created, req.run_id);
@@ -69,12 +73,44 @@ Status RunOperations::Enqueue(const EnqueueRequest& req, EnqueuedRun* out) {
   e.record.log = MainLogPath(log_dir, now, req.run_id);
   e.record.trigger_type = req.trigger;
   e.record.schedule_time = req.schedule_time;
+  if (fenced()) return fail(kFenced);
   s = runs_->AppendStatus(e.attempt, e.record);
   if (!s.ok()) return fail(s);
+  if (fenced()) return fail(kFenced);
   s = queues_->Enqueue(req.queue.empty() ? dag.ProcGroup() : req.queue, QueuePriority::kLow, dag.name, req.run_id,
                        &e.item);
   if (!s.ok()) return fail(s);
   *out = std::move(e);
+  return Status::OK();
+}
+
+namespace {
+
+// The queue a run was queued in: its dag.json's, else the DAG name.
+std::string QueueOf(RunStore* runs, const AttemptDir& attempt, const std::string& dag_name) {
+  Json dag_json;
+  if (runs->ReadDagJson(attempt, &dag_json).ok() && dag_json.contains("queue") && dag_json["queue"].is_string() &&
+      !dag_json["queue"].get<std::string>().empty()) {
+    return dag_json["queue"].get<std::string>();
+  }
+  return dag_name;
+}
+
+}  // namespace
+
+Status RunOperations::RepairEnqueue(const std::string& dag_name, const std::string& run_id, bool* enqueued) {
+  *enqueued = false;
+  AttemptDir attempt;
+  RunRecord record;
+  DAGU_RETURN_IF_ERROR(runs_->ReadLatest(dag_name, run_id, nullptr, &attempt, &record));
+  if (record.status != RunStatus::kQueued) return Status::OK();
+  const std::string queue = QueueOf(runs_, attempt, dag_name);
+  std::vector<QueueItem> items;
+  DAGU_RETURN_IF_ERROR(queues_->FindRunItems(queue, run_id, &items));
+  if (!items.empty()) return Status::OK();
+  QueueItem item;
+  DAGU_RETURN_IF_ERROR(queues_->Enqueue(queue, QueuePriority::kLow, dag_name, run_id, &item));
+  *enqueued = true;
   return Status::OK();
 }
 
@@ -87,14 +123,7 @@ Status RunOperations::Dequeue(const std::string& queue, const std::string& dag_n
     return Status::InvalidArgument("run \"" + run_id + "\" of DAG \"" + dag_name + "\" is not queued (status: " +
                                    RunStatusLabel(record.status) + ")");
   }
-  std::string q = queue;
-  if (q.empty()) {
-    Json dag_json;
-    if (runs_->ReadDagJson(attempt, &dag_json).ok() && dag_json.contains("queue") && dag_json["queue"].is_string()) {
-      q = dag_json["queue"].get<std::string>();
-    }
-    if (q.empty()) q = dag_name;
-  }
+  std::string q = queue.empty() ? QueueOf(runs_, attempt, dag_name) : queue;
   std::vector<QueueItem> items;
   DAGU_RETURN_IF_ERROR(queues_->FindRunItems(q, run_id, &items));
   for (const auto& item : items) DAGU_RETURN_IF_ERROR(queues_->RemoveItem(item));
@@ -108,6 +137,21 @@ Status RunOperations::Dequeue(const std::string& queue, const std::string& dag_n
   return Status::OK();
 }
 
+void MarkRecordZombie(RunRecord* record, WallTime now) {
+  record->status = RunStatus::kFailed;
+  record->finished_at = FormatRFC3339Local(now);
+  auto fix = [](NodeRecord& n) {
+    if (n.status != NodeStatus::kRunning) return;
+    n.status = NodeStatus::kFailed;
+    n.error = kZombieError;
+  };
+  for (auto& n : record->nodes) fix(n);
+  for (auto* h : {&record->on_init, &record->on_exit, &record->on_success, &record->on_failure, &record->on_cancel,
+                  &record->on_wait}) {
+    if (h->has_value()) fix(**h);
+  }
+}
+
 Status RunOperations::MarkZombie(const std::string& dag_name, const std::string& run_id,
                                  const std::string& expected_attempt_id, bool* changed) {
   *changed = false;
@@ -116,18 +160,7 @@ Status RunOperations::MarkZombie(const std::string& dag_name, const std::string&
   DAGU_RETURN_IF_ERROR(runs_->ReadLatest(dag_name, run_id, nullptr, &attempt, &record));
   if (record.status != RunStatus::kRunning) return Status::OK();
   if (!expected_attempt_id.empty() && attempt.attempt_id != expected_attempt_id) return Status::OK();
-  record.status = RunStatus::kFailed;
-  record.finished_at = FormatRFC3339Local(clock_->Now());
-  auto fix = [](NodeRecord& n) {
-    if (n.status != NodeStatus::kRunning) return;
-    n.status = NodeStatus::kFailed;
-    n.error = kZombieError;
-  };
-  for (auto& n : record.nodes) fix(n);
-  for (auto* h : {&record.on_init, &record.on_exit, &record.on_success, &record.on_failure, &record.on_cancel,
-                  &record.on_wait}) {
-    if (h->has_value()) fix(**h);
-  }
+  MarkRecordZombie(&record, clock_->Now());
   DAGU_RETURN_IF_ERROR(runs_->WriteFinalStatus(attempt, record));
   *changed = true;
   return Status::OK();

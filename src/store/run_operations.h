@@ -6,7 +6,10 @@
 //               -> status line (5, queuedAt, log path, nodes at 0) -> queue
 //               item. Any failure removes what was made (run dir, claim, log
 //               dir). This is how `dagu enqueue` and the scheduler (catch-up
-//               runs) queue a run without spawning a process.
+//               runs) queue a run without spawning a process. A crash in
+//               between leaves a run the reaper repairs (RepairEnqueue).
+//   RepairEnqueue  completes an enqueue a crash cut short: a queued run
+//               whose queue item is missing gets it back.
 //   Dequeue     Dagu's dequeue (formats section 3.2): latest status must be 5;
 //               queue items of the run removed; status 3 appended and
 //               compacted; attempt hidden; run dir (and claim) deleted when no
@@ -20,6 +23,7 @@
 // Thread-safe as the stores are.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -44,6 +48,9 @@ struct EnqueueRequest {
   std::string log_root;         // the config's log dir (dag->log_dir wins when set)
   TriggerType trigger = TriggerType::kUnknown;
   std::string schedule_time;    // RFC3339 or ""
+  // Asked right before each write (the scheduler's lease fence); false
+  // undoes what was made and returns Aborted. Null: always allowed.
+  std::function<bool()> may_write;
 };
 
 struct EnqueuedRun {
@@ -55,6 +62,11 @@ struct EnqueuedRun {
 
 // The record of a run that has not started: status `status`, nodes (and
 // handler nodes) at 0 with times "-", root = itself, params from `params`.
+// The zombie mark on a record in memory: status failed, finishedAt `now`,
+// running nodes failed with kZombieError (MarkZombie writes it; sub-runs use
+// it through SubRunStore::MarkZombie).
+void MarkRecordZombie(RunRecord* record, WallTime now);
+
 RunRecord InitialRunRecord(const Dag& dag, const Params& params, const std::string& run_id,
                            const std::string& attempt_id, RunStatus status);
 
@@ -64,6 +76,12 @@ class RunOperations {
 
   // AlreadyExists when the run ID is taken (nothing written).
   Status Enqueue(const EnqueueRequest& request, EnqueuedRun* out);
+
+  // Completes an enqueue that a crash cut short after the status line: when
+  // the run's latest record is queued and its queue (dag.json's, else the
+  // DAG name) holds no item of it, the item is written again (low
+  // priority). *enqueued tells whether it was.
+  Status RepairEnqueue(const std::string& dag_name, const std::string& run_id, bool* enqueued);
 
   // `queue` "" = the queue named in the run's dag.json (else the DAG name).
   // InvalidArgument (naming the status) when the run is not queued.

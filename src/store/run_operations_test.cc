@@ -133,6 +133,45 @@ TEST_F(RunOperationsTest, FailedEnqueueLeavesNothingBehind) {
   EXPECT_TRUE(ops_.Enqueue(Request("r1"), &e).ok());
 }
 
+// Issue 10 item 6: the scheduler's fence is asked right before each write of
+// an enqueue; once it says no, what was made is undone.
+TEST_F(RunOperationsTest, AFencedEnqueueStopsAndLeavesNothingBehind) {
+  bool may = true;
+  EnqueueRequest req = Request("r1");
+  req.may_write = [&] { return may; };
+  fs_.BeforeOnce("AppendFileSync", "status.jsonl", [&] { may = false; });  // the lease ends mid-enqueue
+  EnqueuedRun e;
+  Status s = ops_.Enqueue(req, &e);
+  EXPECT_EQ(s.code(), Status::Code::kAborted) << s.ToString();
+  bool exists = true;
+  ASSERT_TRUE(runs_.RunExists("hello", "r1", &exists).ok());
+  EXPECT_FALSE(exists);
+  std::vector<QueueItem> items;
+  ASSERT_TRUE(queues_.List("hello", &items).ok());
+  EXPECT_TRUE(items.empty());
+  may = false;
+  EXPECT_EQ(ops_.Enqueue(req, &e).code(), Status::Code::kAborted);
+  ASSERT_TRUE(runs_.RunExists("hello", "r1", &exists).ok());
+  EXPECT_FALSE(exists) << "nothing is created once fenced";
+}
+
+// Issue 10 item 10: an enqueue cut short after its status line (a crash
+// before the queue item) is completed: the item is written again.
+TEST_F(RunOperationsTest, RepairEnqueueWritesTheMissingQueueItem) {
+  EnqueuedRun e;
+  ASSERT_TRUE(ops_.Enqueue(Request("r1"), &e).ok());
+  ASSERT_TRUE(queues_.RemoveItem(e.item).ok());  // as if the process died before writing it
+  bool enqueued = false;
+  ASSERT_TRUE(ops_.RepairEnqueue("hello", "r1", &enqueued).ok());
+  EXPECT_TRUE(enqueued);
+  std::vector<QueueItem> items;
+  ASSERT_TRUE(queues_.List("hello", &items).ok());
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0].run_id, "r1");
+  ASSERT_TRUE(ops_.RepairEnqueue("hello", "r1", &enqueued).ok());
+  EXPECT_FALSE(enqueued) << "an item that is there is not written twice";
+}
+
 TEST_F(RunOperationsTest, DequeueAbortsHidesAndDeletes) {
   EnqueuedRun e;
   ASSERT_TRUE(ops_.Enqueue(Request("q1"), &e).ok());

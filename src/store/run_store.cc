@@ -56,7 +56,8 @@ Status RunStore::CreateRun(const std::string& dag_name, const std::string& run_i
     return Status::AlreadyExists("run ID \"" + run_id + "\" of DAG \"" + dag_name + "\" already exists");
   }
   if (!s.ok()) {
-    fs_->RemoveFile(claim);  // a partly written claim must not block the ID
+    // Nothing to undo: a failed exclusive create leaves no file of ours
+    // (FileSystem contract), and a claim that is there is someone else's.
     return s.WithContext("cannot claim run ID \"" + run_id + "\"");
   }
   // We own the ID among processes that claim; Dagu itself does not claim,

@@ -143,6 +143,20 @@ TEST_F(RunStoreTest, FailedClaimWriteLeavesNothing) {
   EXPECT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
 }
 
+// Issue 10 item 10: a failed exclusive create of the claim removes nothing:
+// when our O_EXCL open did not succeed, the claim that is there is someone
+// else's (here a create that failed with EIO on a name another process holds).
+TEST_F(RunStoreTest, AFailedClaimCreateNeverRemovesAnotherCreatorsClaim) {
+  RunDir theirs;
+  ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &theirs).ok());
+  faulty_.FailWith("CreateFileExclusive", ".dagu_run_ids", Status::IOError("EIO"));
+  RunDir run;
+  EXPECT_EQ(store_.CreateRun("d", "r1", T0() + std::chrono::seconds(5), &run).code(), Status::Code::kIOError);
+  faulty_.Clear();
+  EXPECT_TRUE(std::filesystem::exists(store_.ClaimPath("d", "r1"))) << "another creator's claim was removed";
+  EXPECT_TRUE(store_.CreateRun("d", "r1", T0() + std::chrono::seconds(5), &run).IsAlreadyExists());
+}
+
 TEST_F(RunStoreTest, BadRunIdIsRejected) {
   RunDir run;
   EXPECT_EQ(store_.CreateRun("d", "../x", T0(), &run).code(), Status::Code::kInvalidArgument);

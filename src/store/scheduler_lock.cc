@@ -136,18 +136,44 @@ Status SchedulerLockStore::Look(LockSnapshot* out) {
 
 Status SchedulerLockStore::MakeLockDir() { return fs_->MakeDir(lock_path_, 0700); }
 
-Status SchedulerLockStore::WriteOwner(const LockOwner& owner, WallTime touch) {
+Status SchedulerLockStore::OpenLock(std::shared_ptr<DirectoryHandle>* out, LockSnapshot* identity) {
+  std::unique_ptr<DirectoryHandle> dir;
+  DAGU_RETURN_IF_ERROR(fs_->OpenDirectory(lock_path_, &dir));
+  FileInfo info;
+  DAGU_RETURN_IF_ERROR(dir->Stat(&info));
+  LockSnapshot id;
+  id.exists = true;
+  id.device = info.device;
+  id.inode = info.inode;
+  id.mtime = info.mtime;
+  *identity = std::move(id);
+  *out = std::move(dir);
+  return Status::OK();
+}
+
+Status SchedulerLockStore::WriteOwnerAt(DirectoryHandle* lock, const LockOwner& owner, WallTime touch) {
   // Temp file in the lock directory + rename. No fsync: the record only has
   // to be atomic, not durable (after a power loss the lock goes stale
   // anyway), and an fsync would put disk latency into every renewal.
-  std::string tmp = owner_path_ + ".tmp." + std::to_string(::getpid()) + "." + RandomHex16();
-  Status s = fs_->WriteFile(tmp, EncodeLockOwner(owner), 0600);
-  if (s.ok()) s = fs_->Rename(tmp, owner_path_);
+  std::string tmp = std::string(kSchedulerLockOwnerName) + ".tmp." + std::to_string(::getpid()) + "." + RandomHex16();
+  Status s = lock->WriteFile(tmp, EncodeLockOwner(owner), 0600);
+  if (s.ok()) s = lock->Rename(tmp, kSchedulerLockOwnerName);
   if (!s.ok()) {
-    (void)fs_->RemoveFile(tmp);
+    (void)lock->RemoveFile(tmp);
     return s;
   }
-  return fs_->SetMtime(lock_path_, touch);
+  return lock->SetMtime(touch);
+}
+
+Status SchedulerLockStore::ReadOwnerAt(DirectoryHandle* lock, std::string* bytes) {
+  return lock->ReadFile(kSchedulerLockOwnerName, bytes);
+}
+
+Status SchedulerLockStore::WriteOwner(const LockOwner& owner, WallTime touch) {
+  std::shared_ptr<DirectoryHandle> dir;
+  LockSnapshot identity;
+  DAGU_RETURN_IF_ERROR(OpenLock(&dir, &identity));
+  return WriteOwnerAt(dir.get(), owner, touch);
 }
 
 Status SchedulerLockStore::MoveAside(std::string* aside_path) {

@@ -12,12 +12,19 @@
 // three working: the owner record is replaced atomically (temp file in the
 // lock directory + rename) and every renewal also sets the directory's mtime.
 //
+// The holder writes only through the handle of the lock directory it
+// created (OpenLock, WriteOwnerAt, ReadOwnerAt: openat/renameat/futimens), so
+// a write that comes late -- after a pause, when a standby has moved the lock
+// aside and made its own -- lands in the old directory, never in the
+// successor's lock.
+//
 // Nothing here decides anything: no clocks are compared and no step retries.
 // Every method is one or two FileSystem calls and returns their Status.
 // Thread-compatible (no shared mutable state besides the FileSystem).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,7 +49,7 @@ struct LockOwner {
   uint64_t counter = 0;      // 0 at acquisition, +1 on every renewal
   WallTime acquired_at;
   WallTime renewed_at;
-  int64_t stale_threshold_ms = 0;  // the holder's T, informational
+  int64_t stale_threshold_ms = 0;  // the holder's T: a standby waits at least this long (0: unknown)
 
   // Same holder and same acquisition (instance ID and token).
   bool SameAcquisition(const LockOwner& other) const {
@@ -92,9 +99,18 @@ class SchedulerLockStore {
   Status Look(LockSnapshot* out);
   // mkdir of the lock (0700). AlreadyExists when someone holds it.
   Status MakeLockDir();
-  // Replaces the owner record atomically (owner.tmp.<pid>.<hex> in the lock
-  // directory, then rename; not fsynced), then sets the lock's mtime to
-  // `touch` (so a Dagu 1.30.2 standby sees a live lock).
+  // Opens the lock directory (O_DIRECTORY|O_NOFOLLOW) for writes relative to
+  // it, and fills *identity with its device and inode (exists = true).
+  // NotFound when there is no lock.
+  Status OpenLock(std::shared_ptr<DirectoryHandle>* out, LockSnapshot* identity);
+  // Replaces the owner record atomically inside `lock` (owner.tmp.<pid>.<hex>,
+  // then renameat; not fsynced), then sets the directory's mtime to `touch`
+  // (so a Dagu 1.30.2 standby sees a live lock).
+  Status WriteOwnerAt(DirectoryHandle* lock, const LockOwner& owner, WallTime touch);
+  // The owner record's bytes inside `lock`. NotFound when it has none.
+  Status ReadOwnerAt(DirectoryHandle* lock, std::string* bytes);
+  // WriteOwnerAt on the directory the lock path names now (tests and tools;
+  // the holder never writes by path).
   Status WriteOwner(const LockOwner& owner, WallTime touch);
   // Renames the lock to a fresh aside name (returned). NotFound when the
   // lock is gone.

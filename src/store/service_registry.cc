@@ -53,6 +53,7 @@ std::string EncodeServiceEntry(const ServiceEntry& e) {
   if (e.role_since) j["role_since"] = FormatRFC3339NanoUTC(*e.role_since);
   if (!e.lock_holder.empty()) j["lock_holder"] = e.lock_holder;
   if (e.last_renewal_seen_seconds) j["last_renewal_seen_seconds"] = *e.last_renewal_seen_seconds;
+  if (e.threshold_in_force_seconds) j["threshold_in_force_seconds"] = *e.threshold_in_force_seconds;
   if (e.updated_at) j["updated_at"] = FormatRFC3339NanoUTC(*e.updated_at);
   if (!e.version.empty()) j["version"] = e.version;
   return j.dump(2);
@@ -76,6 +77,9 @@ Status DecodeServiceEntry(std::string_view bytes, ServiceEntry* out) {
   e.lock_holder = OptionalString(j, "lock_holder");
   if (auto a = j.find("last_renewal_seen_seconds"); a != j.end() && a->is_number()) {
     e.last_renewal_seen_seconds = a->get<double>();
+  }
+  if (auto t = j.find("threshold_in_force_seconds"); t != j.end() && t->is_number()) {
+    e.threshold_in_force_seconds = t->get<double>();
   }
   e.updated_at = OptionalTime(j, "updated_at");
   e.version = OptionalString(j, "version");

@@ -8,7 +8,8 @@
 //   {"id","host","port","pid","status","startedAt"}   status: 0 unknown, 1 active, 2 inactive
 //
 // followed by our extra fields (Dagu ignores unknown keys): role, state,
-// role_since, lock_holder, last_renewal_seen_seconds, updated_at, version. An
+// role_since, lock_holder, last_renewal_seen_seconds,
+// threshold_in_force_seconds, updated_at, version. An
 // entry is live while its file's mtime is younger than 30 s; its owner
 // rewrites it at least every 10 s and removes it on a clean stop.
 #pragma once
@@ -50,6 +51,8 @@ struct ServiceEntry {
   std::optional<WallTime> role_since;
   std::string lock_holder;  // instance ID in the lock's owner record (or a description)
   std::optional<double> last_renewal_seen_seconds;  // age at updated_at
+  // How long this instance waits for a silent lock: max(own T, holder's T).
+  std::optional<double> threshold_in_force_seconds;
   std::optional<WallTime> updated_at;
   std::string version;
 

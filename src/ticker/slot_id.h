@@ -42,6 +42,11 @@ std::string CatchupRunId(std::string_view dag_name, WallTime slot);
 // characters>-<8 hex of SHA-256(name)>-<slot>.
 std::string LegacyCatchupRunId(std::string_view dag_name, WallTime slot);
 
+// True when `run_id` is the scheduled ID of one of `dag_name`'s slots in
+// `data_dir`; then *slot is that slot.
+bool ParseScheduledRunId(std::string_view data_dir, std::string_view dag_name, std::string_view run_id,
+                         WallTime* slot);
+
 // Every ID under which a run of this slot may already exist: the scheduled ID
 // first, then the two catch-up IDs.
 std::vector<std::string> SlotRunIds(std::string_view data_dir, std::string_view dag_name, WallTime slot);

@@ -35,15 +35,33 @@ Ticker::Ticker(const Clock* clock, DagCatalog* dags, const SuspendFlags* suspend
 
 Ticker::~Ticker() { Stop(); }
 
-void Ticker::Start(const Activation& /*activation*/, const Lease* lease) {
-  thread_.Start([this, lease](StoppableThread& self) { Loop(self, lease); });
+void Ticker::Start(const Activation& activation, const Lease* lease) {
+  WallTime now = clock_->Now();
+  WallTime first = activation.at == WallTime() ? now : std::min(activation.at, now);
+  NoteProgress();
+  looping_ = true;
+  thread_.Start([this, first, lease](StoppableThread& self) { Loop(self, first, lease); });
 }
 
-void Ticker::Stop() { thread_.Stop(); }
+void Ticker::Stop() {
+  thread_.Stop();
+  looping_ = false;
+}
 
-void Ticker::Loop(StoppableThread& self, const Lease* lease) {
-  WallTime next = FloorToMinute(clock_->Now());
+void Ticker::NoteProgress() {
+  progress_ns_.store(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->Monotonic().time_since_epoch()).count());
+}
+
+std::optional<MonoTime> Ticker::LastProgress() const {
+  if (!looping_.load()) return std::nullopt;
+  return MonoTime(std::chrono::nanoseconds(progress_ns_.load()));
+}
+
+void Ticker::Loop(StoppableThread& self, WallTime first, const Lease* lease) {
+  WallTime next = FloorToMinute(first);
   for (;;) {
+    NoteProgress();
     WallTime now = clock_->Now();
     if (next > now + minutes(1)) {
       spdlog::warn("wall clock went back to {}; ticking from the current minute", FormatRFC3339UTC(now));
@@ -75,19 +93,30 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
     return;
   }
   fenced_logged_ = false;
+  const std::string tick_text = FormatRFC3339UTC(tick);
 
   Status rescanned = dags_->Rescan();
-  if (!rescanned.ok()) spdlog::error("tick {}: {}", FormatRFC3339UTC(tick), rescanned.ToString());
+  if (!rescanned.ok()) spdlog::error("tick {}: {}", tick_text, rescanned.ToString());
 
   std::vector<Plan> plans;
   for (const DagPtr& dag : dags_->Snapshot()) PlanDag(dag, tick, &plans);
 
+  // The batch: the lock must still be ours (not removed or replaced), and
+  // each write below is fenced right before it.
+  if (!lease->VerifyHeld()) {
+    spdlog::warn("tick {}: the scheduler lock is not confirmed ours; nothing is recorded or dispatched", tick_text);
+    return;
+  }
   TickRecord record;
   record.instance = options_.instance_id;
   record.last_tick = tick;
   for (const Plan& p : plans) record.planned.push_back(p.slot);
+  if (!lease->MayDispatch()) {
+    spdlog::warn("tick {}: lease deadline passed; nothing is recorded or dispatched", tick_text);
+    return;
+  }
   Status written = ledger_->Write(record);
-  if (!written.ok()) spdlog::error("tick {}: {}", FormatRFC3339UTC(tick), written.ToString());
+  if (!written.ok()) spdlog::error("tick {}: {}", tick_text, written.ToString());
 
   if (!plans.empty()) {
     for (size_t i = 0; i < plans.size(); ++i) {
@@ -104,8 +133,10 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
                       plans[i].dag->name, s.ToString());
       }
     }
-    written = ledger_->Write(record);
-    if (!written.ok()) spdlog::error("tick {}: {}", FormatRFC3339UTC(tick), written.ToString());
+    if (lease->MayDispatch()) {
+      written = ledger_->Write(record);
+      if (!written.ok()) spdlog::error("tick {}: {}", tick_text, written.ToString());
+    }
   }
 
   if (listener_ != nullptr) listener_->AfterTick(tick);
@@ -208,10 +239,11 @@ bool Ticker::StartAllowed(const Dag& dag, WallTime slot) {
 Status Ticker::Dispatch(const Plan& plan, const Lease* lease) {
   const Dag& dag = *plan.dag;
   const PlannedSlot& slot = plan.slot;
-  if (slot.kind == "stop") return dispatcher_->StopDag(dag);
+  if (slot.kind == "stop") return dispatcher_->StopDag(dag, lease->Deadline());
   if (slot.kind == "restart") {
     RestartGuards guards;
     guards.may_dispatch = [lease] { return lease->MayDispatch(); };
+    guards.deadline = [lease] { return lease->Deadline(); };
     RunCatalog* runs = runs_;
     DagPtr keep = plan.dag;
     guards.still_running = [runs, keep] {
@@ -220,7 +252,7 @@ Status Ticker::Dispatch(const Plan& plan, const Lease* lease) {
     };
     return dispatcher_->RestartSlot(dag, slot.run_id, slot.slot, std::move(guards));
   }
-  return dispatcher_->StartSlot(dag, slot.run_id, slot.slot);
+  return dispatcher_->StartSlot(dag, slot.run_id, slot.slot, lease->Deadline());
 }
 
 }  // namespace dagu

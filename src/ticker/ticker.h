@@ -4,8 +4,13 @@
 //
 // Per tick:
 //  1. Fencing: if Lease::MayDispatch() is false the tick does nothing at all
-//     (not even the ledger), and each dispatch re-checks it.
-//  2. The DAG catalog is rescanned (cheap when nothing changed), so a DAG
+//     (not even the ledger). Once the slots are planned, Lease::VerifyHeld()
+//     looks at the lock itself (it may have been removed or replaced), and
+//     every ledger write and every dispatch re-checks MayDispatch() right
+//     before it; a spawned run gets the lease deadline and refuses to create
+//     its record after it.
+//  2. The DAG catalog is rescanned (cheap when nothing changed; a file that
+//     cannot be read in time is skipped, dagwatch/dag_catalog.h), so a DAG
 //     file added a moment ago on another host is seen.
 //  3. Per DAG with a due schedule and no suspend flag:
 //     - start: at most one run per DAG per tick, ID sched-<h>-<slot>
@@ -22,15 +27,25 @@
 //     ones that were started, so a successor can tell what was missed.
 //  5. The TickListener (the replayer) is told.
 //
-// The first tick after Start handles the current minute; later ticks follow
-// every minute. Ticks missed while the process was paused fire back to back
-// (at most 60; a longer gap jumps to the current minute with a warning); a
-// wall clock stepped back restarts the schedule from the current minute.
+// The first tick after Start handles the minute of the activation
+// (Activation::at, when the lock was acquired) -- however long the rest of
+// activation took, so no slot falls between the replayer's window (the
+// minutes before it) and the ticks -- then every minute up to now back to
+// back. Later ticks follow every minute. Ticks missed while the process was
+// paused fire back to back (at most 60; a longer gap jumps to the current
+// minute with a warning); a wall clock stepped back restarts the schedule
+// from the current minute.
+//
+// Liveness: the loop records its progress (each wait for the next minute,
+// each finished tick); LastProgress() is what the role machine watches to
+// report a wedged tick loop and give up the role.
 //
 // Thread-safe: Start/Stop from the role machine, RunTick from tests.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "core/clock.h"
@@ -60,9 +75,11 @@ class Ticker final : public ActiveComponent {
          RunDispatcher* dispatcher, const TickLedger* ledger, TickListener* listener, TickerOptions options);
   ~Ticker() override;
 
-  // ActiveComponent: starts the tick thread (first tick: the current minute).
+  // ActiveComponent: starts the tick thread (first tick: the minute of
+  // activation.at; the current minute when it is unset).
   void Start(const Activation& activation, const Lease* lease) override;
   void Stop() override;
+  std::optional<MonoTime> LastProgress() const override;
 
   // Handles the minute `tick` once, with `lease` for fencing. Used by the
   // tick thread; public for tests.
@@ -70,7 +87,8 @@ class Ticker final : public ActiveComponent {
 
  private:
   struct Plan;
-  void Loop(StoppableThread& self, const Lease* lease);
+  void Loop(StoppableThread& self, WallTime first, const Lease* lease);
+  void NoteProgress();
   void PlanDag(const DagPtr& dag, WallTime tick, std::vector<Plan>* plans);
   bool StartAllowed(const Dag& dag, WallTime slot);
   bool HasLiveRun(const Dag& dag, WallTime slot, const char* what);
@@ -87,6 +105,8 @@ class Ticker final : public ActiveComponent {
 
   StoppableThread thread_;
   bool fenced_logged_ = false;  // "not dispatching" logged for the current stretch
+  std::atomic<bool> looping_{false};
+  std::atomic<int64_t> progress_ns_{0};  // monotonic ns of the loop's last progress
 };
 
 }  // namespace dagu

@@ -131,9 +131,12 @@ TEST_F(TickerTest, LeaseLostMidTickStopsDispatchAndLeavesPlannedSlotsUnstarted) 
   ticker->RunTick(tick, &lease_);
   ASSERT_EQ(dispatcher_.Calls().size(), 1u);
   EXPECT_EQ(dispatcher_.Calls()[0].dag, "a");
+  // The ledger written after the dispatches is fenced too: what stays is the
+  // one written before them. A successor replays both planned slots; a's
+  // is then found under its ID and not started again.
   TickRecord r = Ledger();
   ASSERT_EQ(r.planned.size(), 2u);
-  EXPECT_TRUE(r.planned[0].started);
+  EXPECT_FALSE(r.planned[0].started);
   EXPECT_FALSE(r.planned[1].started);
   EXPECT_EQ(r.planned[1].run_id, ScheduledRunId(kDataDir, "b", tick));
 }
@@ -341,6 +344,84 @@ TEST_F(TickerTest, LoopSkipsALongGapAndRecoversFromAClockStepBack) {
   ASSERT_TRUE(testing::PollUntil([&] { return listener.Ticks().size() == 3; }, seconds(5)));
   EXPECT_EQ(listener.Ticks()[2], T("2026-03-12T16:00:00Z"));
   ticker->Stop();
+}
+
+// Issue 10 item 2: the first tick is the minute the lock was acquired in,
+// however long activation took; the replayer covers the minutes before.
+TEST_F(TickerTest, FirstTickIsTheMinuteOfActivationHoweverLongActivationTook) {
+  AddDag("etl", {"* * * * *"});
+  clock_.SetWall(T("2026-03-12T14:01:03Z"));  // activation ran from 14:00:40 until now
+  RecordingTickListener listener;
+  auto ticker = MakeTicker(true, &listener);
+  ticker->Start(Activation{Activation::Kind::kStaleTakeover, T("2026-03-12T14:00:40Z")}, &lease_);
+  ASSERT_TRUE(testing::PollUntil([&] { return listener.Ticks().size() == 2; }, seconds(5)));
+  ticker->Stop();
+  EXPECT_EQ(testing::Fmt(listener.Ticks()), (std::vector<std::string>{"2026-03-12T14:00:00Z", "2026-03-12T14:01:00Z"}));
+  ASSERT_EQ(dispatcher_.Calls().size(), 2u);
+  EXPECT_EQ(dispatcher_.Calls()[0].slot, T("2026-03-12T14:00:00Z")) << "the slot of the activation minute was lost";
+}
+
+// Issue 10 item 6: the ledger write is fenced right before it.
+TEST_F(TickerTest, NothingIsRecordedWhenTheLeaseEndsWhilePlanning) {
+  AddDag("etl", {"* * * * *"});
+  auto ticker = MakeTicker();
+  runs_.on_read = [this] { lease_.may = false; };  // the deadline passes during the tick's reads
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  EXPECT_TRUE(dispatcher_.Calls().empty());
+  TickRecord r;
+  bool found = true;
+  ASSERT_TRUE(ledger_.Read(&r, &found).ok());
+  EXPECT_FALSE(found) << "a deposed instance overwrote the tick ledger";
+}
+
+// Issue 10 item 9: each tick's batch first checks the lock itself.
+TEST_F(TickerTest, ALockRemovedOrReplacedStopsTheTickBeforeItsLedgerAndDispatches) {
+  AddDag("etl", {"* * * * *"});
+  auto ticker = MakeTicker();
+  lease_.held = false;
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  EXPECT_GE(lease_.verifications.load(), 1);
+  EXPECT_TRUE(dispatcher_.Calls().empty());
+  TickRecord r;
+  bool found = true;
+  ASSERT_TRUE(ledger_.Read(&r, &found).ok());
+  EXPECT_FALSE(found);
+}
+
+// Issue 10 item 6: every dispatch is handed the lease deadline, for the run
+// to refuse creating its record after it.
+TEST_F(TickerTest, DispatchesCarryTheLeaseDeadline) {
+  AddDag("etl", {"* * * * *"}, {"* * * * *"});
+  auto ticker = MakeTicker();
+  lease_.deadline_ns = 123456789;
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  ASSERT_FALSE(dispatcher_.Calls().empty());
+  for (const auto& c : dispatcher_.Calls()) {
+    if (c.kind == "start") {
+      EXPECT_EQ(c.not_after, MonoTime(std::chrono::nanoseconds(123456789)));
+    }
+  }
+}
+
+// Issue 19 item 6: the loop shows progress while it waits, and none while a
+// tick is stuck (in storage here), which is what the role machine watches.
+TEST_F(TickerTest, LastProgressStopsMovingWhileATickIsStuck) {
+  AddDag("etl", {"* * * * *"});
+  clock_.SetWall(T("2026-03-12T14:00:30Z"));
+  RecordingTickListener listener;
+  auto ticker = MakeTicker(true, &listener);
+  EXPECT_FALSE(ticker->LastProgress().has_value());
+  fs_.Block("WriteFileAtomic", "tick_ledger");
+  ticker->Start(Activation{Activation::Kind::kFreshLock, clock_.Now()}, &lease_);
+  ASSERT_TRUE(testing::PollUntil([&] { return fs_.blocked_calls() == 1; }, seconds(5)));
+  MonoTime stuck_at = *ticker->LastProgress();
+  clock_.Advance(seconds(30));
+  std::this_thread::sleep_for(milliseconds(30));  // the loop would have noted progress by now
+  EXPECT_EQ(*ticker->LastProgress(), stuck_at);
+  fs_.Unblock();
+  ASSERT_TRUE(testing::PollUntil([&] { return *ticker->LastProgress() >= stuck_at + seconds(30); }, seconds(5)));
+  ticker->Stop();
+  EXPECT_FALSE(ticker->LastProgress().has_value());
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 //   POST /dag-runs/{name}/{id}/stop          {}
 //   POST /dag-runs/{name}/{id}/retry {dagRunId?, stepName?}  {}
 //   POST /dag-runs/{name}/{id}/dequeue       {}   (GET: 405, it changes state)
+//   GET  /dag-runs/{name}/{id}/sub-dag-runs  {subRuns:[...]}   (api_subruns.cc)
+//   GET  /dag-runs/{name}/{id}/sub-dag-runs/{subId}[/log|/steps/{step}/log]
 //   GET  /queues                             {queues:[...], summary}
 //   GET  /services/scheduler                 {schedulers:[...]}
 //   GET  /services/scheduler/history?limit   {changes:[...]}   (the role journal, oldest first)
@@ -32,6 +34,7 @@ namespace dagu::web {
 
 void AddDagRoutes(WebServer* server, const ApiContext* ctx);
 void AddRunRoutes(WebServer* server, const ApiContext* ctx);
+void AddSubRunRoutes(WebServer* server, const ApiContext* ctx);
 void AddQueueRoutes(WebServer* server, const ApiContext* ctx);
 void AddServiceRoutes(WebServer* server, const ApiContext* ctx);
 

@@ -1,6 +1,7 @@
 // DAG-run endpoints: list, detail, logs, stop, retry, dequeue.
 #include "core/time_format.h"
 #include "web/api_routes.h"
+#include "web/api_logs.h"
 #include "web/api_views.h"
 #include "web/http_json.h"
 #include "web/log_view.h"
@@ -18,33 +19,6 @@ bool FindRun(const ApiContext& ctx, const httplib::Request& req, httplib::Respon
     return false;
   }
   return true;
-}
-
-// Optional<LogWindow> from tail/head/offset/limit; nullopt after a 400.
-std::optional<LogWindow> Window(const httplib::Request& req, httplib::Response& res) {
-  constexpr long long kMax = 1000000;
-  LogWindow w;
-  auto tail = QueryInt(req, res, "tail", 0, 0, kMax);
-  if (!tail) return std::nullopt;
-  auto head = QueryInt(req, res, "head", 0, 0, kMax);
-  if (!head) return std::nullopt;
-  auto offset = QueryInt(req, res, "offset", 0, 0, kMax);
-  if (!offset) return std::nullopt;
-  auto limit = QueryInt(req, res, "limit", 0, 0, kMax);
-  if (!limit) return std::nullopt;
-  w.tail = *tail;
-  w.head = *head;
-  w.offset = *offset;
-  w.limit = *limit;
-  return w;
-}
-
-void SendLog(const std::string& path, const LogWindow& w, const std::string& what, httplib::Response& res) {
-  if (path.empty()) return SendError(res, 404, error_code::kNotFound, what + " has no log yet");
-  ApiJson log;
-  Status s = ReadLogFile(path, w, &log);
-  if (!s.ok()) return SendStatusError(res, s);
-  SendJson(res, 200, log);
 }
 
 // Waits for a short command; sends 200 {} or the failure.
@@ -116,28 +90,19 @@ void HandleDetail(const ApiContext& ctx, const httplib::Request& req, httplib::R
 }
 
 void HandleRunLog(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
-  auto w = Window(req, res);
+  auto w = ParseLogWindow(req, res);
   if (!w) return;
   RunView view;
   if (!FindRun(ctx, req, res, &view)) return;
-  SendLog(view.record.log, *w, "DAG run " + view.record.dag_run_id, res);
+  SendLogFile(view.record.log, *w, "DAG run " + view.record.dag_run_id, res);
 }
 
 void HandleStepLog(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
-  auto w = Window(req, res);
-  if (!w) return;
-  std::string stream = req.has_param("stream") ? req.get_param_value("stream") : "stdout";
-  if (stream != "stdout" && stream != "stderr") {
-    return SendError(res, 400, error_code::kBadRequest, "query parameter stream: want stdout or stderr, got \"" + stream + "\"");
-  }
+  auto query = ParseStepLogQuery(req, res);
+  if (!query) return;
   RunView view;
   if (!FindRun(ctx, req, res, &view)) return;
-  std::string step = req.matches[3].str();
-  const NodeRecord* node = view.record.FindNode(step);
-  if (node == nullptr) {
-    return SendError(res, 404, error_code::kNotFound, "DAG run " + view.record.dag_run_id + " has no step \"" + step + "\"");
-  }
-  SendLog(stream == "stdout" ? node->stdout_path : node->stderr_path, *w, "step " + step, res);
+  SendStepLog(view.record, req.matches[3].str(), *query, res);
 }
 
 void HandleStop(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {

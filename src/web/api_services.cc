@@ -44,6 +44,7 @@ void AddServiceRoutes(WebServer* server, const ApiContext* ctx) {
 void AddApiRoutes(WebServer* server, const ApiContext* ctx) {
   AddDagRoutes(server, ctx);
   AddRunRoutes(server, ctx);
+  AddSubRunRoutes(server, ctx);
   AddQueueRoutes(server, ctx);
   AddServiceRoutes(server, ctx);
 }

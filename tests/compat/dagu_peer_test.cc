@@ -60,19 +60,8 @@ class DaguPeerTest : public ::testing::Test {
                              "DAGU_EXECUTABLE", "DAGU_SCHEDULER_PORT"}) {
       env_[name] = "";
     }
-    WriteDag("hello", "params: NAME=world\n"
-                      "steps:\n"
-                      "  - name: first\n"
-                      "    command: echo hello ${NAME}\n"
-                      "  - name: second\n"
-                      "    command: echo second step\n"
-                      "    depends: [first]\n");
-    WriteDag("fail", "steps:\n"
-                     "  - name: bad\n"
-                     "    command: \"echo oops >&2; exit 3\"\n"
-                     "  - name: never\n"
-                     "    command: echo never\n"
-                     "    depends: [bad]\n");
+    WriteDag("hello", kHelloDag);
+    WriteDag("fail", kFailDag);
     WriteDag("slow", "steps:\n"
                      "  - name: sleep\n"
                      "    command: sleep 30\n");
@@ -106,7 +95,7 @@ class DaguPeerTest : public ::testing::Test {
   std::string OurStatusLine(const std::string& dag, const std::string& id) {
     RunResult r = Ours({"status", "--run-id=" + id, dag});
     std::smatch m;
-    if (r.status == 0 && std::regex_search(r.output, m, std::regex("Status: +([A-Za-z ]+)\n"))) return m[1];
+    if (r.status == 0 && std::regex_search(r.output, m, std::regex("\n(?:Result|Status): ([A-Za-z ]+)\n"))) return m[1];
     return "";
   }
 
@@ -197,12 +186,12 @@ TEST_F(DaguPeerTest, DaguRunsAreReadByOurStatus) {
   EXPECT_EQ(OurStatusLine("fail", "go-bad"), "Failed");
   EXPECT_EQ(OurStatusLine("hello", "go-q"), "Queued");
   RunResult ok = Ours({"status", "--run-id=go-ok", "hello"});
-  EXPECT_THAT(ok.output, HasSubstr("first"));
-  EXPECT_THAT(ok.output, HasSubstr("Params:    NAME=go"));
+  EXPECT_THAT(ok.output, HasSubstr("├─first"));
+  EXPECT_THAT(ok.output, HasSubstr("stdout: hello go"));
   RunResult bad = Ours({"status", "--run-id=go-bad", "fail"});
   EXPECT_THAT(bad.output, HasSubstr("exit status 3"));
   // The latest run without --run-id.
-  EXPECT_THAT(Ours({"status", "hello"}).output, HasSubstr("Run ID:    go-q"));
+  EXPECT_THAT(Ours({"status", "hello"}).output, HasSubstr("\nResult: Queued\n"));
 }
 
 TEST_F(DaguPeerTest, DaguQueuedRunIsRunByOurRetry) {

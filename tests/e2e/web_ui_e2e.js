@@ -4,7 +4,8 @@
 // It starts `dagu start-all` A, B and C on one temporary DAGU_HOME (A
 // active; A stops and B takes over; C stands by), opens the UI of B and
 // checks every page: Instances (one active, one standby, with a screenshot check), DAGs
-// (suspend/resume, start), Runs (the started run, its steps and a step log),
+// (suspend/resume, start), Runs (the started run, its steps and a step log;
+// a parent's sub-DAG runs with their status and a link to the child's page),
 // and Queue. Any uncaught page error fails the test.
 //
 // usage: node web_ui_e2e.js <dagu binary> <node_modules dir> <output dir>
@@ -146,6 +147,16 @@ async function main() {
     "  - name: greet\n    run: echo hello from the e2e test\n  - name: done\n    run: echo done\n    depends: [greet]\n");
   fs.writeFileSync(path.join(home, "dags", "nightly-report.yaml"),
     "description: Builds the nightly report\nschedule: \"30 2 * * *\"\nsteps:\n  - name: build\n    run: echo report\n");
+  fs.writeFileSync(path.join(home, "dags", "family.yaml"),
+    "steps:\n  - name: ask\n    call: kid\n    params: WHO=e2e\n");
+  fs.writeFileSync(path.join(home, "dags", "kid.yaml"),
+    "params: WHO=nobody\nsteps:\n  - name: answer\n    command: echo kid says hi to ${WHO}\n");
+  // A parent run with a child, for the run page's sub-DAG runs.
+  await new Promise((resolve) => {
+    const c = spawn(daguBinary, ["start", "-q", "--run-id=fam-1", "family"],
+      { env: Object.assign({}, process.env, { DAGU_HOME: home, HOME: path.join(tmp, "user") }), stdio: "ignore" });
+    c.on("exit", (code) => { check(code === 0, "a parent run with a sub-DAG call succeeded (exit " + code + ")"); resolve(); });
+  });
 
   // A becomes active, B stands by; A stops cleanly and B takes over; C
   // stands by. The UI of B then shows one active (B), one standby (C) and
@@ -244,6 +255,21 @@ async function main() {
   await page.waitForFunction(() => (document.getElementById("log") || {}).textContent &&
     document.getElementById("log").textContent.includes("hello from the e2e test"), null, { timeout: 15000 });
   check(true, "Runs: clicking a step shows its log");
+
+  // A parent's page lists its sub-DAG runs; each links to the child's page.
+  await page.goto(base + "#/runs/family/fam-1");
+  await page.waitForSelector("#subruns-table tr[data-subrun]", { timeout: 15000 });
+  const subRow = page.locator("#subruns-table tr[data-subrun]").first();
+  const subText = await subRow.innerText();
+  check(subText.includes("kid") && subText.includes("succeeded") && subText.includes('WHO="e2e"'),
+    "Runs: the parent lists its sub-DAG run with DAG, params and status (" + subText.replace(/\s+/g, " ") + ")");
+  await subRow.locator("a").click();
+  await page.waitForSelector('#steps-table tr[data-step="answer"]', { timeout: 15000 });
+  check((await page.locator(".crumbs").innerText()).includes("fam-1"), "Runs: the child's page links back to its parent");
+  await page.locator('#steps-table tr[data-step="answer"]').click();
+  await page.waitForFunction(() => (document.getElementById("log") || {}).textContent &&
+    document.getElementById("log").textContent.includes("kid says hi to e2e"), null, { timeout: 15000 });
+  check(true, "Runs: the child's step log is shown");
 
   // ---- Queue ----
   await page.goto(base + "#/queues");

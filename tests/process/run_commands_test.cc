@@ -135,7 +135,7 @@ class RunCommandsTest : public ::testing::Test {
 TEST_F(RunCommandsTest, StartRunsTheDagAndStatusShowsIt) {
   RunResult run = Dagu({"start", "--run-id=demo-1", "hello", "--", "NAME=tester"});
   ASSERT_EQ(run.status, 0) << run.output;
-  EXPECT_THAT(run.output, HasSubstr("Status:    Succeeded"));
+  EXPECT_THAT(run.output, HasSubstr("\nResult: Succeeded\n"));
   ASSERT_EQ(RunDirs("hello", "demo-1").size(), 1u);
   nlohmann::json st = LatestStatus("hello", "demo-1");
   EXPECT_EQ(st["status"], 4);
@@ -149,10 +149,12 @@ TEST_F(RunCommandsTest, StartRunsTheDagAndStatusShowsIt) {
 
   RunResult status = Dagu({"status", "--run-id=demo-1", "hello"});
   EXPECT_EQ(status.status, 0);
-  EXPECT_THAT(status.output, HasSubstr("Status:    Succeeded"));
-  EXPECT_THAT(status.output, HasSubstr("first"));
+  EXPECT_THAT(status.output, HasSubstr("\nResult: Succeeded\n"));
+  EXPECT_THAT(status.output, HasSubstr("├─first"));
+  EXPECT_THAT(status.output, HasSubstr("stdout: hello tester"));
   // Without --run-id: the latest run.
-  EXPECT_THAT(Dagu({"status", "hello"}).output, HasSubstr("Run ID:    demo-1"));
+  ASSERT_EQ(Dagu({"start", "-q", "--run-id=demo-2", "hello", "--", "NAME=latest"}).status, 0);
+  EXPECT_THAT(Dagu({"status", "hello"}).output, HasSubstr("stdout: hello latest"));
 }
 
 TEST_F(RunCommandsTest, ParamsFromFlagAndAfterDashes) {
@@ -195,7 +197,7 @@ TEST_F(RunCommandsTest, FailedRunExitsOne) {
   EXPECT_EQ(st["nodes"][0]["status"], 2);
   EXPECT_THAT(st["nodes"][0]["error"].get<std::string>(), HasSubstr("exit status 3"));
   EXPECT_EQ(st["nodes"][1]["status"], 3);
-  EXPECT_THAT(Dagu({"status", "fail"}).output, HasSubstr("Status:    Failed"));
+  EXPECT_THAT(Dagu({"status", "fail"}).output, HasSubstr("\nResult: Failed\n"));
 }
 
 TEST_F(RunCommandsTest, ExistingRunIdIsRefused) {
@@ -267,7 +269,7 @@ TEST_F(RunCommandsTest, EnqueueThenDequeue) {
   EXPECT_EQ(item["dagRun"]["name"], "hello");
   EXPECT_EQ(LatestStatus("hello", "q1")["status"], 5);
   EXPECT_EQ(LatestStatus("hello", "q2")["params"], "NAME=two");
-  EXPECT_THAT(Dagu({"status", "--run-id=q1", "hello"}).output, HasSubstr("Status:    Queued"));
+  EXPECT_THAT(Dagu({"status", "--run-id=q1", "hello"}).output, HasSubstr("\nResult: Queued\n"));
 
   RunResult dq = Dagu({"dequeue", "hello", "--dag-run=hello:q2"});
   ASSERT_EQ(dq.status, 0) << dq.output;

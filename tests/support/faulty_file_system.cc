@@ -70,6 +70,11 @@ bool FaultyFileSystem::Intercept(const char* op, const std::string& path, Status
   if (!Intercept(op, path, &s)) return s;   \
   return base_->call;
 
+#define DAGU_FAULTY_DIR(op, path, call)         \
+  Status s;                                     \
+  if (!fs_->Intercept(op, path, &s)) return s;  \
+  return base_->call;
+
 Status FaultyFileSystem::Stat(const std::string& p, FileInfo* i) { DAGU_FAULTY_FORWARD("Stat", p, Stat(p, i)) }
 Status FaultyFileSystem::ReadFile(const std::string& p, std::string* c) {
   DAGU_FAULTY_FORWARD("ReadFile", p, ReadFile(p, c))
@@ -101,6 +106,53 @@ Status FaultyFileSystem::SetMtime(const std::string& p, WallTime w) {
   DAGU_FAULTY_FORWARD("SetMtime", p, SetMtime(p, w))
 }
 
+Status FaultyFileSystem::ReadRegularFile(const std::string& p, const std::string& confine_to, uint64_t max_bytes,
+                                         std::string* c) {
+  Status s;
+  if (!Intercept("ReadRegularFile", p, &s) || !Intercept("ReadFile", p, &s)) return s;
+  return base_->ReadRegularFile(p, confine_to, max_bytes, c);
+}
+
+namespace {
+
+// A DirectoryHandle whose calls go through the FaultyFileSystem's faults.
+class FaultyDirectory final : public DirectoryHandle {
+ public:
+  FaultyDirectory(FaultyFileSystem* fs, std::unique_ptr<DirectoryHandle> base)
+      : fs_(fs), base_(std::move(base)) {}
+  const std::string& path() const override { return base_->path(); }
+  Status Stat(FileInfo* i) override { DAGU_FAULTY_DIR("Stat", path(), Stat(i)) }
+  Status ReadFile(const std::string& n, std::string* c) override {
+    DAGU_FAULTY_DIR("ReadFile", JoinPath(path(), n), ReadFile(n, c))
+  }
+  Status WriteFile(const std::string& n, const std::string& c, int m) override {
+    DAGU_FAULTY_DIR("WriteFile", JoinPath(path(), n), WriteFile(n, c, m))
+  }
+  Status Rename(const std::string& f, const std::string& t) override {
+    DAGU_FAULTY_DIR("Rename", JoinPath(path(), f), Rename(f, t))
+  }
+  Status RemoveFile(const std::string& n) override {
+    DAGU_FAULTY_DIR("RemoveFile", JoinPath(path(), n), RemoveFile(n))
+  }
+  Status SetMtime(WallTime w) override { DAGU_FAULTY_DIR("SetMtime", path(), SetMtime(w)) }
+
+ private:
+  FaultyFileSystem* fs_;
+  std::unique_ptr<DirectoryHandle> base_;
+};
+
+}  // namespace
+
+Status FaultyFileSystem::OpenDirectory(const std::string& p, std::unique_ptr<DirectoryHandle>* out) {
+  Status s;
+  if (!Intercept("OpenDirectory", p, &s)) return s;
+  std::unique_ptr<DirectoryHandle> base;
+  DAGU_RETURN_IF_ERROR(base_->OpenDirectory(p, &base));
+  *out = std::make_unique<FaultyDirectory>(this, std::move(base));
+  return Status::OK();
+}
+
+#undef DAGU_FAULTY_DIR
 #undef DAGU_FAULTY_FORWARD
 
 }  // namespace dagu::testing

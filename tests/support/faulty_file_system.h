@@ -2,7 +2,10 @@
 // operations, for testing how the store and the elector survive storage
 // errors. A fault matches an operation name ("Stat", "ReadFile", "SetMtime",
 // ... or "*") and a path substring; it can fail with a Status, or block the
-// call until Unblock() (a hung NFS mount).
+// call until Unblock() (a hung NFS mount). Calls through a DirectoryHandle
+// it opened match the same names with the full path ("WriteFile" on
+// "<dir>/owner", "SetMtime" on "<dir>", ...); ReadRegularFile matches
+// "ReadFile" as well as "ReadRegularFile"; OpenDirectory is its own name.
 #pragma once
 
 #include <condition_variable>
@@ -47,6 +50,13 @@ class FaultyFileSystem final : public FileSystem {
   Status Rename(const std::string& from, const std::string& to) override;
   Status ListDir(const std::string& path, std::vector<std::string>* names) override;
   Status SetMtime(const std::string& path, WallTime when) override;
+  Status OpenDirectory(const std::string& path, std::unique_ptr<DirectoryHandle>* out) override;
+  Status ReadRegularFile(const std::string& path, const std::string& confine_to, uint64_t max_bytes,
+                         std::string* contents) override;
+
+  // Applies a matching fault: returns false and sets *out when the call
+  // fails; blocks while a matching Block() is in force.
+  bool Intercept(const char* op, const std::string& path, Status* out);
 
  private:
   struct Fault {
@@ -55,9 +65,6 @@ class FaultyFileSystem final : public FileSystem {
     bool block = false;
     Status status;
   };
-  // Applies a matching fault: returns false and sets *out when the call fails.
-  bool Intercept(const char* op, const std::string& path, Status* out);
-
   FileSystem* base_;
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -181,4 +181,37 @@ std::string DumpTree(const std::string& dir, size_t max_bytes) {
   return os.str();
 }
 
+bool AgeRun(const std::string& data_dir, const std::string& dag_name, const std::string& run_id, int days,
+            std::string* error) {
+  namespace fs = std::filesystem;
+  std::string root = data_dir + "/dag-runs/" + DagRunsDirName(dag_name) + "/dag-runs";
+  fs::path found;
+  for (const RunRecord& r : ReadRunRecords(data_dir, dag_name)) {
+    if (r.run_id == run_id) found = r.run_dir;
+  }
+  if (found.empty()) {
+    *error = "run " + run_id + " of " + dag_name + " not found under " + root;
+    return false;
+  }
+  auto when = std::chrono::system_clock::now() - std::chrono::hours(24 * days);
+  time_t secs = std::chrono::system_clock::to_time_t(when);
+  struct tm tm {};
+  gmtime_r(&secs, &tm);
+  char day[16], stamp[32];
+  std::strftime(day, sizeof day, "%Y/%m/%d", &tm);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%SZ", &tm);
+  fs::path target = fs::path(root) / day / ("dag-run_" + std::string(stamp) + "_" + run_id);
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  fs::rename(found, target, ec);
+  if (ec) {
+    *error = ec.message();
+    return false;
+  }
+  auto file_time = fs::file_time_type::clock::now() - std::chrono::hours(24 * days);
+  for (const auto& e : fs::recursive_directory_iterator(target)) fs::last_write_time(e.path(), file_time, ec);
+  fs::last_write_time(target, file_time, ec);
+  return true;
+}
+
 }  // namespace dagu::testing

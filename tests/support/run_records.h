@@ -55,6 +55,13 @@ std::vector<RunRecord> ReadRunRecords(const std::string& data_dir, const std::st
 // The runs whose ID is `run_id` (more than one means the slot ran twice).
 std::vector<RunRecord> RunsWithId(const std::vector<RunRecord>& runs, const std::string& run_id);
 
+// Makes run `run_id` of `dag_name` look `days` days old, as history
+// retention sees a run: its directory is renamed and moved to the date
+// folder of that day, and every file and directory in it gets that time.
+// False (with *error set) when the run is not found.
+bool AgeRun(const std::string& data_dir, const std::string& dag_name, const std::string& run_id, int days,
+            std::string* error);
+
 // Paths of queue items (item_high_* / item_low_*) under <data>/queue.
 std::vector<std::string> ListQueueItems(const std::string& data_dir);
 

@@ -24,8 +24,17 @@ class FakeLease final : public Lease {
     ++checks;
     return may.load();
   }
-  std::atomic<bool> may{true};
+  MonoTime Deadline() const override { return MonoTime(std::chrono::nanoseconds(deadline_ns.load())); }
+  bool VerifyHeld() const override {
+    ++verifications;
+    if (!held.load()) may = false;  // as the real lease: finding the lock not ours ends the role
+    return may.load();
+  }
+  mutable std::atomic<bool> may{true};
+  std::atomic<bool> held{true};  // what a look at the lock would find
+  std::atomic<int64_t> deadline_ns{std::chrono::nanoseconds::max().count()};
   mutable std::atomic<int> checks{0};
+  mutable std::atomic<int> verifications{0};
 };
 
 // Per DAG name: which run IDs exist, the latest run, live and queued state,
@@ -56,6 +65,7 @@ class FakeRunCatalog final : public RunCatalog {
     return Status::OK();
   }
   Status CountAlive(const Dag& dag, int* count) override {
+    if (on_read) on_read();
     std::lock_guard<std::mutex> l(mu);
     if (!alive_error.ok()) return alive_error;
     *count = dags[dag.name].alive;
@@ -71,6 +81,7 @@ class FakeRunCatalog final : public RunCatalog {
   std::mutex mu;
   std::map<std::string, DagState> dags;
   Status exists_error, latest_error, alive_error, queued_error;
+  std::function<void()> on_read;  // runs (outside the lock) at every CountAlive, e.g. to end the lease mid-read
   std::vector<std::vector<std::string>> exists_checks;
 };
 
@@ -81,15 +92,18 @@ class FakeDispatcher final : public RunDispatcher {
     std::string dag;
     std::string run_id;
     WallTime slot;
+    MonoTime not_after = MonoTime::max();
   };
-  Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot) override {
-    return Record({"start", dag.name, run_id, slot});
+  Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override {
+    return Record({"start", dag.name, run_id, slot, not_after});
   }
-  Status StopDag(const Dag& dag) override { return Record({"stop", dag.name, "", WallTime()}); }
+  Status StopDag(const Dag& dag, MonoTime not_after) override {
+    return Record({"stop", dag.name, "", WallTime(), not_after});
+  }
   Status RestartSlot(const Dag& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override {
     std::lock_guard<std::mutex> l(mu);
     last_guards = std::move(guards);
-    calls.push_back({"restart", dag.name, run_id, slot});
+    calls.push_back({"restart", dag.name, run_id, slot, MonoTime::max()});
     return fail;
   }
   std::vector<Call> Calls() {

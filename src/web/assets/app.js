@@ -290,7 +290,8 @@
 
   // ---------- Runs ----------
   pages.runs = function (args) {
-    if (args.length >= 2) return runDetail(args[0], args[1]);
+    if (args.length >= 4 && args[2] === "sub") return runDetail(args[0], args[1], args[3]);
+    if (args.length >= 2) return runDetail(args[0], args[1], null);
     var f = pageState.filters || (pageState.filters = { name: "", status: "", days: "7" });
     var q = "?fromDate=" + Math.floor(Date.now() / 1000 - Number(f.days) * 86400);
     if (f.name) q += "&name=" + enc(f.name);
@@ -334,13 +335,19 @@
     if (r.statusLabel === "queued") return '<button class="danger" data-act="dequeue"' + key + ">Dequeue</button>";
     return '<button data-act="retry"' + key + ">Retry</button>";
   }
-  function runDetail(name, id) {
-    return api("GET", "/dag-runs/" + enc(name) + "/" + enc(id)).then(function (data) {
-      var r = data.dagRunDetails || {};
-      var html = '<div class="crumbs"><a href="#/runs">Runs</a> / <a href="#/dags/' + esc(enc(name)) + '">' + esc(name) + "</a> / " + esc(id) + "</div>";
-      html += '<div class="page-head"><h1 class="mono">' + esc(id) + "</h1>" + statusBadge(r) + '<span class="spacer"></span>' + runButtons(r) + "</div>";
+  // A run's page; with `sub`, the page of sub-DAG run `sub` of root run name/id
+  // (every descendant of a root run is reached through the root).
+  function runDetail(name, id, sub) {
+    var base = "/dag-runs/" + enc(name) + "/" + enc(id) + (sub ? "/sub-dag-runs/" + enc(sub) : "");
+    var children = "/dag-runs/" + enc(name) + "/" + enc(id) + "/sub-dag-runs" + (sub ? "?parentSubRunId=" + enc(sub) : "");
+    return Promise.all([api("GET", base), api("GET", children).then(function (d) { return d.subRuns || []; }, function () { return []; })]).then(function (res) {
+      var r = res[0].dagRunDetails || {}, subRuns = res[1];
+      var html = '<div class="crumbs"><a href="#/runs">Runs</a> / <a href="#/dags/' + esc(enc(name)) + '">' + esc(name) + "</a> / " +
+        (sub ? '<a href="#/runs/' + esc(enc(name)) + "/" + esc(enc(id)) + '">' + esc(id) + "</a> / " + esc(r.name || "") + " " + esc(sub) : esc(id)) + "</div>";
+      html += '<div class="page-head"><h1 class="mono">' + esc(sub || id) + "</h1>" + statusBadge(r) + '<span class="spacer"></span>' + (sub ? "" : runButtons(r)) + "</div>";
       html += '<div class="panel"><dl class="kv">' +
         "<dt>DAG</dt><dd>" + esc(r.name) + "</dd>" +
+        (r.parentDAGRunId ? "<dt>Parent</dt><dd class=\"mono\">" + esc(r.parentDAGRunName + " " + r.parentDAGRunId) + "</dd>" : "") +
         "<dt>Trigger</dt><dd>" + esc(triggerLabel(r.triggerType)) + "</dd>" +
         "<dt>Schedule time</dt><dd>" + esc(fmtTime(r.scheduleTime)) + "</dd>" +
         "<dt>Queued</dt><dd>" + esc(fmtTime(r.queuedAt)) + "</dd>" +
@@ -361,10 +368,11 @@
           '<td class="num">' + esc(fmtDuration(runDuration(n))) + "</td><td>" + esc(n.error || "") + "</td></tr>";
       });
       html += "</tbody></table></div>";
+      if (subRuns.length) html += '<div class="panel flush"><h2>Sub-DAG runs</h2>' + subRunsTable(name, id, subRuns) + "</div>";
       var stream = pageState.stream || "stdout";
       var logPath = pageState.step
-        ? "/dag-runs/" + enc(name) + "/" + enc(id) + "/steps/" + enc(pageState.step) + "/log?stream=" + stream + "&tail=500"
-        : "/dag-runs/" + enc(name) + "/" + enc(id) + "/log?tail=500";
+        ? base + "/steps/" + enc(pageState.step) + "/log?stream=" + stream + "&tail=500"
+        : base + "/log?tail=500";
       return api("GET", logPath).then(function (log) { return log; }, function (e) { return { content: "(" + e.message + ")" }; })
         .then(function (log) {
           html += '<div class="panel"><div class="page-head"><h2>' + (pageState.step ? "Log of step " + esc(pageState.step) : "Run log") + "</h2>" +
@@ -376,6 +384,16 @@
           return html;
         });
     });
+  }
+
+  function subRunsTable(name, id, subRuns) {
+    var html = '<table id="subruns-table"><thead><tr><th>Sub-run ID</th><th>DAG</th><th>Params</th><th>Status</th><th>Started</th><th>Duration</th></tr></thead><tbody>';
+    subRuns.forEach(function (c) {
+      html += '<tr data-subrun="' + esc(c.dagRunId) + '"><td class="mono"><a href="#/runs/' + esc(enc(name)) + "/" + esc(enc(id)) + "/sub/" + esc(enc(c.dagRunId)) + '">' +
+        esc(c.dagRunId) + "</a></td><td>" + esc(c.name || "") + '</td><td class="mono">' + esc(c.params || "") + "</td><td>" + statusBadge(c) + "</td>" +
+        "<td>" + esc(fmtTime(c.startedAt)) + '</td><td class="num">' + esc(fmtDuration(runDuration(c))) + "</td></tr>";
+    });
+    return html + "</tbody></table>";
   }
 
   // ---------- Queue ----------

@@ -1,0 +1,269 @@
+#include "executors/subdag_runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+
+#include "core/clock.h"
+#include "core/file_system.h"
+#include "executors/child_dag.h"
+#include "executors/child_process.h"
+#include "executors/subdag_plan.h"
+#include "executors/subdag_result.h"
+#include "store/run_store.h"
+#include "store/sub_runs.h"
+
+namespace dagu {
+namespace {
+
+constexpr auto kPollInterval = std::chrono::milliseconds(20);
+constexpr size_t kStderrTail = 1024;
+
+// Appends to a file (created if missing); a no-op for path "".
+void AppendTo(const std::string& path, const std::string& text) {
+  if (path.empty()) return;
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const char* p = text.data();
+  size_t n = text.size();
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w <= 0) break;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  ::close(fd);
+}
+
+// The record a child left, or why there is none.
+struct ChildOutcome {
+  std::optional<RunRecord> record;
+  std::string error;  // when there is no record (or the child could not start)
+};
+
+class SubDagStep final : public RunningStep {
+ public:
+  SubDagStep(const SubDagRunnerOptions& options, const StepInvocation& inv) : options_(options), inv_(inv) {
+    plan_status_ = PlanChildRuns(inv_, &plan_);
+  }
+
+  std::vector<SubRunRef> SubRuns() const override {
+    std::lock_guard<std::mutex> l(mu_);
+    std::vector<SubRunRef> out;
+    if (dag_missing_) return out;  // as Dagu: no child when the DAG is not there
+    for (const ChildRunPlan& p : plan_) out.push_back({p.run_id, p.params});
+    return out;
+  }
+
+  void Signal(int sig) override {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!stopped_) {
+      stopped_ = true;
+      for (ChildProcess* c : running_) c->Signal(SIGTERM);
+    }
+    if (sig == SIGKILL) abandoned_ = true;
+    cv_.notify_all();
+  }
+
+  StepResult Wait() override {
+    // Both log files exist from the start, as for any step (stderr stays empty).
+    AppendTo(inv_.stdout_path, "");
+    AppendTo(inv_.stderr_path, "");
+    StepResult result;
+    result.started = true;
+    if (!plan_status_.ok()) return Fail(plan_status_.message());
+    ChildDagFile file;
+    Status s = LocateChildDag(*inv_.dag, inv_.step->call, options_.dags_dir, options_.temp_dir, &file);
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> l(mu_);
+      dag_missing_ = true;
+      return Fail(s.message());
+    }
+    std::vector<ChildOutcome> outcomes(plan_.size());
+    bool all_ended = RunChildren(file, &outcomes);
+    ReleaseChildDag(file);
+    return Judge(outcomes, all_ended);
+  }
+
+ private:
+  bool parallel() const { return inv_.step->parallel.enabled; }
+
+  StepResult Fail(const std::string& why) {
+    StepResult r;
+    r.started = true;
+    r.exit_code = 1;
+    r.error = why;
+    return r;
+  }
+
+  std::vector<std::string> ChildArgv(const ChildDagFile& file, const ChildRunPlan& plan) const {
+    std::vector<std::string> argv{options_.executable.empty() ? "dagu" : options_.executable, "start",
+                                  "--root=" + inv_.root_dag_name + ":" + inv_.root_dag_run_id,
+                                  "--parent=" + inv_.dag->name + ":" + inv_.dag_run_id, "--run-id=" + plan.run_id};
+    if (!inv_.working_dir.empty()) argv.push_back("--default-working-dir=" + inv_.working_dir);
+    if (!options_.config_file.empty()) {
+      argv.push_back("--config");
+      argv.push_back(options_.config_file);
+    }
+    argv.push_back(file.path);
+    if (!plan.params.empty()) {
+      argv.push_back("--");
+      argv.push_back(plan.params);
+    }
+    return argv;
+  }
+
+  // Starts the children (at most max_concurrent at a time) and waits for
+  // them. False when abandoned (SIGKILL) before every child had ended.
+  bool RunChildren(const ChildDagFile& file, std::vector<ChildOutcome>* outcomes) {
+    const size_t limit = parallel() ? static_cast<size_t>(std::max(1, inv_.step->parallel.max_concurrent)) : 1;
+    std::vector<ChildProcess> procs(plan_.size());
+    std::vector<size_t> active;  // plan indexes with a live process
+    size_t next = 0;
+    std::unique_lock<std::mutex> l(mu_);
+    for (;;) {
+      while (!stopped_ && next < plan_.size() && active.size() < limit) {
+        size_t i = next++;
+        l.unlock();
+        Status s = procs[i].Start(ChildArgv(file, plan_[i]), inv_.working_dir);
+        l.lock();
+        if (!s.ok()) {
+          (*outcomes)[i].error = "failed to start sub dag-run: " + s.message();
+          continue;
+        }
+        running_.push_back(&procs[i]);
+        active.push_back(i);
+        if (stopped_) procs[i].Signal(SIGTERM);  // a stop came while it started
+      }
+      if (abandoned_) {
+        for (size_t i : active) procs[i].Detach();
+        running_.clear();
+        return false;
+      }
+      for (auto it = active.begin(); it != active.end();) {
+        ChildProcess& p = procs[*it];
+        if (!p.Poll()) {
+          ++it;
+          continue;
+        }
+        running_.erase(std::find(running_.begin(), running_.end(), &p));
+        size_t i = *it;
+        it = active.erase(it);
+        l.unlock();
+        Collect(plan_[i], p, &(*outcomes)[i]);
+        l.lock();
+      }
+      if (active.empty() && (stopped_ || next >= plan_.size())) return true;
+      cv_.wait_for(l, kPollInterval);
+    }
+  }
+
+  // Reads the record of a child whose process ended.
+  void Collect(const ChildRunPlan& plan, const ChildProcess& proc, ChildOutcome* out) {
+    RunStore runs(PosixFileSystem(), Clock::Real(), options_.dag_runs_dir);
+    SubRunStore subs(PosixFileSystem(), Clock::Real(), &runs);
+    const RunRef root{inv_.root_dag_name, inv_.root_dag_run_id};
+    RunDir run;
+    AttemptDir attempt;
+    RunRecord record;
+    Status s = subs.ReadSubRun(root, plan.run_id, &run, &attempt, &record);
+    if (s.ok() && IsActive(record.status)) {
+      // The process is gone but its record says running: it died.
+      bool changed = false;
+      subs.MarkZombie(run, attempt.attempt_id, &changed);
+      s = runs.ReadStatus(attempt, &record);
+    }
+    if (s.ok()) {
+      out->record = std::move(record);
+      return;
+    }
+    out->error = "failed to find result for the sub dag-run \"" + plan.run_id + "\": " + s.message() +
+                 " (process: exit status " + std::to_string(proc.exit_code()) + ")";
+    std::string tail = proc.StderrTail(kStderrTail);
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+    if (!tail.empty()) out->error += "; stderr: " + tail;
+  }
+
+  StepResult Judge(const std::vector<ChildOutcome>& outcomes, bool all_ended) {
+    StepResult r;
+    r.started = true;
+    bool stopped;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stopped = stopped_;
+    }
+    std::string output;
+    if (parallel()) {
+      std::vector<std::optional<RunRecord>> records;
+      for (const auto& o : outcomes) records.push_back(o.record);
+      output = GoJsonIndent(ParallelResultJson(plan_.size(), records));
+    } else if (outcomes[0].record.has_value() && all_ended && !stopped) {
+      output = GoJsonIndent(ChildResultJson(*outcomes[0].record));
+    }
+    AppendTo(inv_.stdout_path, output);
+    AppendTo(inv_.extra_stdout_path, output);
+    r.captured_stdout = output.substr(0, inv_.capture_limit);
+    r.output_too_large = output.size() > inv_.capture_limit;
+    if (stopped || !all_ended) {
+      r.exit_code = 1;
+      r.term_signal = SIGTERM;
+      r.error = parallel() ? "parallel execution cancelled" : "sub DAG execution cancelled: context canceled";
+      return r;
+    }
+    std::vector<std::string> errors;
+    for (const auto& o : outcomes) {
+      if (!o.record.has_value()) errors.push_back(o.error);
+    }
+    if (!errors.empty()) {
+      r.exit_code = 1;
+      r.error = parallel() ? "parallel execution failed with " + std::to_string(errors.size()) +
+                                 " errors: sub DAG failed: " + errors[0]
+                           : errors[0];
+      return r;
+    }
+    for (const auto& o : outcomes) {
+      const RunRecord& rec = *o.record;
+      if (rec.status == RunStatus::kPartiallySucceeded) r.partially_succeeded = true;
+      if (IsSuccess(rec.status)) continue;
+      r.exit_code = 1;
+      r.error = "sub DAG run " + rec.dag_run_id +
+                (parallel() ? " is still in progress with status: " : " failed with status: ") +
+                RunStatusLabel(rec.status);
+      r.partially_succeeded = false;
+      return r;
+    }
+    return r;
+  }
+
+  const SubDagRunnerOptions& options_;
+  StepInvocation inv_;
+  Status plan_status_;
+  std::vector<ChildRunPlan> plan_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool dag_missing_ = false;
+  std::vector<ChildProcess*> running_;
+  bool stopped_ = false;
+  bool abandoned_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<RunningStep> SubDagRunner::Start(const StepInvocation& invocation) {
+  return std::make_unique<SubDagStep>(options_, invocation);
+}
+
+int SubDagRunner::Capture(const std::string&, const std::string&, const std::vector<std::string>&,
+                          const std::string&, std::string* out) {
+  out->clear();
+  return -1;
+}
+
+}  // namespace dagu

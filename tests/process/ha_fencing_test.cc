@@ -1,0 +1,121 @@
+// Fencing of spawned runs (issue 10 item 6) and the wedged tick loop (issue
+// 19 item 6), against the real binary.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ha_cluster.h"
+#include "scheduling_fixture.h"
+
+namespace dagu::testing {
+namespace {
+
+// The scheduler hands a spawned run its lease deadline (CLOCK_MONOTONIC
+// nanoseconds in DAGU_DISPATCH_DEADLINE); the run refuses to create its
+// record at or after it, and its steps never see the variable.
+class DispatchDeadlineTest : public SchedulingFixture {
+ protected:
+  static std::string MonotonicNs(std::chrono::nanoseconds from_now) {
+    auto t = std::chrono::steady_clock::now() + from_now;  // CLOCK_MONOTONIC
+    return std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+  }
+};
+
+TEST_F(DispatchDeadlineTest, ARunRefusesToCreateItsRecordAfterTheDeadline) {
+  const std::string marker = home_.Scratch("seen");
+  std::string dag = home_.WriteDag(
+      "fenced", Sequential({"echo \"deadline=${DAGU_DISPATCH_DEADLINE:-unset}\" > " + marker}));
+  std::optional<int> late =
+      Dagu("late", {"start", "-q", "--run-id=late-run", dag}, {{"DAGU_DISPATCH_DEADLINE", MonotonicNs(-1s)}});
+  ASSERT_TRUE(late.has_value());
+  EXPECT_NE(*late, 0) << procs_.back()->Output();
+  EXPECT_NE(procs_.back()->Output().find("lost its lease"), std::string::npos) << procs_.back()->Output();
+  EXPECT_TRUE(RunsWithId(Runs("fenced"), "late-run").empty()) << "a run record was created after the deadline";
+
+  std::optional<int> early =
+      Dagu("early", {"start", "-q", "--run-id=early-run", dag}, {{"DAGU_DISPATCH_DEADLINE", MonotonicNs(60s)}});
+  ASSERT_TRUE(early.has_value());
+  EXPECT_EQ(*early, 0) << procs_.back()->Output();
+  EXPECT_EQ(RunsWithId(Runs("fenced"), "early-run").size(), 1u);
+  EXPECT_EQ(ReadText(marker), "deadline=unset\n") << "the deadline leaked into the run's steps";
+}
+
+TEST_F(DispatchDeadlineTest, AQueuedRunIsNotTakenAfterTheDeadline) {
+  std::string dag = home_.WriteDag("queued", Sequential({"true"}));
+  ASSERT_EQ(Dagu("enqueue", {"enqueue", "--run-id=q-run", dag}), std::optional<int>(0));
+  std::optional<int> late = Dagu("late", {"retry", "--run-id=q-run", "queued"},
+                                 {{"DAGU_QUEUE_DISPATCH_RETRY", "1"}, {"DAGU_DISPATCH_DEADLINE", MonotonicNs(-1s)}});
+  ASSERT_TRUE(late.has_value());
+  EXPECT_NE(*late, 0);
+  auto runs = RunsWithId(Runs("queued"), "q-run");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status_code(), kRunQueued) << "the queued run was taken after the deadline: " << runs[0].Describe();
+}
+
+// Spec 085 "Runs in progress" (propagation): a stop signal that reaches a
+// run just as it starts must stop it. It used to deadlock the run forever
+// (the agent cancelled the executor while holding the lock the executor's
+// status callback takes), which made the propagation scenario flaky.
+TEST_F(DispatchDeadlineTest, ARunStoppedAsItStartsEndsPromptly) {
+  std::string dag = home_.WriteDag("sleepy", Sequential({"sleep 60"}));
+  for (int delay_ms : {5, 15, 25, 35, 45, 60, 80, 120}) {
+    DaguProcess& p = Launch("stop-" + std::to_string(delay_ms), {"start", "-q", dag}, Env(0), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));  // the moment of the signal is the point
+    p.Signal(SIGTERM);
+    std::optional<int> st = p.Wait(10s);
+    ASSERT_TRUE(st.has_value()) << "a run that got SIGTERM " << delay_ms << " ms after it started never ended";
+    EXPECT_NE(*st, 0);
+  }
+}
+
+// Issue 19 item 6: an active instance whose tick loop (here: its activation,
+// reading a tick ledger that is a FIFO) makes no progress reports itself
+// unhealthy on /health, then gives up its role with exit 75, releasing
+// nothing, and a standby takes over. Bounds (T = 3 s): unhealthy after
+// max(T, 10 s) = 10 s, given up after twice that.
+class WedgedTickLoopTest : public HaCluster {};
+
+TEST_F(WedgedTickLoopTest, IsUnhealthyThenGivesUpItsRoleAndAStandbyTakesOver) {
+  const std::string ledger = home_.data_dir() + "/scheduler/tick_ledger.json";
+  std::filesystem::create_directories(home_.data_dir() + "/scheduler");
+  ASSERT_EQ(::mkfifo(ledger.c_str(), 0600), 0);
+  Steady::time_point started = Steady::now();
+  DaguProcess& a = Start("a");
+  ASSERT_TRUE(WaitForRole(a, "active", 10s)) << "a never became active";
+  DaguProcess& b = Start("b");
+  ASSERT_TRUE(WaitForRole(b, "standby", 10s));
+
+  HealthReply unhealthy;
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        unhealthy = a.Health(false, 300ms);
+        return unhealthy.http_status == 503;
+      },
+      15s, 100ms))
+      << "a wedged active instance kept saying it is healthy: " << unhealthy.Describe();
+  double unhealthy_after = SecondsSince(started);
+  EXPECT_EQ(unhealthy.body.value("status", ""), "unhealthy") << unhealthy.Describe();
+  EXPECT_EQ(unhealthy.role, "active");
+  EXPECT_NE(unhealthy.body.value("unhealthy_reason", "").find("tick loop"), std::string::npos);
+  EXPECT_GE(unhealthy_after, 9.0);
+  std::cout << "[measure] wedged tick loop -> /health 503: " << unhealthy_after << "s after start (bound 10s)\n";
+
+  // It gives up (state lost); then the FIFO is opened for writing once so
+  // that the stuck read ends and the process can finish stopping.
+  ASSERT_TRUE(PollUntil([&] { return a.Health(false, 300ms).body.value("state", "") == "lost" || !a.running(); },
+                        25s, 100ms))
+      << "a wedged active instance never gave up its role";
+  std::cout << "[measure] wedged tick loop -> role given up: " << SecondsSince(started) << "s after start (bound 20s)\n";
+  EXPECT_TRUE(std::filesystem::exists(home_.lock_dir())) << "giving up must release nothing";
+  int fd = ::open(ledger.c_str(), O_RDWR | O_NONBLOCK);
+  if (fd >= 0) ::close(fd);
+  ::unlink(ledger.c_str());
+  std::optional<int> status = a.Wait(15s);
+  ASSERT_TRUE(status.has_value()) << "a did not exit";
+  EXPECT_EQ(*status, 75);
+  ASSERT_TRUE(WaitForRole(b, "active", 10s)) << "the standby did not take over";
+  EXPECT_EQ(b.Health(false, 300ms).body.value("status", ""), "healthy");
+}
+
+}  // namespace
+}  // namespace dagu::testing
