@@ -143,6 +143,14 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
     spdlog::error("queue {}: {}", queue, s.ToString());
     return;
   }
+  {
+    // Forget the unreadable items of this queue that are gone.
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (auto it = unreadable_.begin(); it != unreadable_.end();) {
+      bool listed = std::any_of(items.begin(), items.end(), [&](const QueueItem& i) { return i.path == it->first; });
+      it = it->second.queue == queue && !listed ? unreadable_.erase(it) : std::next(it);
+    }
+  }
   if (items.empty()) return;
   int alive = 0;
   s = procs_->CountAlive(queue, &alive);
@@ -209,7 +217,25 @@ QueueConsumer::Verdict QueueConsumer::Admissible(const QueueItem& item, const Le
     Discard(item, why);
     return Verdict::kDiscarded;
   };
-  if (item.dag_name.empty()) return discard("its content cannot be read");
+  if (!item.content.ok()) {
+    // Kept, as Dagu 1.30.2 keeps it: garbage may be an item being written by
+    // a client that crashed, and an I/O error may pass; deleting either
+    // would lose a run. Logged once per item and error, not every pass.
+    std::string why = item.content.ToString();
+    bool first = false;
+    {
+      std::lock_guard<std::mutex> l(state_mu_);
+      auto [it, inserted] = unreadable_.try_emplace(item.path, Unreadable{item.queue, why});
+      first = inserted || it->second.why != why;
+      it->second.why = why;
+    }
+    if (first) spdlog::error("{}: kept, not started: its content cannot be read: {}", Describe(item), why);
+    return Verdict::kLater;
+  }
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    unreadable_.erase(item.path);
+  }
   RunRecord rec;
   Status s = runs_->ReadLatest(item.dag_name, item.run_id, nullptr, nullptr, &rec);
   if (s.IsNotFound() || s.IsCorruption()) {

@@ -115,10 +115,15 @@ class QueueConsumer final : public ActiveComponent {
   QueuedRunStarter* starter_;
   QueueConsumerOptions options_;
 
-  mutable std::mutex state_mu_;  // guards started_ and claims_ (passes are serialised by pass_mu_)
+  mutable std::mutex state_mu_;  // guards started_, claims_ and unreadable_ (passes are serialised by pass_mu_)
   std::mutex pass_mu_;
   std::vector<Started> started_;
   std::map<std::string, SeenClaim> claims_;  // by claim path
+  struct Unreadable {
+    std::string queue;
+    std::string why;  // the error last logged for it
+  };
+  std::map<std::string, Unreadable> unreadable_;  // by item path
 
   PeriodicWorker worker_;
 };

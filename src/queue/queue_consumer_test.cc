@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -226,6 +227,31 @@ TEST_F(QueueConsumerTest, UnreadableRunIsLeftForLater) {
   EXPECT_EQ(Items("etl"), std::vector<std::string>{"q1"});
   fs_.Clear();
   EXPECT_EQ(c->RunPass(&lease_), 1);
+}
+
+// Found by tests/chaos (corrupt files): an item whose content could not be
+// read (garbage, a directory, or an I/O error on the read) was deleted as
+// "its content cannot be read", losing the run on a passing I/O error. Dagu
+// 1.30.2 keeps such items; so do we, and the others still run.
+TEST_F(QueueConsumerTest, ItemsThatCannotBeReadAreKeptAndTheOthersRun) {
+  AddDag("etl", 5);
+  Enqueue("etl", "eio");
+  Enqueue("etl", "ok");
+  std::vector<QueueItem> items;
+  ASSERT_TRUE(stores_.queues.List("etl", &items).ok());
+  ASSERT_EQ(items.size(), 2u);
+  std::string dir = std::filesystem::path(items[0].path).parent_path();
+  std::ofstream(dir + "/item_low_20240101_000000_000000001Z_junk.json") << "{garbage";
+  std::filesystem::create_directories(dir + "/item_low_20240101_000000_000000002Z_dir.json");
+  fs_.FailWith("ReadFile", "_eio.json", Status::IOError("EIO"));
+  auto c = Make();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_EQ(starter_.Started(), std::vector<std::string>{"ok"});
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  std::vector<std::string> left = Items("etl");
+  EXPECT_EQ(std::set<std::string>(left.begin(), left.end()), (std::set<std::string>{"junk", "dir", "eio", "ok"}));
+  fs_.Clear();
+  EXPECT_EQ(c->RunPass(&lease_), 1) << "the item that had an I/O error runs once it can be read";
 }
 
 TEST_F(QueueConsumerTest, ScheduledRunsOfASuspendedDagAreAbortedManualOnesRun) {

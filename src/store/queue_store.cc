@@ -91,11 +91,15 @@ Status QueueStore::List(const std::string& queue, std::vector<QueueItem>* out) {
     item.file_name = n;
     item.path = JoinPath(dir, n);
     std::string contents;
-    if (fs_->ReadFile(item.path, &contents).ok()) {
+    item.content = fs_->ReadFile(item.path, &contents);
+    if (item.content.ok()) {
       Json j = Json::parse(contents, nullptr, false);
       if (j.is_object() && j.contains("dagRun") && j["dagRun"].is_object()) {
         JsonFields f(j["dagRun"], "dagRun");
         f.Str("name", &item.dag_name);
+      }
+      if (item.dag_name.empty()) {
+        item.content = Status::Corruption(item.path + ": not a queue item (no dagRun.name in JSON)");
       }
     }
     out->push_back(std::move(item));

@@ -30,10 +30,11 @@
 // -o attr_timeout=S,entry_timeout=S,negative_timeout=S (0 for none). The
 // mount always has use_ino (st_ino is the backing file's) and hard_remove.
 //
-// Runs multi-threaded, so a blocked call does not stop the others (-o
-// max_threads=N, default 64 here).
+// Runs in the foreground, multi-threaded (up to 256 threads), so a blocked
+// call does not stop the others.
 #define FUSE_USE_VERSION 35
 #include <fuse.h>
+#include <fuse_lowlevel.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -47,6 +48,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -360,8 +362,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   while (g_backing.size() > 1 && g_backing.back() == '/') g_backing.pop_back();
-  static std::string threads = "-omax_threads=64";
-  fuse_argv.push_back(threads.data());
 
   struct fuse_operations ops {};
   ops.init = FsInit;
@@ -390,5 +390,33 @@ int main(int argc, char** argv) {
   ops.fsync = FsFsync;
   ops.lseek = FsLseek;
   ::umask(0);
-  return fuse_main(static_cast<int>(fuse_argv.size()), fuse_argv.data(), &ops, nullptr);
+
+  // fuse_main, with more worker threads than its default 10: every blocked
+  // call holds one.
+  struct fuse_args args = FUSE_ARGS_INIT(static_cast<int>(fuse_argv.size()), fuse_argv.data());
+  struct fuse_cmdline_opts opts {};
+  if (fuse_parse_cmdline(&args, &opts) != 0 || opts.mountpoint == nullptr) {
+    std::fprintf(stderr, "faultfs: no mount point\n");
+    return 2;
+  }
+  struct fuse* fuse = fuse_new(&args, &ops, sizeof(ops), nullptr);
+  if (fuse == nullptr) return 1;
+  if (fuse_mount(fuse, opts.mountpoint) != 0) {
+    fuse_destroy(fuse);
+    return 1;
+  }
+  int rc = 1;
+  if (fuse_set_signal_handlers(fuse_get_session(fuse)) == 0) {
+    struct fuse_loop_config* loop = fuse_loop_cfg_create();
+    fuse_loop_cfg_set_max_threads(loop, 256);
+    fuse_loop_cfg_set_idle_threads(loop, 16);
+    rc = fuse_loop_mt(fuse, loop) == 0 ? 0 : 1;
+    fuse_loop_cfg_destroy(loop);
+    fuse_remove_signal_handlers(fuse_get_session(fuse));
+  }
+  fuse_unmount(fuse);
+  fuse_destroy(fuse);
+  std::free(opts.mountpoint);
+  fuse_opt_free_args(&args);
+  return rc;
 }
