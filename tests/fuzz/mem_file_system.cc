@@ -126,4 +126,51 @@ Status MemFileSystem::SetMtime(const std::string& path, WallTime) {
   return files_.count(path) || dirs_.count(path) ? Status::OK() : Missing(path);
 }
 
+namespace {
+
+// A directory of a MemFileSystem, by its path.
+class MemDirectory final : public DirectoryHandle {
+ public:
+  MemDirectory(MemFileSystem* fs, std::string path) : fs_(fs), path_(std::move(path)) {}
+  const std::string& path() const override { return path_; }
+  Status Stat(FileInfo* info) override { return fs_->Stat(path_, info); }
+  Status ReadFile(const std::string& name, std::string* contents) override {
+    return fs_->ReadFile(JoinPath(path_, name), contents);
+  }
+  Status WriteFile(const std::string& name, const std::string& contents, int mode) override {
+    return fs_->WriteFile(JoinPath(path_, name), contents, mode);
+  }
+  Status Rename(const std::string& from, const std::string& to) override {
+    return fs_->Rename(JoinPath(path_, from), JoinPath(path_, to));
+  }
+  Status RemoveFile(const std::string& name) override { return fs_->RemoveFile(JoinPath(path_, name)); }
+  Status SetMtime(WallTime when) override { return fs_->SetMtime(path_, when); }
+
+ private:
+  MemFileSystem* fs_;
+  std::string path_;
+};
+
+}  // namespace
+
+Status MemFileSystem::OpenDirectory(const std::string& path, std::unique_ptr<DirectoryHandle>* out) {
+  if (!dirs_.count(path)) {
+    return files_.count(path) ? Status::InvalidArgument(path + " is not a directory") : Missing(path);
+  }
+  *out = std::make_unique<MemDirectory>(this, path);
+  return Status::OK();
+}
+
+Status MemFileSystem::ReadRegularFile(const std::string& path, const std::string&, uint64_t max_bytes,
+                                      std::string* contents) {
+  if (dirs_.count(path)) return Status::InvalidArgument(path + " is a directory, not a regular file");
+  auto it = files_.find(path);
+  if (it == files_.end()) return Missing(path);
+  if (it->second.size() > max_bytes) {
+    return Status::InvalidArgument(path + " is larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  *contents = it->second;
+  return Status::OK();
+}
+
 }  // namespace dagu::fuzz

@@ -1,11 +1,13 @@
 // MemFileSystem: a FileSystem held in memory (files and directories in one
 // map), so that fuzz targets can drive code that reads through a FileSystem
 // (config files, queue items) without touching the disk. Paths are used as
-// given (absolute, no normalisation); Stat reports no times or inodes.
+// given (absolute, no normalisation); Stat reports no times or inodes;
+// directory handles are the directory's path (no symlinks to confine).
 // Not thread-safe.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,6 +35,9 @@ class MemFileSystem final : public FileSystem {
   Status Rename(const std::string& from, const std::string& to) override;
   Status ListDir(const std::string& path, std::vector<std::string>* names) override;
   Status SetMtime(const std::string& path, WallTime when) override;
+  Status OpenDirectory(const std::string& path, std::unique_ptr<DirectoryHandle>* out) override;
+  Status ReadRegularFile(const std::string& path, const std::string& confine_to, uint64_t max_bytes,
+                         std::string* contents) override;
 
  private:
   bool ParentExists(const std::string& path) const;
