@@ -422,6 +422,9 @@ void ChaosTest::TearDown() {
     if (cluster_) std::cerr << cluster_->Evidence();
     for (const auto& m : mounts_) std::cerr << "faultfs hits at " << m->mountpoint() << ":\n" << m->Hits();
   }
+  // Blocked calls are released first: an instance stuck in one could not
+  // be killed and waited for.
+  for (const auto& m : mounts_) m->SetRules("");
   cluster_.reset();
   mounts_.clear();
   hosts_.clear();
@@ -483,6 +486,13 @@ Ms ChaosRandom::UniformMs(Ms lo, Ms hi) {
 }
 
 bool ChaosRandom::Chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+
+nlohmann::json OwnerRecord(const std::string& data) {
+  auto j = nlohmann::json::parse(ReadText(data + "/scheduler/locks/.dagu_lock/owner"), nullptr, false);
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+double Seconds(Steady::duration d) { return std::chrono::duration<double>(d).count(); }
 
 double ChaosMinutes(double short_minutes) {
   const char* env = std::getenv("DAGU_CHAOS_MINUTES");

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "support/dagu_process.h"
 #include "support/run_records.h"
@@ -259,6 +260,12 @@ class ChaosRandom {
   uint64_t seed_;
   std::mt19937_64 rng_;
 };
+
+// The lock's owner record under `data`: a JSON object, empty when the
+// record is missing or not a JSON object.
+nlohmann::json OwnerRecord(const std::string& data);
+// A duration in seconds, for figures.
+double Seconds(Steady::duration d);
 
 // Minutes of the long mode (DAGU_CHAOS_MINUTES), else `short_minutes`.
 double ChaosMinutes(double short_minutes);

@@ -20,6 +20,7 @@
 //              fails with that errno, nothing is done)
 //              delay=MS  (the call waits MS milliseconds, then is done)
 //              block     (the call waits until the rule is gone from FILE,
+//                         or until its caller is killed: then EINTR,
 //                         then is done: a hung NFS server)
 //   count=N    the rule applies to its first N matching calls only
 //
@@ -39,6 +40,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -158,6 +160,20 @@ void LogHit(const char* op, const std::string& path, const std::string& action) 
 }
 
 // Applies the first matching rule: returns -errno to fail the call with, or
+// Whether the thread that made the current call has a SIGKILL pending (it
+// was killed, or its process is exiting). The kernel's interrupt of a FUSE
+// call does not reach every call (lookups), so this is looked up directly.
+bool CallerKilled() {
+  std::ifstream in("/proc/" + std::to_string(fuse_get_context()->pid) + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("SigPnd:", 0) == 0 || line.rfind("ShdPnd:", 0) == 0) {
+      unsigned long long mask = std::strtoull(line.c_str() + 7, nullptr, 16);
+      if (mask & (1ULL << (SIGKILL - 1))) return true;
+    }
+  }
+  return false;
+}
+
 // 0 to go on (after a delay or a block, if the rule says so).
 int Fault(const char* op, const char* path, const char* path2 = nullptr) {
   Rule hit;
@@ -181,7 +197,16 @@ int Fault(const char* op, const char* path, const char* path2 = nullptr) {
   if (hit.error != 0) return -hit.error;
   if (hit.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(hit.delay_ms));
   if (hit.block) {
-    while (RulePresent(hit.line)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // Like a hard NFS mount since Linux 2.6.25 (TASK_KILLABLE): the call
+    // waits for the server, but a caller that is killed (or exits) gets
+    // EINTR instead of staying in D state until the fault ends.
+    while (RulePresent(hit.line)) {
+      if (fuse_interrupted() || CallerKilled()) {
+        LogHit(op, path, "interrupted");
+        return -EINTR;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   }
   return 0;
 }
@@ -198,6 +223,8 @@ int Errno(int rc) { return rc == -1 ? -errno : rc; }
 void* FsInit(struct fuse_conn_info*, struct fuse_config* cfg) {
   cfg->use_ino = 1;
   cfg->hard_remove = 1;
+  cfg->intr = 1;  // interrupts reach a blocked call (fuse_interrupted)
+  cfg->intr_signal = SIGUSR1;
   return nullptr;
 }
 
@@ -362,6 +389,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   while (g_backing.size() > 1 && g_backing.back() == '/') g_backing.pop_back();
+  // Interrupts reach a blocked call (FsInit sets cfg->intr): libfuse then
+  // sends SIGUSR1 to the thread serving an interrupted call; a handler that
+  // does nothing keeps that signal from ending faultfs.
+  struct sigaction on_usr1 {};
+  on_usr1.sa_handler = [](int) {};
+  ::sigaction(SIGUSR1, &on_usr1, nullptr);
 
   struct fuse_operations ops {};
   ops.init = FsInit;
