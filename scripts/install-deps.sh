@@ -24,6 +24,8 @@ PACKAGES=(
   clang libfuse3-dev fuse3 faketime libfaketime iproute2 util-linux
   # tests: the completion scripts of `dagu completion fish|zsh` in their shells
   fish zsh
+  # tests: systemd-analyze verify of deploy/systemd/*.service; dpkg-shlibdeps for `cpack -G DEB`
+  systemd dpkg-dev
 )
 
 # Every installed package name and every name an installed package provides.

@@ -34,6 +34,7 @@ int RunScheduler(const CommonFlags& flags) {
     return kExitConfig;
   }
   int status = service.Wait();
+  signals.Stop();  // no stop request reaches the service while it is torn down
   if (service.left_threads_behind()) {
     // A thread is stuck in a storage call: do not run destructors under it.
     spdlog::default_logger()->flush();

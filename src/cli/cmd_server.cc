@@ -43,16 +43,6 @@ int LoadServerConfig(const ServerFlags& flags, Config* config) {
   return kExitOk;
 }
 
-// The scheduler service's live figures, for /metrics.
-web::SchedulerFigures FiguresOf(const RoleSnapshot& s) {
-  web::SchedulerFigures f;
-  f.instance_id = s.instance_id;
-  f.active = s.active;
-  if (s.last_renewal_seen_age) f.last_renewal_age_seconds = std::chrono::duration<double>(*s.last_renewal_seen_age).count();
-  if (s.takeover) f.last_takeover_seconds = std::chrono::duration<double>(*s.takeover).count();
-  return f;
-}
-
 int RunServer(const ServerFlags& flags) {
   Config config;
   if (int rc = LoadServerConfig(flags, &config); rc != kExitOk) return rc;
@@ -70,8 +60,11 @@ int RunServer(const ServerFlags& flags) {
     stop = true;
     cv.notify_all();
   });
-  std::unique_lock<std::mutex> l(mu);
-  cv.wait(l, [&] { return stop; });
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return stop; });
+  }
+  signals.Stop();  // the handler touches mu and cv, which go out of scope before it
   spdlog::info("Stopping the web server");
   app.Stop();
   return kExitOk;
@@ -89,7 +82,7 @@ int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
   SchedulerService service(config);
   StopSignals signals;  // before any thread starts
   web::WebAppDeps deps;
-  deps.scheduler = [&service] { return std::optional<web::SchedulerFigures>(FiguresOf(service.Snapshot())); };
+  deps.scheduler = [&service](std::vector<metrics::MetricFamily>* out) { service.CollectMetrics(out); };
   web::WebApp app(config, deps);
   // The web port first: a port conflict must fail before this instance
   // competes for the lock.
@@ -109,6 +102,7 @@ int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
   // The scheduler ends on a stop request (0) or when it stops being active
   // (75); the web server goes with it.
   int status = service.Wait();
+  signals.Stop();  // no stop request reaches the service while it is torn down
   spdlog::info("Scheduler ended with status {}; stopping the web server", status);
   app.Stop();
   if (service.left_threads_behind()) {

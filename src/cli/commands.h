@@ -34,9 +34,12 @@ void AddCommonFlags(CLI::App* cmd, CommonFlags* flags, bool with_dags = true);
 // process's environment, so every child inherits them.
 int LoadConfigForCommand(const CommonFlags& flags, ConfigOverrides extra, Config* config);
 
-// Sets up logging (stderr, logfmt-like lines); quiet lowers the level to
-// warnings, debug raises it.
-void SetUpLogging(bool quiet, bool debug);
+// Sets up logging on stderr, one line per event: `format` "text" writes
+// logfmt-like lines (time=... level=... msg="..."), "json" (log_format:
+// json) one JSON object a line: {"time","level","msg"} plus "instance" and
+// "role" in a scheduler process (core/log_context.h). Quiet lowers the level
+// to warnings, debug raises it.
+void SetUpLogging(bool quiet, bool debug, const std::string& format = "text");
 
 // Prints "Error: <message>" on stderr (Dagu's form) and returns kExitFailure.
 int CommandError(const std::string& message);

@@ -5,9 +5,12 @@
 #include <time.h>
 
 #include <iostream>
+#include <string_view>
+#include <utility>
 
 #include "cli/commands.h"
 #include "core/exit_codes.h"
+#include "core/log_context.h"
 
 namespace dagu::cli {
 namespace {
@@ -47,6 +50,69 @@ class EscapedMessage final : public spdlog::custom_flag_formatter {
   std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<EscapedMessage>(); }
 };
 
+// Appends `text` as the inside of a JSON string.
+void AppendJsonEscaped(std::string_view text, spdlog::memory_buf_t& dest) {
+  static const char* kHex = "0123456789abcdef";
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      dest.push_back('\\');
+      dest.push_back(ch);
+    } else if (c == '\n') {
+      dest.append(std::string_view("\\n"));
+    } else if (c == '\r') {
+      dest.append(std::string_view("\\r"));
+    } else if (c == '\t') {
+      dest.append(std::string_view("\\t"));
+    } else if (c < 0x20) {
+      const char esc[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
+      dest.append(esc, esc + sizeof esc);
+    } else {
+      dest.push_back(ch);
+    }
+  }
+}
+
+// %J: the message as a JSON string body.
+class JsonMessage final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    AppendJsonEscaped(std::string_view(msg.payload.data(), msg.payload.size()), dest);
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<JsonMessage>(); }
+};
+
+// %L: the level as Dagu's slog writes it (DEBUG, INFO, WARN, ERROR).
+class SlogLevel final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    std::string_view level = msg.level <= spdlog::level::debug ? "DEBUG"
+                             : msg.level == spdlog::level::info ? "INFO"
+                             : msg.level == spdlog::level::warn ? "WARN"
+                                                                 : "ERROR";
+    dest.append(level);
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<SlogLevel>(); }
+};
+
+// %C: ,"instance":"...","role":"..." for a scheduler process (LogContext); nothing otherwise.
+class JsonContext final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg&, const std::tm&, spdlog::memory_buf_t& dest) override {
+    LogContextValues v = CurrentLogContext();
+    for (const auto& [key, value] : {std::pair<std::string_view, const std::string&>{"instance", v.instance},
+                                     std::pair<std::string_view, const std::string&>{"role", v.role}}) {
+      if (value.empty()) continue;
+      dest.append(std::string_view(",\""));
+      dest.append(key);
+      dest.append(std::string_view("\":\""));
+      AppendJsonEscaped(value, dest);
+      dest.push_back('"');
+    }
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<JsonContext>(); }
+};
+
 }  // namespace
 
 void AddCommonFlags(CLI::App* cmd, CommonFlags* flags, bool with_dags) {
@@ -72,13 +138,13 @@ int LoadConfigForCommand(const CommonFlags& flags, ConfigOverrides extra, Config
     std::cerr << "dagu: configuration error: " << s.message() << "\n";
     return kExitConfig;
   }
-  SetUpLogging(flags.quiet, config->debug);
+  SetUpLogging(flags.quiet, config->debug, config->log_format);
   for (const std::string& warning : config->warnings) spdlog::warn("{}", warning);
   ExportForChildren(flags, *config);
   return kExitOk;
 }
 
-void SetUpLogging(bool quiet, bool debug) {
+void SetUpLogging(bool quiet, bool debug, const std::string& format) {
   static bool installed = false;
   if (!installed) {
     auto logger = std::make_shared<spdlog::logger>("dagu", std::make_shared<spdlog::sinks::stderr_sink_mt>());
@@ -86,7 +152,12 @@ void SetUpLogging(bool quiet, bool debug) {
     installed = true;
   }
   auto formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
-  formatter->add_flag<EscapedMessage>('Q').set_pattern("time=%Y-%m-%dT%H:%M:%S.%eZ level=%l msg=\"%Q\"");
+  if (format == "json") {
+    formatter->add_flag<JsonMessage>('J').add_flag<SlogLevel>('L').add_flag<JsonContext>('C').set_pattern(
+        "{\"time\":\"%Y-%m-%dT%H:%M:%S.%fZ\",\"level\":\"%L\",\"msg\":\"%J\"%C}");
+  } else {
+    formatter->add_flag<EscapedMessage>('Q').set_pattern("time=%Y-%m-%dT%H:%M:%S.%eZ level=%l msg=\"%Q\"");
+  }
   spdlog::set_formatter(std::move(formatter));
   spdlog::set_level(debug ? spdlog::level::debug : quiet ? spdlog::level::warn : spdlog::level::info);
 }

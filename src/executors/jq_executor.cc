@@ -206,7 +206,9 @@ class JqStep final : public RunningStep {
     {
       std::unique_lock<std::mutex> l(shared->mu);
       shared->cv.wait(l, [&] { return shared->done || shared->cancelled; });
-      if (!shared->done) {
+      // A signalled step ends signalled, also when the filter noticed the
+      // cancellation itself and finished first.
+      if (shared->cancelled) {
         result.term_signal = SIGKILL;
         result.exit_code = -1;
         return result;

@@ -4,6 +4,7 @@
 
 #include "http/health_json.h"
 #include "core/json_text.h"
+#include "metrics/exposition.h"
 
 namespace dagu {
 
@@ -60,7 +61,8 @@ HealthServer::HealthServer(std::string bind_host, int port, SnapshotFn snapshot,
 HealthServer::~HealthServer() { Stop(); }
 
 void HealthServer::Handle(const httplib::Request& req, httplib::Response& res) const {
-  if (req.path != "/health") {
+  bool metrics = req.path == "/metrics" && metrics_;
+  if (req.path != "/health" && !metrics) {
     res.status = 404;
     res.set_content("{\"error\":\"not found\"}\n", "application/json");
     return;
@@ -68,6 +70,12 @@ void HealthServer::Handle(const httplib::Request& req, httplib::Response& res) c
   if (req.method != "GET" && req.method != "HEAD") {
     res.status = 405;
     res.set_header("Allow", "GET, HEAD");
+    return;
+  }
+  if (metrics) {
+    res.status = 200;
+    res.set_content(metrics_(), metrics::kTextContentType);
+    res.set_header("Cache-Control", "no-store");
     return;
   }
   RoleSnapshot s = snapshot_();

@@ -3,8 +3,9 @@
 // (spec 085 "Observability"). Body: HealthJson(); GET /health?role=active
 // answers 503 on an instance that is not active (so a load balancer or probe
 // can pick the active one), ?role=standby the reverse. HEAD /health answers
-// the same status without a body. Other paths get 404, other methods on
-// /health 405.
+// the same status without a body. GET /metrics answers the Prometheus text
+// exposition that SetMetrics() renders (404 when none was set). Other paths
+// get 404, other methods on /health and /metrics 405.
 //
 // Served by http::Server (src/http/http_server.h): a whole-head deadline,
 // caps on head size and header lines, per-client connection limits and its
@@ -50,6 +51,10 @@ class HealthServer {
   HealthServer(std::string bind_host, int port, SnapshotFn snapshot, std::string version);
   ~HealthServer();  // stops
 
+  // The /metrics body (metrics::kTextContentType), rendered at each scrape
+  // on a serving thread; call before Start().
+  void SetMetrics(std::function<std::string()> render) { metrics_ = std::move(render); }
+
   // Binds and starts serving. IOError naming host:port when the bind fails.
   Status Start();
   void Stop();
@@ -61,6 +66,7 @@ class HealthServer {
   HealthServerOptions options_;
   SnapshotFn snapshot_;
   std::string version_;
+  std::function<std::string()> metrics_;
   std::unique_ptr<http::Server> server_;
 };
 

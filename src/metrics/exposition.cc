@@ -27,6 +27,7 @@ std::string LabelKey(Labels labels) {
 
 void RenderSample(const std::string& name, const Sample& sample, std::string* out) {
   *out += name;
+  *out += sample.suffix;
   if (!sample.labels.empty()) {
     *out += '{';
     bool first = true;
@@ -61,8 +62,23 @@ Status ValidateLabels(const std::string& family, const Labels& labels) {
 }  // namespace
 
 MetricFamily& MetricFamily::Add(Labels labels, double value) {
-  samples.push_back(Sample{std::move(labels), value});
+  samples.push_back(Sample{std::move(labels), value, {}});
   return *this;
+}
+
+void AddHistogram(MetricFamily* family, const Labels& labels, const std::vector<double>& bounds,
+                  const std::vector<double>& cumulative, double sum, double count) {
+  family->type = MetricType::kHistogram;
+  for (size_t i = 0; i < bounds.size(); ++i) {
+    Labels with_le = labels;
+    with_le.emplace_back("le", FormatValue(bounds[i]));
+    family->samples.push_back(Sample{std::move(with_le), i < cumulative.size() ? cumulative[i] : count, "_bucket"});
+  }
+  Labels inf = labels;
+  inf.emplace_back("le", "+Inf");
+  family->samples.push_back(Sample{std::move(inf), count, "_bucket"});
+  family->samples.push_back(Sample{labels, sum, "_sum"});
+  family->samples.push_back(Sample{labels, count, "_count"});
 }
 
 bool IsValidMetricName(std::string_view name) {
@@ -148,6 +164,8 @@ const char* TypeName(MetricType type) {
       return "counter";
     case MetricType::kGauge:
       return "gauge";
+    case MetricType::kHistogram:
+      return "histogram";
     case MetricType::kUntyped:
       return "untyped";
   }
@@ -175,7 +193,7 @@ std::string RenderText(const std::vector<MetricFamily>& families) {
     std::set<std::string> seen;
     for (const Sample& sample : family.samples) {
       if (!ValidateLabels(family.name, sample.labels).ok()) continue;
-      if (!seen.insert(LabelKey(sample.labels)).second) continue;
+      if (!seen.insert(sample.suffix + '\x03' + LabelKey(sample.labels)).second) continue;
       RenderSample(family.name, sample, &out);
     }
   }

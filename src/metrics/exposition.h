@@ -17,7 +17,9 @@
 //   newline. Values are printed like Go's strconv.FormatFloat(v, 'g', -1, 64)
 //   with +Inf, -Inf and NaN spelled as Prometheus does.
 // - Families with the same name are merged (first HELP/TYPE wins); samples
-//   with the same label set within a family keep the first.
+//   with the same suffix and label set within a family keep the first.
+// - A histogram family's samples carry a name suffix ("_bucket" with an "le"
+//   label, "_sum", "_count"); AddHistogram() writes them in that shape.
 #pragma once
 
 #include <string>
@@ -29,14 +31,16 @@
 
 namespace dagu::metrics {
 
-enum class MetricType { kCounter, kGauge, kUntyped };
+enum class MetricType { kCounter, kGauge, kHistogram, kUntyped };
 
 // Label name/value pairs, in the order they are printed.
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
 struct Sample {
+  Sample(Labels l = {}, double v = 0, std::string s = {}) : labels(std::move(l)), value(v), suffix(std::move(s)) {}
   Labels labels;
   double value = 0;
+  std::string suffix;  // appended to the family name: "_bucket", "_sum", "_count" (histograms)
 };
 
 struct MetricFamily {
@@ -49,6 +53,13 @@ struct MetricFamily {
   MetricFamily& Add(Labels labels, double value);
   MetricFamily& Add(double value) { return Add({}, value); }
 };
+
+// Appends a histogram's samples to `family` (type kHistogram): one
+// cumulative "_bucket" per upper bound in `bounds` (ascending) plus le="+Inf"
+// (= `count`), then "_sum" and "_count". `cumulative[i]` is the number of
+// observations <= bounds[i]; `labels` go on every sample.
+void AddHistogram(MetricFamily* family, const Labels& labels, const std::vector<double>& bounds,
+                  const std::vector<double>& cumulative, double sum, double count);
 
 bool IsValidMetricName(std::string_view name);
 bool IsValidLabelName(std::string_view name);

@@ -61,6 +61,12 @@ TEST(PromtoolTest, AcceptsWhatWeWrite) {
         .Add({{"v", "nan"}}, std::nan(""))
         .Add({{"v", "small"}}, 1e-9);
     out->push_back(g);
+    Histogram h({0.005, 0.05, 0.5, 5});
+    h.Observe(0.01);
+    h.Observe(0.2);
+    MetricFamily latency{"dagu_scheduler_lock_renewal_duration_seconds", "Renewal latency.", MetricType::kHistogram, {}};
+    h.AppendTo(&latency);
+    out->push_back(latency);
   });
   CheckResult result = PromtoolCheck(r.Render());
   EXPECT_EQ(result.exit_code, 0) << result.output << "\n--- input ---\n" << r.Render();

@@ -1,5 +1,7 @@
 #include "metrics/registry.h"
 
+#include <algorithm>
+
 namespace dagu::metrics {
 namespace {
 
@@ -17,17 +19,44 @@ void Counter::Increment(double by) {
 
 void Gauge::Add(double by) { AtomicAdd(&value_, by); }
 
+Histogram::Histogram(std::vector<double> bounds)
+    : bounds_(std::move(bounds)), buckets_(new std::atomic<uint64_t>[bounds_.size()]) {
+  for (size_t i = 0; i < bounds_.size(); ++i) buckets_[i].store(0, std::memory_order_relaxed);
+}
+
+void Histogram::Observe(double v) {
+  for (size_t i = 0; i < bounds_.size(); ++i) {
+    if (v <= bounds_[i]) {
+      buckets_[i].fetch_add(1, std::memory_order_relaxed);
+      break;
+    }
+  }
+  AtomicAdd(&sum_, v);
+  count_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Histogram::AppendTo(MetricFamily* family, const Labels& labels) const {
+  std::vector<double> cumulative(bounds_.size());
+  uint64_t running = 0;
+  for (size_t i = 0; i < bounds_.size(); ++i) {
+    running += buckets_[i].load(std::memory_order_relaxed);
+    cumulative[i] = static_cast<double>(running);
+  }
+  double total = static_cast<double>(std::max(running, count()));
+  AddHistogram(family, labels, bounds_, cumulative, sum(), total);
+}
+
 Counter* Registry::AddCounter(const std::string& name, const std::string& help) {
   std::lock_guard<std::mutex> l(mu_);
   Counter* c = &counters_.emplace_back();
-  owned_.push_back({name, help, MetricType::kCounter, [c] { return std::vector<Sample>{{{}, c->value()}}; }});
+  owned_.push_back({name, help, MetricType::kCounter, [c] { return std::vector<Sample>{{{}, c->value(), {}}}; }});
   return c;
 }
 
 Gauge* Registry::AddGauge(const std::string& name, const std::string& help) {
   std::lock_guard<std::mutex> l(mu_);
   Gauge* g = &gauges_.emplace_back();
-  owned_.push_back({name, help, MetricType::kGauge, [g] { return std::vector<Sample>{{{}, g->value()}}; }});
+  owned_.push_back({name, help, MetricType::kGauge, [g] { return std::vector<Sample>{{{}, g->value(), {}}}; }});
   return g;
 }
 

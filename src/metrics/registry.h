@@ -46,6 +46,27 @@ class Gauge {
   std::atomic<double> value_{0};
 };
 
+// Observations counted in fixed buckets (upper bounds, ascending), for a
+// Prometheus histogram. Lock-free: Observe() is a few relaxed atomic adds;
+// AppendTo() reads a near-consistent snapshot (count may run one ahead of
+// the buckets during a concurrent Observe, which scrapes tolerate).
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> bounds);
+  void Observe(double v);
+  uint64_t count() const { return count_.load(std::memory_order_relaxed); }
+  double sum() const { return sum_.load(std::memory_order_relaxed); }
+  const std::vector<double>& bounds() const { return bounds_; }
+  // Appends "_bucket"/"_sum"/"_count" samples with `labels` (AddHistogram).
+  void AppendTo(MetricFamily* family, const Labels& labels = {}) const;
+
+ private:
+  std::vector<double> bounds_;
+  std::unique_ptr<std::atomic<uint64_t>[]> buckets_;  // per bound, not cumulative
+  std::atomic<uint64_t> count_{0};
+  std::atomic<double> sum_{0};
+};
+
 // One instrument per label-value tuple; label names are fixed at creation.
 template <class T>
 class InstrumentFamily {
@@ -70,7 +91,7 @@ class InstrumentFamily {
     for (const auto& [values, instrument] : instruments_) {
       Labels labels;
       for (size_t i = 0; i < label_names_.size(); ++i) labels.emplace_back(label_names_[i], values[i]);
-      out.push_back(Sample{std::move(labels), instrument->value()});
+      out.push_back(Sample{std::move(labels), instrument->value(), {}});
     }
     return out;
   }

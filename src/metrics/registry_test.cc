@@ -67,5 +67,24 @@ TEST(RegistryTest, CollectorsRunAtEveryScrape) {
   EXPECT_NE(r.Render().find("dagu_calls 2\n"), std::string::npos);
 }
 
+TEST(RegistryTest, HistogramRendersCumulativeBuckets) {
+  Histogram h({0.25, 0.5, 1});
+  h.Observe(0.125);
+  h.Observe(0.375);
+  h.Observe(0.375);
+  h.Observe(5);  // above every bound: only in +Inf
+  MetricFamily f{"dagu_x_seconds", "X.", MetricType::kGauge, {}};
+  h.AppendTo(&f);
+  EXPECT_EQ(h.count(), 4u);
+  EXPECT_EQ(RenderText({f}),
+            "# HELP dagu_x_seconds X.\n# TYPE dagu_x_seconds histogram\n"
+            "dagu_x_seconds_bucket{le=\"0.25\"} 1\n"
+            "dagu_x_seconds_bucket{le=\"0.5\"} 3\n"
+            "dagu_x_seconds_bucket{le=\"1\"} 3\n"
+            "dagu_x_seconds_bucket{le=\"+Inf\"} 4\n"
+            "dagu_x_seconds_sum 5.875\n"
+            "dagu_x_seconds_count 4\n");
+}
+
 }  // namespace
 }  // namespace dagu::metrics

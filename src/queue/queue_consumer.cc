@@ -193,7 +193,10 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
     }
     DagPtr dag = dags_->Find(item.dag_name);
     pid_t pid = -1;
-    if (!lease->MayDispatch()) return;
+    if (!lease->MayDispatch()) {
+      SchedulerCounters::Bump(options_.counters, &SchedulerCounters::fenced_refusals);
+      return;
+    }
     s = starter_->RetryQueued(item.dag_name, item.run_id, dag && dag->signal_propagation, lease->Deadline(), &pid);
     if (!s.ok()) {
       spdlog::error("{}: starting it: {}; retrying later", Describe(item), s.ToString());
@@ -206,6 +209,7 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
     }
     --free;
     ++*started;
+    SchedulerCounters::Bump(options_.counters, &SchedulerCounters::runs_dispatched);
   }
 }
 

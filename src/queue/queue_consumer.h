@@ -53,6 +53,7 @@
 #include "dagwatch/suspend_flags.h"
 #include "launcher/queued_run_starter.h"
 #include "role/lease.h"
+#include "role/scheduler_counters.h"
 #include "store/proc_store.h"
 #include "store/queue_store.h"
 #include "store/run_store.h"
@@ -71,6 +72,7 @@ struct QueueConsumerOptions {
   std::string owner;                     // written into claims (instance ID)
   std::chrono::milliseconds poll_interval = std::chrono::seconds(2);
   std::chrono::nanoseconds stale_claim_after = std::chrono::seconds(60);
+  SchedulerCounters* counters = nullptr;  // optional: runs started, fenced refusals
 };
 
 class QueueConsumer final : public ActiveComponent {

@@ -148,10 +148,12 @@ void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer, const 
   std::string run_id = ScheduledRunId(options_.data_dir, name, *slot);
   s = enqueuer_->EnqueueCatchup(*dag, run_id, *slot, [lease] { return lease->MayDispatch(); });
   if (s.ok()) {
+    SchedulerCounters::Bump(options_.counters, &SchedulerCounters::slots_replayed);
     spdlog::info("DAG {} slot {}: replayed as queued catch-up run {}", name, slot_text, run_id);
   } else if (s.IsAlreadyExists()) {
     spdlog::info("DAG {} slot {}: run {} exists already; not replayed", name, slot_text, run_id);
   } else if (!lease->MayDispatch()) {
+    SchedulerCounters::Bump(options_.counters, &SchedulerCounters::fenced_refusals);
     spdlog::warn("DAG {} slot {}: catch-up run {} not enqueued: this instance may no longer dispatch", name,
                  slot_text, run_id);
     buffer->PutBack(*slot);

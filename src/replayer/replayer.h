@@ -38,6 +38,7 @@
 #include "replayer/catchup_buffer.h"
 #include "replayer/catchup_enqueuer.h"
 #include "role/lease.h"
+#include "role/scheduler_counters.h"
 #include "store/tick_ledger.h"
 #include "ticker/run_catalog.h"
 #include "ticker/tick_listener.h"
@@ -48,6 +49,7 @@ struct ReplayerOptions {
   std::string data_dir;  // part of every slot's run ID
   bool queues_enabled = true;
   std::chrono::nanoseconds failover_recovery_window = std::chrono::minutes(2);
+  SchedulerCounters* counters = nullptr;  // optional: slots replayed, fenced refusals
 };
 
 class Replayer final : public ActiveComponent, public TickListener {

@@ -8,8 +8,9 @@
 
 namespace dagu {
 
-RenewalLoop::RenewalLoop(Elector* elector, LeaseState* lease, const Clock* clock, LockTiming timing)
-    : elector_(elector), lease_(lease), clock_(clock), timing_(timing) {}
+RenewalLoop::RenewalLoop(Elector* elector, LeaseState* lease, const Clock* clock, LockTiming timing,
+                         SchedulerCounters* counters)
+    : elector_(elector), lease_(lease), clock_(clock), timing_(timing), counters_(counters) {}
 
 void RenewalLoop::Begin(MonoTime acquired) { next_due_ = acquired + timing_.RenewInterval(); }
 
@@ -24,6 +25,9 @@ MonoTime RenewalLoop::Step() {
   }
   RenewResult r = elector_->Renew(lease_->deadline());
   MonoTime end = clock_->Monotonic();
+  if (counters_ != nullptr) counters_->renewal_latency.Observe(std::chrono::duration<double>(end - start).count());
+  bool counted = r.outcome == RenewOutcome::kRenewed && end - start <= timing_.RenewalDeadline() && lease_->Renewed(start);
+  SchedulerCounters::Bump(counters_, counted ? &SchedulerCounters::lock_renewals : &SchedulerCounters::lock_renewal_failures);
   if (r.outcome == RenewOutcome::kNotOurs) {
     lease_->LostOwnership(r.reason);
     next_due_ = MonoTime::max();
@@ -34,13 +38,14 @@ MonoTime RenewalLoop::Step() {
     next_due_ = MonoTime::max();
     return next_due_;
   }
-  if (r.outcome == RenewOutcome::kRenewed && end - start <= timing_.RenewalDeadline()) {
-    if (!lease_->Renewed(start)) {  // finished after the lease had ended: counts for nothing
-      lease_->Failed(Status::TimedOut("renewal of " + elector_->lock_path() + " finished after the lease had ended"));
-      next_due_ = MonoTime::max();
-      return next_due_;
-    }
+  if (counted) {
     next_due_ = start + timing_.RenewInterval();
+    return next_due_;
+  }
+  if (r.outcome == RenewOutcome::kRenewed && end - start <= timing_.RenewalDeadline()) {
+    // Renewed() refused it: finished after the lease had ended, counts for nothing.
+    lease_->Failed(Status::TimedOut("renewal of " + elector_->lock_path() + " finished after the lease had ended"));
+    next_due_ = MonoTime::max();
     return next_due_;
   }
   Status error = r.outcome == RenewOutcome::kRenewed
@@ -54,10 +59,16 @@ MonoTime RenewalLoop::Step() {
 }
 
 struct RenewalThread::Shared {
-  Shared(std::shared_ptr<Elector> e, std::shared_ptr<LeaseState> l, const Clock* c, LockTiming t)
-      : elector(std::move(e)), lease(std::move(l)), clock(c), loop(elector.get(), lease.get(), c, t) {}
+  Shared(std::shared_ptr<Elector> e, std::shared_ptr<LeaseState> l, const Clock* c, LockTiming t,
+         std::shared_ptr<SchedulerCounters> n)
+      : elector(std::move(e)),
+        lease(std::move(l)),
+        counters(std::move(n)),
+        clock(c),
+        loop(elector.get(), lease.get(), c, t, counters.get()) {}
   std::shared_ptr<Elector> elector;
   std::shared_ptr<LeaseState> lease;
+  std::shared_ptr<SchedulerCounters> counters;
   const Clock* clock;
   RenewalLoop loop;
   std::mutex mu;
@@ -67,14 +78,19 @@ struct RenewalThread::Shared {
 };
 
 RenewalThread::RenewalThread(std::shared_ptr<Elector> elector, std::shared_ptr<LeaseState> lease, const Clock* clock,
-                             LockTiming timing, Duration stop_wait)
-    : elector_(std::move(elector)), lease_(std::move(lease)), clock_(clock), timing_(timing), stop_wait_(stop_wait) {}
+                             LockTiming timing, Duration stop_wait, std::shared_ptr<SchedulerCounters> counters)
+    : elector_(std::move(elector)),
+      lease_(std::move(lease)),
+      clock_(clock),
+      timing_(timing),
+      stop_wait_(stop_wait),
+      counters_(std::move(counters)) {}
 
 RenewalThread::~RenewalThread() { Stop(); }
 
 void RenewalThread::Start(MonoTime acquired) {
   Stop();
-  shared_ = std::make_shared<Shared>(elector_, lease_, clock_, timing_);
+  shared_ = std::make_shared<Shared>(elector_, lease_, clock_, timing_, counters_);
   shared_->running = true;
   shared_->loop.Begin(acquired);
   thread_ = std::thread([s = shared_] {

@@ -23,13 +23,16 @@
 #include "elector/elector.h"
 #include "elector/lock_timing.h"
 #include "role/lease_state.h"
+#include "role/scheduler_counters.h"
 
 namespace dagu {
 
 class RenewalLoop {
  public:
-  // All pointers must outlive the loop.
-  RenewalLoop(Elector* elector, LeaseState* lease, const Clock* clock, LockTiming timing);
+  // All pointers must outlive the loop. `counters` (optional) gets every
+  // renewal attempt: its latency, and whether it counted or failed.
+  RenewalLoop(Elector* elector, LeaseState* lease, const Clock* clock, LockTiming timing,
+              SchedulerCounters* counters = nullptr);
 
   // Called on acquiring the lock at `acquired` (the lease start): the first
   // renewal is due I later.
@@ -45,6 +48,7 @@ class RenewalLoop {
   LeaseState* lease_;
   const Clock* clock_;
   LockTiming timing_;
+  SchedulerCounters* counters_;
   MonoTime next_due_ = MonoTime::max();
 };
 
@@ -61,8 +65,10 @@ class RenewalDriver {
 class RenewalThread final : public RenewalDriver {
  public:
   // `stop_wait`: how long Stop() waits for a renewal in progress.
+  // `counters` (optional) is shared with a thread left behind.
   RenewalThread(std::shared_ptr<Elector> elector, std::shared_ptr<LeaseState> lease, const Clock* clock,
-                LockTiming timing, Duration stop_wait = std::chrono::seconds(1));
+                LockTiming timing, Duration stop_wait = std::chrono::seconds(1),
+                std::shared_ptr<SchedulerCounters> counters = nullptr);
   ~RenewalThread() override;
 
   void Start(MonoTime acquired) override;
@@ -77,6 +83,7 @@ class RenewalThread final : public RenewalDriver {
   const Clock* clock_;
   LockTiming timing_;
   Duration stop_wait_;
+  std::shared_ptr<SchedulerCounters> counters_;
   std::shared_ptr<Shared> shared_;  // one per Start(): a thread left behind keeps its own
   std::thread thread_;
 };

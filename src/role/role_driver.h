@@ -5,7 +5,10 @@
 // FakeClock drives it too. All decisions are in RoleMachine.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -25,6 +28,10 @@ class RoleDriver {
   void Start();
   void Wake();
   void Join();
+  // Real (steady) time since the driver last finished a step or a wait; it
+  // loops at least every 250 ms, so a large value means the machine's
+  // thread is stuck (in a storage call). Zero before Start(). Thread-safe.
+  std::chrono::steady_clock::duration SinceLastBeat() const;
 
  private:
   void Run();
@@ -35,6 +42,7 @@ class RoleDriver {
   std::mutex mu_;
   std::condition_variable cv_;
   bool woken_ = false;
+  std::atomic<int64_t> beat_ns_{0};  // steady_clock ns of the last beat; 0 before Start()
   std::thread thread_;
 };
 

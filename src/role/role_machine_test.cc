@@ -77,7 +77,7 @@ class LoopPart final : public ActiveComponent {
 // The renewals, stepped by the test instead of a thread.
 class ManualRenewal final : public RenewalDriver {
  public:
-  ManualRenewal(Elector* e, LeaseState* l, const Clock* c) : loop(e, l, c, kTiming) {}
+  ManualRenewal(Elector* e, LeaseState* l, const Clock* c, SchedulerCounters* n) : loop(e, l, c, kTiming, n) {}
   void Start(MonoTime acquired) override {
     running = true;
     loop.Begin(acquired);
@@ -102,7 +102,7 @@ class RoleMachineTest : public ::testing::Test {
         store_(&fs_, dir_.Sub("data/scheduler/locks")),
         elector_(&store_, &clock_, Identity("host-a"), kTiming),
         lease_(&clock_, kL),
-        renewal_(&elector_, &lease_, &clock_),
+        renewal_(&elector_, &lease_, &clock_, &counters_),
         machine_(&elector_, &lease_, &renewal_, &clock_, kTiming, {&part_, &loop_}, &listener_) {}
 
   static InstanceIdentity Identity(const std::string& host) {
@@ -136,6 +136,7 @@ class RoleMachineTest : public ::testing::Test {
   SchedulerLockStore store_;
   Elector elector_;
   LeaseState lease_;
+  SchedulerCounters counters_;
   ManualRenewal renewal_;
   DispatchingPart part_;
   LoopPart loop_;
@@ -246,6 +247,28 @@ TEST_F(RoleMachineTest, ShortRenewalOutagesDoNotEndTheRole) {
     ASSERT_EQ(machine_.state(), RoleState::kActive) << round;
   }
   EXPECT_TRUE(machine_.Snapshot().last_error.empty());
+}
+
+TEST_F(RoleMachineTest, RenewalsAndFailuresAreCountedWithTheirLatency) {
+  ASSERT_TRUE(machine_.Begin().ok());
+  for (int i = 0; i < 20; ++i) Tick();
+  uint64_t renewed = counters_.lock_renewals.load();
+  EXPECT_GE(renewed, 1u);
+  EXPECT_EQ(counters_.lock_renewal_failures.load(), 0u);
+  fs_.FailWith("Stat", ".dagu_lock", Status::IOError("EIO"));
+  // 0.5 s of errors over the renewal due at 5.25 s: one failure, retried
+  // at 6 s, well within the lease (last renewal 4.5 s + L = 6.75 s).
+  for (int i = 0; i < 2; ++i) Tick();
+  fs_.Clear();
+  uint64_t failed = counters_.lock_renewal_failures.load();
+  EXPECT_GE(failed, 1u);
+  EXPECT_EQ(counters_.lock_renewals.load(), renewed) << "a failed attempt counted as a renewal";
+  for (int i = 0; i < 8; ++i) Tick();
+  ASSERT_EQ(machine_.state(), RoleState::kActive);
+  EXPECT_GT(counters_.lock_renewals.load(), renewed);
+  EXPECT_EQ(counters_.lock_renewal_failures.load(), failed);
+  // Every attempt, successful or not, has its latency observed.
+  EXPECT_EQ(counters_.renewal_latency.count(), counters_.lock_renewals.load() + failed);
 }
 
 TEST_F(RoleMachineTest, AForeignOwnerEndsTheRoleAtTheNextRenewal) {

@@ -125,8 +125,9 @@ class SchedulingParts final : public ActiveComponent {
 std::mutex g_parts_mu;
 std::set<SchedulingParts*> g_parts;
 
-ReplayerOptions ReplayOptions(const Config& config) {
+ReplayerOptions ReplayOptions(const Config& config, const ActivePartsDeps& deps) {
   ReplayerOptions o;
+  o.counters = deps.counters;
   o.data_dir = config.paths.data_dir;
   o.queues_enabled = config.queues.enabled;
   o.failover_recovery_window = config.scheduler.failover_recovery_window;
@@ -135,6 +136,7 @@ ReplayerOptions ReplayOptions(const Config& config) {
 
 TickerOptions TickOptions(const Config& config, const ActivePartsDeps& deps) {
   TickerOptions o;
+  o.counters = deps.counters;
   o.data_dir = config.paths.data_dir;
   o.instance_id = deps.instance_id;
   o.queues_enabled = config.queues.enabled;
@@ -143,6 +145,7 @@ TickerOptions TickOptions(const Config& config, const ActivePartsDeps& deps) {
 
 QueueConsumerOptions ConsumerOptions(const Config& config, const ActivePartsDeps& deps) {
   QueueConsumerOptions o;
+  o.counters = deps.counters;
   o.enabled = config.queues.enabled;
   o.global_queues = config.queues.config;
   o.owner = deps.instance_id;
@@ -172,7 +175,7 @@ SchedulingParts::SchedulingParts(const Config& config, const ActivePartsDeps& de
       launcher_(PosixProcessSpawner(), deps.clock, Launching(config)),
       catalog_(&runs_, &procs_, &queues_),
       enqueuer_(&ops_, config.paths.log_dir),
-      replayer_(deps.clock, &dags_, &suspend_, &catalog_, &enqueuer_, &ledger_, ReplayOptions(config)),
+      replayer_(deps.clock, &dags_, &suspend_, &catalog_, &enqueuer_, &ledger_, ReplayOptions(config, deps)),
       ticker_(deps.clock, &dags_, &suspend_, &catalog_, &launcher_, &ledger_, &replayer_, TickOptions(config, deps)),
       consumer_(deps.clock, &queues_, &runs_, &procs_, &dags_, &suspend_, &launcher_, ConsumerOptions(config, deps)),
       reaper_(deps.clock, &runs_, &procs_, &ops_, ReapOptions(config, &dags_)),

@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "role/lease.h"
+#include "role/scheduler_counters.h"
 
 namespace dagu {
 
@@ -27,6 +28,7 @@ struct ActivePartsDeps {
   std::string instance_id;      // <hostname>-<pid>-<unix>, as in the lock and the registry
   std::string host;
   int64_t pid = 0;
+  SchedulerCounters* counters = nullptr;  // optional; must outlive the parts
 };
 
 // In start order; the role machine stops them in reverse order.

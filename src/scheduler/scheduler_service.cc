@@ -3,16 +3,19 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <thread>
 
 #include "core/duration.h"
 #include "core/exit_codes.h"
+#include "core/log_context.h"
 #include "dagu/version.h"
 #include "elector/elector.h"
 #include "elector/instance_identity.h"
 #include "elector/lock_timing.h"
 #include "http/health_server.h"
+#include "http/scheduler_metrics.h"
 #include "role/lease_state.h"
 #include "role/renewal_loop.h"
 #include "role/role_driver.h"
@@ -65,13 +68,23 @@ std::string SystemdStatus(const RoleEvent& e) {
   return std::string("STATUS=") + RoleStateName(e.to) + (e.reason.empty() ? "" : ": " + e.reason);
 }
 
-// Arms the stop watchdog the moment the role is lost, tells systemd, then
-// tells the publisher.
+// Arms the stop watchdog the moment the role is lost, counts activations,
+// tells systemd, then tells the publisher.
 class ServiceListener final : public RoleListener {
  public:
-  ServiceListener(StatusPublisher* publisher, StopWatchdog* watchdog) : publisher_(publisher), watchdog_(watchdog) {}
+  ServiceListener(StatusPublisher* publisher, StopWatchdog* watchdog, SchedulerCounters* counters)
+      : publisher_(publisher), watchdog_(watchdog), counters_(counters) {}
   void OnRoleChange(const RoleEvent& e) override {
+    SetLogRole(RoleStateName(e.to));
+    spdlog::info("Scheduler role changed from={} to={}{}", RoleStateName(e.from), RoleStateName(e.to),
+                 e.reason.empty() ? "" : " reason=" + e.reason);
     if (e.to == RoleState::kLost) watchdog_->Arm(kExitTempFail);
+    if (e.to == RoleState::kActive) {
+      SchedulerCounters::Bump(counters_, &SchedulerCounters::activations);
+      if (e.acquisition && e.acquisition->kind == AcquisitionKind::kStale) {
+        SchedulerCounters::Bump(counters_, &SchedulerCounters::failovers);
+      }
+    }
     bool stopping = e.to == RoleState::kLost || e.to == RoleState::kStopping || e.to == RoleState::kStopped;
     NotifySystemd((stopping ? "STOPPING=1\n" : "") + SystemdStatus(e));
     publisher_->OnRoleChange(e);
@@ -80,6 +93,7 @@ class ServiceListener final : public RoleListener {
  private:
   StatusPublisher* publisher_;
   StopWatchdog* watchdog_;
+  SchedulerCounters* counters_;
 };
 
 }  // namespace
@@ -89,6 +103,7 @@ struct SchedulerService::Parts {
   FileSystem* fs = nullptr;
   LockTiming timing;
   InstanceIdentity identity;
+  std::shared_ptr<SchedulerCounters> counters = std::make_shared<SchedulerCounters>();
   std::shared_ptr<LockHolder> lock;
   std::shared_ptr<Elector> elector;
   std::shared_ptr<LeaseState> lease;
@@ -102,7 +117,28 @@ struct SchedulerService::Parts {
   std::unique_ptr<RoleMachine> machine;
   std::unique_ptr<HealthServer> health;
   std::unique_ptr<RoleDriver> driver;
+  std::unique_ptr<SystemdWatchdog> systemd_watchdog;  // last: stopped first
 };
+
+namespace {
+
+// Why systemd's watchdog should not be pinged now ("" = ping): the role
+// machine's thread has not stepped for `stuck_after`, the active tick loop is
+// wedged (RoleSnapshot::healthy), or the role has ended.
+std::string WatchdogVerdict(const RoleMachine& machine, const RoleDriver& driver, Duration stuck_after) {
+  RoleSnapshot s = machine.Snapshot();
+  if (s.state == RoleState::kLost || s.state == RoleState::kFailed || s.state == RoleState::kStopped) {
+    return std::string("role ") + RoleStateName(s.state);
+  }
+  if (!s.healthy) return s.unhealthy_reason.empty() ? "unhealthy" : s.unhealthy_reason;
+  auto idle = driver.SinceLastBeat();
+  if (idle > stuck_after) {
+    return "the role machine has not stepped for " + FormatDuration(std::chrono::duration_cast<Duration>(idle));
+  }
+  return "";
+}
+
+}  // namespace
 
 SchedulerService::SchedulerService(Config config, SchedulerServiceOptions options)
     : config_(std::move(config)), options_(std::move(options)) {
@@ -129,19 +165,23 @@ Status SchedulerService::Start() {
   }
   p->identity = CurrentInstance(*p->clock);
   if (!options_.instance_id.empty()) p->identity.instance_id = options_.instance_id;
+  SetLogInstance(p->identity.instance_id);
+  SetLogRole(RoleStateName(RoleState::kStarting));
   const std::string scheduler_dir = SchedulerDirOf(config_.paths);
   p->lock = std::make_shared<LockHolder>(p->fs, LocksDirOf(config_.paths), p->clock, p->identity, p->timing);
   p->elector = std::shared_ptr<Elector>(p->lock, &p->lock->elector);
   p->lease = std::make_shared<LeaseState>(p->clock, p->timing.LeaseLength());
   p->lease->SetVerifier([elector = p->elector] { return ToHeldCheck(elector->CheckHeld()); });
   InstallTestHooks(p->elector.get());
-  p->renewal = std::make_unique<RenewalThread>(p->elector, p->lease, p->clock, p->timing);
+  p->renewal = std::make_unique<RenewalThread>(p->elector, p->lease, p->clock, p->timing, std::chrono::seconds(1),
+                                               p->counters);
   ActivePartsDeps deps;
   deps.clock = p->clock;
   deps.fs = p->fs;
   deps.instance_id = p->identity.instance_id;
   deps.host = p->identity.host;
   deps.pid = p->identity.pid;
+  deps.counters = p->counters.get();
   p->active_parts = MakeActiveParts(config_, deps);
   std::vector<ActiveComponent*> raw_parts;
   for (auto& part : p->active_parts) raw_parts.push_back(part.get());
@@ -153,7 +193,7 @@ Status SchedulerService::Start() {
   p->publisher = std::make_unique<StatusPublisher>(p->registry.get(), p->journal.get(), p->clock, snapshot,
                                                    config_.scheduler.port, kVersion);
   p->watchdog = std::make_unique<StopWatchdog>(options_.stop_timeout, options_.on_stop_timeout);
-  p->listener = std::make_unique<ServiceListener>(p->publisher.get(), p->watchdog.get());
+  p->listener = std::make_unique<ServiceListener>(p->publisher.get(), p->watchdog.get(), p->counters.get());
   p->machine = std::make_unique<RoleMachine>(p->elector.get(), p->lease.get(), p->renewal.get(), p->clock, p->timing,
                                              raw_parts, p->listener.get());
   {
@@ -171,6 +211,18 @@ Status SchedulerService::Start() {
     HealthServerOptions health = HealthServerOptions::FromConfig(config_);
     if (!options_.health_bind_host.empty()) health.host = options_.health_bind_host;
     raw->health = std::make_unique<HealthServer>(health, snapshot, kVersion);
+    raw->health->SetMetrics([this, raw] {
+      std::vector<metrics::MetricFamily> families;
+      families.push_back(metrics::MetricFamily{"dagu_info", "Build information.", metrics::MetricType::kGauge, {}}
+                             .Add({{"version", kVersion}}, 1));
+      std::vector<ServiceEntry> live = raw->publisher->LiveEntries();
+      if (!config_.health.details) {  // no instance IDs on a port reachable by others
+        for (ServiceEntry& e : live) e.last_renewal_seen_seconds.reset();
+      }
+      CollectInstancesMetrics(live, &families);
+      CollectMetrics(&families);
+      return metrics::RenderText(families);
+    });
     if (Status s = raw->health->Start(); !s.ok()) {
       spdlog::error("Health check server error: {}; carrying on without /health", s.message());
       raw->health.reset();
@@ -192,6 +244,7 @@ Status SchedulerService::Start() {
   raw->driver = std::make_unique<RoleDriver>(raw->machine.get(), raw->clock, [this, raw] {
     // The role machine has finished (lost or stopped): take down the rest.
     raw->lease->SetWakeup(nullptr);  // a renewal thread left behind may outlive us
+    if (raw->systemd_watchdog) raw->systemd_watchdog->Stop();
     if (raw->health) raw->health->Stop();
     raw->publisher->StopAndRemove();
     int status = raw->machine->exit_status();
@@ -207,6 +260,15 @@ Status SchedulerService::Start() {
     cv_.notify_all();
   });
   raw->lease->SetWakeup([raw] { raw->driver->Wake(); });
+  if (std::optional<std::chrono::microseconds> timeout = SystemdWatchdogTimeout()) {
+    // Pings every third of WatchdogSec; a role machine silent for longer
+    // than max(that, 5 s) counts as stuck (it steps at least every 250 ms).
+    Duration every = std::chrono::duration_cast<Duration>(*timeout) / 3;
+    Duration stuck_after = std::max<Duration>(every, std::chrono::seconds(5));
+    raw->systemd_watchdog = std::make_unique<SystemdWatchdog>(
+        every, [raw, stuck_after] { return WatchdogVerdict(*raw->machine, *raw->driver, stuck_after); });
+    spdlog::info("systemd watchdog: pinging every {} while healthy", FormatDuration(every));
+  }
   bool stop_early;
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -214,6 +276,7 @@ Status SchedulerService::Start() {
     stop_early = stop_requested_;
   }
   raw->driver->Start();
+  if (raw->systemd_watchdog) raw->systemd_watchdog->Start();
   if (stop_early) raw->machine->RequestStop();
   return Status::OK();
 }
@@ -248,6 +311,15 @@ RoleSnapshot SchedulerService::Snapshot() const {
   std::lock_guard<std::mutex> l(mu_);
   if (!parts_ || !parts_->machine) return RoleSnapshot{};
   return parts_->machine->Snapshot();
+}
+
+void SchedulerService::CollectMetrics(std::vector<metrics::MetricFamily>* out) const {
+  std::shared_ptr<SchedulerCounters> counters;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (parts_) counters = parts_->counters;
+  }
+  CollectInstanceMetrics(Snapshot(), counters.get(), out);
 }
 
 const std::string& SchedulerService::instance_id() const {

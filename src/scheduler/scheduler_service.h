@@ -32,7 +32,12 @@
 // operation), nothing is installed.
 //
 // Snapshot() is the live role/health view (also what /health serves), for the
-// web UI and metrics. All methods are thread-safe.
+// web UI and metrics. /metrics on scheduler.port serves dagu_info, the
+// installation's instances (from the publisher's last registry listing;
+// with health.details false without the per-instance family, which names
+// instance IDs) and CollectMetrics() (src/http/scheduler_metrics.h lists the
+// families). All
+// methods are thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -46,6 +51,7 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "core/status.h"
+#include "metrics/exposition.h"
 #include "role/role_snapshot.h"
 
 namespace dagu {
@@ -82,6 +88,9 @@ class SchedulerService {
   bool finished() const;
 
   RoleSnapshot Snapshot() const;
+  // This instance's families (role, lease, renewals, ticks, ...), from the
+  // snapshot and the counters its parts keep. Never touches storage.
+  void CollectMetrics(std::vector<metrics::MetricFamily>* out) const;
   const std::string& instance_id() const;
   // True when a thread stuck in a storage call was left behind; the caller
   // should then end the process with _exit rather than return from main.

@@ -90,6 +90,15 @@ void StatusPublisher::WriteEntry() {
   if (Status st = registry_->Write(kService, EntryFor(s, port_, version_, clock_->Now())); !st.ok()) {
     spdlog::warn("Failed to update the service registry entry of {}: {}", s.instance_id, st.ToString());
   }
+  std::vector<ServiceEntry> live;
+  if (!registry_->List(kService, clock_->Now(), kServiceEntryStaleAfter, &live).ok()) live.clear();
+  std::lock_guard<std::mutex> l(mu_);
+  live_ = std::move(live);
+}
+
+std::vector<ServiceEntry> StatusPublisher::LiveEntries() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return live_;
 }
 
 void StatusPublisher::Run() {

@@ -6,6 +6,10 @@
 //             at Start(), on every role change and every 5 s (Dagu readers
 //             drop entries older than 30 s); removed by StopAndRemove().
 //   journal   <data>/scheduler/role-journal.jsonl: one line per role change.
+//
+// After each registry write it also lists the live scheduler entries (all
+// instances), kept for LiveEntries(): /metrics on scheduler.port reports the
+// installation's instances from there, so a scrape never waits on storage.
 #pragma once
 
 #include <condition_variable>
@@ -14,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/clock.h"
 #include "role/role_machine.h"
@@ -38,6 +43,9 @@ class StatusPublisher final : public RoleListener {
   void OnRoleChange(const RoleEvent& event) override;
   // Writes what is queued, removes the registry entry, and ends the thread.
   void StopAndRemove();
+  // The live scheduler entries as listed after the last refresh (empty
+  // before the first, or when the listing failed). Never touches storage.
+  std::vector<ServiceEntry> LiveEntries() const;
 
   // The registry entry for a snapshot (exposed for tests).
   static ServiceEntry EntryFor(const RoleSnapshot& s, int port, const std::string& version, WallTime now);
@@ -56,8 +64,9 @@ class StatusPublisher final : public RoleListener {
   std::string version_;
   Duration refresh_;
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
+  std::vector<ServiceEntry> live_;
   std::deque<RoleChange> pending_;
   bool dirty_ = true;
   RoleState stopping_from_ = RoleState::kActive;

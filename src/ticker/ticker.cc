@@ -84,7 +84,9 @@ void Ticker::Loop(StoppableThread& self, WallTime first, const Lease* lease) {
 }
 
 void Ticker::RunTick(WallTime tick, const Lease* lease) {
+  SchedulerCounters* counters = options_.counters;
   if (!lease->MayDispatch()) {
+    SchedulerCounters::Bump(counters, &SchedulerCounters::fenced_refusals);
     if (!fenced_logged_) {
       spdlog::warn("tick {}: this instance may not dispatch (lease deadline passed); nothing is scheduled",
                    FormatRFC3339UTC(tick));
@@ -93,6 +95,7 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
     return;
   }
   fenced_logged_ = false;
+  SchedulerCounters::Bump(counters, &SchedulerCounters::ticks);
   const std::string tick_text = FormatRFC3339UTC(tick);
 
   Status rescanned = dags_->Rescan();
@@ -104,6 +107,7 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
   // The batch: the lock must still be ours (not removed or replaced), and
   // each write below is fenced right before it.
   if (!lease->VerifyHeld()) {
+    SchedulerCounters::Bump(counters, &SchedulerCounters::fenced_refusals);
     spdlog::warn("tick {}: the scheduler lock is not confirmed ours; nothing is recorded or dispatched", tick_text);
     return;
   }
@@ -112,6 +116,7 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
   record.last_tick = tick;
   for (const Plan& p : plans) record.planned.push_back(p.slot);
   if (!lease->MayDispatch()) {
+    SchedulerCounters::Bump(counters, &SchedulerCounters::fenced_refusals);
     spdlog::warn("tick {}: lease deadline passed; nothing is recorded or dispatched", tick_text);
     return;
   }
@@ -121,6 +126,7 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
   if (!plans.empty()) {
     for (size_t i = 0; i < plans.size(); ++i) {
       if (!lease->MayDispatch()) {
+        SchedulerCounters::Bump(counters, &SchedulerCounters::fenced_refusals);
         spdlog::warn("tick {}: lease deadline passed; {} planned slot(s) not dispatched", FormatRFC3339UTC(tick),
                      plans.size() - i);
         break;
@@ -128,6 +134,7 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
       Status s = Dispatch(plans[i], lease);
       if (s.ok()) {
         record.planned[i].started = true;
+        if (plans[i].slot.kind != "stop") SchedulerCounters::Bump(counters, &SchedulerCounters::runs_dispatched);
       } else {
         spdlog::error("tick {}: {} of DAG {} failed: {}", FormatRFC3339UTC(tick), plans[i].slot.kind,
                       plans[i].dag->name, s.ToString());

@@ -54,6 +54,7 @@
 #include "dagwatch/suspend_flags.h"
 #include "launcher/run_dispatcher.h"
 #include "role/lease.h"
+#include "role/scheduler_counters.h"
 #include "store/tick_ledger.h"
 #include "ticker/run_catalog.h"
 #include "ticker/tick_listener.h"
@@ -66,6 +67,8 @@ struct TickerOptions {
   bool queues_enabled = true;    // a queued item of the DAG blocks a live start
   // Longest single wait of the loop before it re-reads the clock.
   std::chrono::milliseconds max_wait = std::chrono::seconds(1);
+  // Optional: ticks handled, runs started, and refusals by the lease fence.
+  SchedulerCounters* counters = nullptr;
 };
 
 class Ticker final : public ActiveComponent {

@@ -47,6 +47,7 @@ class TickerTest : public ::testing::Test {
 
   std::unique_ptr<Ticker> MakeTicker(bool queues_enabled = true, RecordingTickListener* listener = nullptr) {
     TickerOptions opts;
+    opts.counters = &counters_;
     opts.data_dir = kDataDir;
     opts.instance_id = "host-a-1-1";
     opts.queues_enabled = queues_enabled;
@@ -72,6 +73,7 @@ class TickerTest : public ::testing::Test {
   FakeLease lease_;
   FakeRunCatalog runs_;
   FakeDispatcher dispatcher_;
+  SchedulerCounters counters_;
 };
 
 TEST_F(TickerTest, DueSlotStartsUnderItsScheduledIdAndIsRecorded) {
@@ -120,6 +122,22 @@ TEST_F(TickerTest, FencedTickDispatchesAndRecordsNothing) {
   bool found = true;
   ASSERT_TRUE(ledger_.Read(&r, &found).ok());
   EXPECT_FALSE(found);
+}
+
+TEST_F(TickerTest, CountsTicksDispatchesAndFencedRefusals) {
+  AddDag("etl", {"* * * * *"});
+  AddDag("halt", {}, {"* * * * *"});  // a stop schedule: not a run
+  auto ticker = MakeTicker();
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  ticker->RunTick(T("2026-03-12T14:01:00Z"), &lease_);
+  EXPECT_EQ(counters_.ticks.load(), 2u);
+  EXPECT_EQ(counters_.runs_dispatched.load(), 2u);
+  EXPECT_EQ(counters_.fenced_refusals.load(), 0u);
+  lease_.may = false;
+  ticker->RunTick(T("2026-03-12T14:02:00Z"), &lease_);
+  EXPECT_EQ(counters_.ticks.load(), 2u) << "a fenced tick is not a tick handled";
+  EXPECT_EQ(counters_.runs_dispatched.load(), 2u);
+  EXPECT_EQ(counters_.fenced_refusals.load(), 1u);
 }
 
 TEST_F(TickerTest, LeaseLostMidTickStopsDispatchAndLeavesPlannedSlotsUnstarted) {

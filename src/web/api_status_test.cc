@@ -146,19 +146,22 @@ TEST_F(StatusApiTest, MetricsCountInstancesAndQueuesAndPassPromtool) {
   WriteRun("hello", "wait-1", RunStatus::kQueued);
   QueueItem item;
   ASSERT_TRUE(queues_.Enqueue("hello", QueuePriority::kLow, "hello", "wait-1", &item).ok());
-  SchedulerFigures f;
-  f.instance_id = "A";
-  f.active = true;
-  f.lock_renewals = 12;
-  f.lock_renewal_failures = 1;
-  f.failovers = 1;
-  f.activations = 2;
-  f.ticks = 30;
-  f.runs_dispatched = 4;
-  f.slots_replayed = 3;
-  f.last_renewal_age_seconds = 0.5;
-  f.last_takeover_seconds = 31.5;
-  figures_ = f;
+  RoleSnapshot snap;
+  snap.instance_id = "A";
+  snap.state = RoleState::kActive;
+  snap.active = true;
+  snap.last_renewal_seen_age = std::chrono::milliseconds(500);
+  snap.takeover = std::chrono::milliseconds(31500);
+  scheduler_snapshot_ = snap;
+  SchedulerCounters& c = scheduler_counters_;
+  c.lock_renewals = 12;
+  c.lock_renewal_failures = 1;
+  c.failovers = 1;
+  c.activations = 2;
+  c.ticks = 30;
+  c.runs_dispatched = 4;
+  c.slots_replayed = 3;
+  c.renewal_latency.Observe(0.002);
   StartServer();
   auto r = Get("/metrics");
   ASSERT_TRUE(r);
@@ -183,7 +186,8 @@ TEST_F(StatusApiTest, MetricsCountInstancesAndQueuesAndPassPromtool) {
                            "dagu_scheduler_runs_dispatched_total 4\n",
                            "dagu_scheduler_slots_replayed_total 3\n",
                            "dagu_scheduler_last_renewal_age_seconds 0.5\n",
-                           "dagu_scheduler_last_takeover_seconds 31.5\n"}) {
+                           "dagu_scheduler_last_takeover_seconds 31.5\n",
+                           "dagu_scheduler_lock_renewal_duration_seconds_count 1\n"}) {
     EXPECT_NE(m.find(want), std::string::npos) << "missing " << want << "in\n" << m;
   }
   EXPECT_EQ(m.find("D-dead"), std::string::npos);

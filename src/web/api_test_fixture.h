@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
+#include "http/scheduler_metrics.h"
 #include "launcher/process_spawner.h"
 #include "store/proc_store.h"
 #include "store/queue_store.h"
@@ -110,14 +111,15 @@ class ApiTest : public ::testing::Test {
     PosixFileSystem()->MakeDirs(config_.paths.dags_dir);
   }
 
-  // Starts the server; tests adjust config_ and figures_ first.
+  // Starts the server; tests adjust config_, scheduler_snapshot_ and scheduler_counters_ first.
   void StartServer() {
     WebAppDeps deps;
     deps.spawner = &spawner_;
     deps.version = "1.2.3-test";
-    if (figures_) {
-      auto f = *figures_;
-      deps.scheduler = [f] { return std::optional<SchedulerFigures>(f); };
+    if (scheduler_snapshot_) {
+      deps.scheduler = [this](std::vector<metrics::MetricFamily>* out) {
+        CollectInstanceMetrics(*scheduler_snapshot_, &scheduler_counters_, out);
+      };
     }
     app_ = std::make_unique<WebApp>(config_, deps);
     Status s = app_->Start();
@@ -179,7 +181,8 @@ class ApiTest : public ::testing::Test {
   ProcStore procs_;
   ServiceRegistry registry_;
   RoleJournal journal_;
-  std::optional<SchedulerFigures> figures_;
+  std::optional<RoleSnapshot> scheduler_snapshot_;  // set: this process "runs" a scheduler
+  SchedulerCounters scheduler_counters_;
   std::unique_ptr<WebApp> app_;
   std::unique_ptr<httplib::Client> client_;
 };

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/time_format.h"
+#include "http/scheduler_metrics.h"
 
 namespace dagu::web {
 namespace {
@@ -13,31 +14,6 @@ using metrics::MetricType;
 
 MetricFamily Gauge(const char* name, const char* help) { return MetricFamily{name, help, MetricType::kGauge, {}}; }
 MetricFamily Counter(const char* name, const char* help) { return MetricFamily{name, help, MetricType::kCounter, {}}; }
-
-void CollectInstances(const ApiContext& ctx, std::vector<MetricFamily>* out) {
-  std::vector<ServiceEntry> entries;
-  WallTime now = ctx.clock->Now();
-  MetricFamily instances = Gauge("dagu_scheduler_instances", "Live scheduler instances by role, from the service registry.");
-  MetricFamily running = Gauge("dagu_scheduler_running", "1 when a live scheduler instance is active.");
-  MetricFamily ages = Gauge("dagu_scheduler_instance_last_renewal_age_seconds",
-                            "Per live instance: seconds from its last renewal made (active) or seen (standby) to "
-                            "its last registry report.");
-  int active = 0, standby = 0;
-  if (ctx.registry->List("scheduler", now, kServiceEntryStaleAfter, &entries).ok()) {
-    for (const ServiceEntry& e : entries) {
-      bool is_active = e.role.empty() ? e.status == kServiceStatusActive : e.role == "active";
-      (is_active ? active : standby)++;
-      if (e.last_renewal_seen_seconds) {
-        ages.Add({{"instance", e.id}, {"role", is_active ? "active" : "standby"}}, *e.last_renewal_seen_seconds);
-      }
-    }
-  }
-  instances.Add({{"status", "active"}}, active).Add({{"status", "standby"}}, standby);
-  running.Add(active > 0 ? 1 : 0);
-  out->push_back(std::move(instances));
-  out->push_back(std::move(running));
-  out->push_back(std::move(ages));
-}
 
 void CollectQueues(const ApiContext& ctx, std::vector<MetricFamily>* out) {
   MetricFamily dags = Gauge("dagu_dags", "DAG files in the DAG directory.");
@@ -82,50 +58,21 @@ void CollectRuns(const ApiContext& ctx, std::vector<MetricFamily>* out) {
   out->push_back(std::move(runs));
 }
 
-void CollectLocal(const SchedulerFigures& f, std::vector<MetricFamily>* out) {
-  MetricFamily role = Gauge("dagu_scheduler_role", "The role of this process's scheduler (1 for the current role).");
-  role.Add({{"role", "active"}}, f.active ? 1 : 0).Add({{"role", "standby"}}, f.active ? 0 : 1);
-  out->push_back(std::move(role));
-  auto counter = [out](const char* name, const char* help, std::optional<uint64_t> v) {
-    if (v) out->push_back(Counter(name, help).Add(static_cast<double>(*v)));
-  };
-  counter("dagu_scheduler_lock_renewals_total", "Successful lock renewals by this scheduler.", f.lock_renewals);
-  counter("dagu_scheduler_lock_renewal_failures_total", "Failed or timed-out lock renewals by this scheduler.",
-          f.lock_renewal_failures);
-  counter("dagu_scheduler_failovers_total", "Times this scheduler took over a stale lock.", f.failovers);
-  counter("dagu_scheduler_activations_total", "Times this scheduler became active.", f.activations);
-  counter("dagu_scheduler_ticks_total", "Minute ticks handled while active.", f.ticks);
-  counter("dagu_scheduler_runs_dispatched_total", "Runs started or enqueued by this scheduler.", f.runs_dispatched);
-  counter("dagu_scheduler_slots_replayed_total", "Missed slots replayed as catch-up runs.", f.slots_replayed);
-  if (f.last_renewal_age_seconds) {
-    out->push_back(Gauge("dagu_scheduler_last_renewal_age_seconds",
-                         "Seconds since this scheduler last renewed the lock (active) or saw it renewed (standby).")
-                       .Add(*f.last_renewal_age_seconds));
-  }
-  if (f.last_takeover_seconds) {
-    out->push_back(Gauge("dagu_scheduler_last_takeover_seconds",
-                         "How long this scheduler's last takeover took, from the last renewal it saw to active.")
-                       .Add(*f.last_takeover_seconds));
-  }
-}
-
 }  // namespace
 
-void AddServerMetrics(metrics::Registry* registry, const ApiContext* ctx, SchedulerFiguresSource local,
+void AddServerMetrics(metrics::Registry* registry, const ApiContext* ctx, SchedulerMetricsSource local,
                       std::string version, WallTime started) {
   registry->AddCollector([ctx, version, started](std::vector<MetricFamily>* out) {
     out->push_back(Gauge("dagu_info", "Build information.").Add({{"version", version}}, 1));
     double uptime = std::chrono::duration<double>(ctx->clock->Now() - started).count();
     out->push_back(Gauge("dagu_uptime_seconds", "Seconds since the server started.").Add(uptime));
-    CollectInstances(*ctx, out);
+    std::vector<ServiceEntry> live;  // a registry that cannot be read gives zero instances
+    if (!ctx->registry->List("scheduler", ctx->clock->Now(), kServiceEntryStaleAfter, &live).ok()) live.clear();
+    CollectInstancesMetrics(live, out);
     CollectQueues(*ctx, out);
     CollectRuns(*ctx, out);
   });
-  if (local) {
-    registry->AddCollector([local](std::vector<MetricFamily>* out) {
-      if (auto figures = local()) CollectLocal(*figures, out);
-    });
-  }
+  if (local) registry->AddCollector(std::move(local));
 }
 
 void AddHttpMetrics(metrics::Registry* registry, std::function<http::Counters()> counters) {

@@ -12,15 +12,9 @@
 //   dagu_queue_running{queue}                           live runs in the queue's proc group
 //   dagu_dag_runs_today{status}                         runs created since 00:00 UTC, by latest status
 //
-// and, when this process runs a scheduler (start-all), its own figures:
-//
-//   dagu_scheduler_role{role="active"|"standby"}        1 for the current role
-//   dagu_scheduler_lock_renewals_total / dagu_scheduler_lock_renewal_failures_total
-//   dagu_scheduler_failovers_total                      times this instance took over a stale lock
-//   dagu_scheduler_activations_total                    times this instance became active
-//   dagu_scheduler_last_renewal_age_seconds             since the last renewal it made or saw
-//   dagu_scheduler_last_takeover_seconds                how long its last takeover took
-//   dagu_scheduler_ticks_total / dagu_scheduler_runs_dispatched_total / dagu_scheduler_slots_replayed_total
+// and, when this process runs a scheduler (start-all), that instance's own
+// families (dagu_scheduler_role, _lock_renewals_total, ...; the list is in
+// src/http/scheduler_metrics.h, the one place that writes them),
 //
 // and the web port's serving loop (http::Counters):
 //
@@ -34,10 +28,9 @@
 // Every name passes `promtool check metrics`.
 #pragma once
 
-#include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/clock.h"
 #include "http/http_server.h"
@@ -46,28 +39,12 @@
 
 namespace dagu::web {
 
-// The scheduler's own figures, as the scheduler service of this process
-// reports them (the CLI adapts the scheduler's API to this). A figure the
-// scheduler does not report is nullopt and its metric is left out.
-struct SchedulerFigures {
-  std::string instance_id;
-  bool active = false;
-  std::optional<uint64_t> lock_renewals;
-  std::optional<uint64_t> lock_renewal_failures;
-  std::optional<uint64_t> failovers;
-  std::optional<uint64_t> activations;
-  std::optional<uint64_t> ticks;
-  std::optional<uint64_t> runs_dispatched;
-  std::optional<uint64_t> slots_replayed;
-  std::optional<double> last_renewal_age_seconds;
-  std::optional<double> last_takeover_seconds;
-};
-
-// Returns nullopt when no scheduler runs in this process.
-using SchedulerFiguresSource = std::function<std::optional<SchedulerFigures>()>;
+// Appends the families of the scheduler running in this process
+// (CollectInstanceMetrics); empty in `dagu server`.
+using SchedulerMetricsSource = std::function<void(std::vector<metrics::MetricFamily>*)>;
 
 // Adds the collectors. `ctx` must outlive the registry; `local` may be empty.
-void AddServerMetrics(metrics::Registry* registry, const ApiContext* ctx, SchedulerFiguresSource local,
+void AddServerMetrics(metrics::Registry* registry, const ApiContext* ctx, SchedulerMetricsSource local,
                       std::string version, WallTime started);
 // Adds the serving loop's counters; `counters` is called at scrape time.
 void AddHttpMetrics(metrics::Registry* registry, std::function<http::Counters()> counters);

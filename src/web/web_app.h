@@ -25,7 +25,7 @@ struct WebAppDeps {
   Clock* clock = nullptr;              // null: Clock::Real()
   FileSystem* fs = nullptr;            // null: PosixFileSystem()
   ProcessSpawner* spawner = nullptr;   // null: PosixProcessSpawner()
-  SchedulerFiguresSource scheduler;    // empty in `dagu server`
+  SchedulerMetricsSource scheduler;    // empty in `dagu server`
   std::string version;                 // "" = this build's version
 };
 
