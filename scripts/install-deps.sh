@@ -20,6 +20,8 @@ PACKAGES=(
   python3 curl ca-certificates nodejs npm prometheus chromium
   # tests: the executors' real counterparts (SMTP server, OpenSSH server, keys and certificates)
   python3-aiosmtpd openssh-server openssh-client openssl
+  # tests: fuzzing (libFuzzer), the fault file system (FUSE), clock skew, namespaces
+  clang libfuse3-dev fuse3 faketime libfaketime iproute2 util-linux
   # tests: the completion scripts of `dagu completion fish|zsh` in their shells
   fish zsh
   # tests: systemd-analyze verify of deploy/systemd/*.service; dpkg-shlibdeps for `cpack -G DEB`

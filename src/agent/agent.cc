@@ -13,6 +13,7 @@
 #include "store/run_layout.h"
 #include "store/run_operations.h"
 #include "store/status_json.h"
+#include "core/json_text.h"
 #include "store/sub_runs.h"
 
 namespace dagu {
@@ -297,7 +298,7 @@ void Agent::WriteOutputs(const RunRecord& record) {
   meta["attemptId"] = record.attempt_id;
   meta["status"] = RunStatusLabel(record.status);
   meta["completedAt"] = record.finished_at;
-  if (!record.params_list.empty()) meta["params"] = Json(record.params_list).dump();
+  if (!record.params_list.empty()) meta["params"] = JsonText(Json(record.params_list));
   Status s = runs_.WriteOutputs(attempt_, Json{{"metadata", meta}, {"outputs", outputs}});
   if (!s.ok()) log_.Error("Failed to write outputs", {{"err", s.ToString()}});
 }

@@ -1,3 +1,4 @@
+#include "core/json_text.h"
 #include "agent/step_env.h"
 
 #include <memory>
@@ -73,7 +74,7 @@ void StepEnv::BuildRunVars(const std::vector<std::pair<std::string, std::string>
     params_vars_.Set(k, value);
     params_json[k] = value;
   }
-  if (!params_.empty()) run_vars_.Set("DAGU_PARAMS_JSON", params_json.dump());  // unset without params, as 1.30.2
+  if (!params_.empty()) run_vars_.Set("DAGU_PARAMS_JSON", JsonText(params_json));  // unset without params, as 1.30.2
 }
 
 VarList StepEnv::ForStep(const Step& step, const VarList& outputs, const Logs* logs, const std::string& run_status,

@@ -9,6 +9,7 @@
 #include "cli/help.h"
 #include "core/duration.h"
 #include "core/exit_codes.h"
+#include "core/json_text.h"
 
 namespace dagu::cli {
 namespace {
@@ -92,7 +93,7 @@ void AddConfigCommand(CLI::App& app, int* exit_code) {
     Config config;
     *exit_code = LoadConfigForCommand(flags, {}, &config);
     if (*exit_code != kExitOk) return;
-    std::cout << ConfigJson(config).dump(2) << "\n";
+    std::cout << JsonText(ConfigJson(config), 2) << "\n";
     if (!config.auth.error.empty()) {
       std::cerr << "dagu: `dagu server` and `dagu start-all` would refuse to start (exit 78): " << config.auth.error
                 << "\n";

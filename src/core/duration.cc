@@ -1,25 +1,67 @@
 #include "core/duration.h"
 
-#include <cmath>
 #include <cstdint>
 
 namespace dagu {
 namespace {
 
-bool UnitNanos(std::string_view unit, double* nanos) {
+constexpr uint64_t kMaxMagnitude = uint64_t{1} << 63;  // |INT64_MIN|
+
+bool UnitNanos(std::string_view unit, uint64_t* nanos) {
   if (unit == "ns") *nanos = 1;
-  else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") *nanos = 1e3;
-  else if (unit == "ms") *nanos = 1e6;
-  else if (unit == "s") *nanos = 1e9;
-  else if (unit == "m") *nanos = 60e9;
-  else if (unit == "h") *nanos = 3600e9;
-  else if (unit == "d") *nanos = 86400e9;
+  else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") *nanos = 1000;
+  else if (unit == "ms") *nanos = 1000000;
+  else if (unit == "s") *nanos = 1000000000;
+  else if (unit == "m") *nanos = 60000000000;
+  else if (unit == "h") *nanos = 3600000000000;
+  else if (unit == "d") *nanos = 86400000000000;
   else return false;
   return true;
 }
 
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Go's leadingInt: the leading digits of *s as an integer; false on overflow.
+bool LeadingInt(std::string_view* s, uint64_t* x) {
+  size_t i = 0;
+  *x = 0;
+  for (; i < s->size() && IsDigit((*s)[i]); ++i) {
+    if (*x > kMaxMagnitude / 10) return false;
+    *x = *x * 10 + static_cast<uint64_t>((*s)[i] - '0');
+    if (*x > kMaxMagnitude) return false;
+  }
+  s->remove_prefix(i);
+  return true;
+}
+
+// Go's leadingFraction: digits after the point as x / scale; digits past
+// what fits are ignored.
+void LeadingFraction(std::string_view* s, uint64_t* x, double* scale) {
+  size_t i = 0;
+  bool overflow = false;
+  *x = 0;
+  *scale = 1;
+  for (; i < s->size() && IsDigit((*s)[i]); ++i) {
+    if (overflow) continue;
+    if (*x > (kMaxMagnitude - 1) / 10) {
+      overflow = true;
+      continue;
+    }
+    uint64_t y = *x * 10 + static_cast<uint64_t>((*s)[i] - '0');
+    if (y > kMaxMagnitude) {
+      overflow = true;
+      continue;
+    }
+    *x = y;
+    *scale *= 10;
+  }
+  s->remove_prefix(i);
+}
+
 }  // namespace
 
+// Go's time.ParseDuration, step for step (integers, the fraction through a
+// double as Go does), plus the "d" unit.
 Status ParseDuration(std::string_view text, std::chrono::nanoseconds* out) {
   auto bad = [&](const char* why) {
     return Status::InvalidArgument("invalid duration \"" + std::string(text) + "\": " + why);
@@ -36,29 +78,44 @@ Status ParseDuration(std::string_view text, std::chrono::nanoseconds* out) {
     return Status::OK();
   }
   if (s.empty()) return bad("no number");
-  long double total = 0;
+  uint64_t total = 0;
   while (!s.empty()) {
-    size_t i = 0;
-    bool digits = false;
-    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) {
-      digits = digits || s[i] != '.';
-      ++i;
+    if (!IsDigit(s.front()) && s.front() != '.') return bad("expected a number");
+    const size_t before = s.size();
+    uint64_t v = 0;
+    if (!LeadingInt(&s, &v)) return bad("out of range");
+    const bool pre = before != s.size();
+    uint64_t f = 0;
+    double scale = 1;
+    bool post = false;
+    if (!s.empty() && s.front() == '.') {
+      s.remove_prefix(1);
+      const size_t at = s.size();
+      LeadingFraction(&s, &f, &scale);
+      post = at != s.size();
     }
-    if (!digits) return bad("expected a number");
-    std::string number(s.substr(0, i));
-    if (number.find('.') != number.rfind('.')) return bad("malformed number");
-    s.remove_prefix(i);
+    if (!pre && !post) return bad("expected a number");
     size_t j = 0;
-    while (j < s.size() && !std::isdigit(static_cast<unsigned char>(s[j])) && s[j] != '.') ++j;
+    while (j < s.size() && !IsDigit(s[j]) && s[j] != '.') ++j;
     if (j == 0) return bad("missing unit (use ns, us, ms, s, m, h or d)");
-    double unit_nanos = 0;
-    if (!UnitNanos(s.substr(0, j), &unit_nanos)) return bad("unknown unit");
+    uint64_t unit = 0;
+    if (!UnitNanos(s.substr(0, j), &unit)) return bad("unknown unit");
     s.remove_prefix(j);
-    total += std::stold(number) * unit_nanos;
+    if (v > kMaxMagnitude / unit) return bad("out of range");
+    v *= unit;
+    if (f > 0) {
+      v += static_cast<uint64_t>(static_cast<double>(f) * (static_cast<double>(unit) / scale));
+      if (v > kMaxMagnitude) return bad("out of range");
+    }
+    total += v;
+    if (total > kMaxMagnitude) return bad("out of range");
   }
-  if (total > static_cast<long double>(INT64_MAX)) return bad("out of range");
-  int64_t ns = static_cast<int64_t>(std::llround(static_cast<double>(total)));
-  *out = std::chrono::nanoseconds(negative ? -ns : ns);
+  if (negative) {
+    *out = std::chrono::nanoseconds(total == kMaxMagnitude ? INT64_MIN : -static_cast<int64_t>(total));
+    return Status::OK();
+  }
+  if (total > kMaxMagnitude - 1) return bad("out of range");
+  *out = std::chrono::nanoseconds(static_cast<int64_t>(total));
   return Status::OK();
 }
 

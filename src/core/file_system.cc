@@ -77,6 +77,19 @@ const char* FileTypeName(mode_t mode) {
   return "not a regular file";
 }
 
+// Reads an opened file that must be a regular file. The file was opened with
+// O_NONBLOCK: a FIFO, a directory or a device put where a file should be is
+// Corruption at once, naming the path and what it is, instead of blocking the
+// reader for ever (or failing like a storage error).
+Status ReadOpenFile(int fd, const std::string& path, std::string* contents) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Status::FromErrno(errno, "stat " + path);
+  if (!S_ISREG(st.st_mode)) {
+    return Status::Corruption("read " + path + ": " + FileTypeName(st.st_mode) + ", not a regular file; not read");
+  }
+  return ReadAll(fd, path, UINT64_MAX, contents);
+}
+
 bool Inside(const std::string& path, const std::string& dir) {
   if (dir == "/") return true;
   return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
@@ -105,9 +118,9 @@ class PosixDirectory final : public DirectoryHandle {
 
   Status ReadFile(const std::string& name, std::string* contents) override {
     const std::string where = JoinPath(path_, name);
-    int fd = ::openat(fd_, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = ::openat(fd_, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return Status::FromErrno(errno, "open " + where);
-    Status s = ReadAll(fd, where, UINT64_MAX, contents);
+    Status s = ReadOpenFile(fd, where, contents);
     ::close(fd);
     return s;
   }
@@ -155,9 +168,9 @@ class PosixFs final : public FileSystem {
   }
 
   Status ReadFile(const std::string& path, std::string* contents) override {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return Status::FromErrno(errno, "open " + path);
-    Status s = ReadAll(fd, path, UINT64_MAX, contents);
+    Status s = ReadOpenFile(fd, path, contents);
     ::close(fd);
     return s;
   }

@@ -63,8 +63,16 @@ bool Digits(std::string_view s, size_t pos, size_t count, int* out) {
 }
 
 // Builds a UTC time from calendar fields; false when a field is out of range.
+// False for a date that does not exist (Go's time.Parse rejects "day out of
+// range" and second 60 too) or lies outside what WallTime's nanoseconds hold
+// (years 1678 to 2261 in full): timegm's seconds would overflow them.
 bool MakeUtc(int year, int mon, int day, int hour, int min, int sec, WallTime* out) {
-  if (mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 60) return false;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (year < 1678 || year > 2261 || mon < 1 || mon > 12 || day < 1 || hour > 23 || min > 59 || sec > 59) {
+    return false;
+  }
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (day > kDays[mon - 1] + (mon == 2 && leap ? 1 : 0)) return false;
   struct tm tm {};
   tm.tm_year = year - 1900;
   tm.tm_mon = mon - 1;

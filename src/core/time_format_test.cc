@@ -116,6 +116,27 @@ TEST(TimeFormatTest, RoundTripsCompact) {
   EXPECT_FALSE(ParseCompactFractionUTC("20261202_162440_41x", &t).ok());
 }
 
+// Found by tests/fuzz (queue_item): a queue item named with year 0024 was
+// listed with a time in 1777 (the seconds overflowed WallTime's
+// nanoseconds), and impossible dates were moved to the next month.
+TEST(TimeFormatTest, CompactAndRfc3339RefuseDatesThatDoNotExistOrDoNotFit) {
+  WallTime t;
+  bool set = false;
+  for (const char* bad : {"00240101_000000", "16770101_000000", "22620101_000000", "20230229_000000",
+                          "20240431_000000", "20240101_000060"}) {
+    EXPECT_FALSE(ParseCompactUTC(bad, &t).ok()) << bad;
+  }
+  EXPECT_FALSE(ParseCompactFractionUTC("00240101_000000_000000001", &t).ok());
+  EXPECT_FALSE(ParseRFC3339("0001-01-01T00:00:00Z", &t, &set).ok());
+  EXPECT_FALSE(ParseRFC3339("2023-02-29T00:00:00Z", &t, &set).ok());
+  EXPECT_TRUE(ParseCompactUTC("20240229_235959", &t).ok());
+  EXPECT_EQ(FormatCompactUTC(t), "20240229_235959");
+  EXPECT_TRUE(ParseCompactUTC("16780101_000000", &t).ok());
+  EXPECT_EQ(FormatCompactUTC(t), "16780101_000000");
+  EXPECT_TRUE(ParseCompactUTC("22611231_235959", &t).ok());
+  EXPECT_EQ(FormatCompactUTC(t), "22611231_235959");
+}
+
 TEST(TimeFormatTest, UnixConversions) {
   EXPECT_EQ(UnixMillis(Sample()), 1796228680413);
   EXPECT_EQ(UnixSeconds(Sample()), 1796228680);

@@ -9,6 +9,7 @@
 
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
+#include "core/json_text.h"
 
 namespace dagu {
 
@@ -93,10 +94,10 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step) {
   std::string type;
   const Field* at = type_field != nullptr ? type_field : legacy;
   const Field* config_at = config;
+  Fields inner;  // executor: {type, config}; config_at may point into it
   if (type_field != nullptr) {
     ReadType(ctx, *type_field, &type);
   } else if (legacy != nullptr && legacy->value.IsMap()) {
-    Fields inner;
     ctx.Map(*legacy, ExecutorKeys(), &inner);
     if (const Field* t = inner.Get("type")) ReadType(ctx, *t, &type);
     if (const Field* c = inner.Get("config")) {
@@ -118,7 +119,7 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step) {
   CheckType(ctx, *at, type);
   if (IsShellExecutorType(type)) return;
   step->executor_type = type;
-  if (has_config) step->executor_config_json = ToJson(config_at->value).dump();
+  if (has_config) step->executor_config_json = JsonText(ToJson(config_at->value));
 }
 
 }  // namespace dag_internal

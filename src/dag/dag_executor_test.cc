@@ -28,6 +28,18 @@ TEST(DagExecutorTest, TypeAndConfigFillTheStep) {
   EXPECT_EQ(s.script, "{\"a\": 1}");
 }
 
+// Found by tests/fuzz (dag_yaml): a byte that is not UTF-8 in an executor's
+// config threw from the JSON encoder, and one such DAG file ended every
+// scheduler that loaded it (exit 70). Dagu 1.30.2 loads it; JSON gets U+FFFD
+// for the byte, as Go's encoder writes it.
+TEST(DagExecutorTest, ConfigWithBytesThatAreNotUtf8Loads) {
+  Loaded l = LoadYaml("steps:\n  - command: GET http://x\n    executor:\n      type: http\n      config:\n"
+                      "        timeout\x8e: \"v\xff\"\n");
+  EXPECT_LOADS(l);
+  nlohmann::json config = nlohmann::json::parse(l.dag.steps[0].executor_config_json);
+  EXPECT_EQ(config, nlohmann::json::parse("{\"timeout\\ufffd\": \"v\\ufffd\"}"));
+}
+
 TEST(DagExecutorTest, LegacyExecutorStringAndMapping) {
   Loaded a = LoadYaml("steps:\n  - command: GET http://x\n    executor: http\n");
   EXPECT_LOADS(a);

@@ -627,3 +627,24 @@ TEST(DagLoaderTest, MaxActiveRunsMinusOneIsAllowed) {
 
 }  // namespace
 }  // namespace dagu
+
+namespace dagu {
+namespace {
+
+// Found by fuzzing (dag_yaml): with a ',' where a document's node should be,
+// yaml-cpp 0.7's LoadAll never ended and allocated until the process died
+// (`dagu validate` of a 44-byte file, or a scheduler loading it).
+TEST(DagLoaderTest, ACommaWhereADocumentShouldBeIsASyntaxErrorNotAHang) {
+  for (const char* text : {",ytype: graph\npe: graph\nschedulesched:\n  stu", ",a", "\"x\"\n,a",
+                           "steps:\n  - command: echo hi\n---\n,a"}) {
+    SCOPED_TRACE(text);
+    testing::Loaded l = testing::LoadYaml(text, {}, "/srv/dags/comma.yaml");
+    ASSERT_FALSE(l.Errors().empty());
+    EXPECT_NE(l.Errors()[0].message.find("YAML syntax error"), std::string::npos) << l.Errors()[0].message;
+    EXPECT_EQ(l.Errors()[0].file, "/srv/dags/comma.yaml");
+  }
+  EXPECT_TRUE(testing::LoadYaml("steps:\n  - command: echo a,b\n", {}, "/srv/dags/ok.yaml").Errors().empty());
+}
+
+}  // namespace
+}  // namespace dagu

@@ -1,3 +1,4 @@
+#include "core/json_text.h"
 #include "executors/subdag_plan.h"
 
 #include <nlohmann/json.hpp>
@@ -22,7 +23,7 @@ using nlohmann::json;
 std::string ItemText(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "null";
-  return v.dump();
+  return JsonText(v);
 }
 
 std::vector<std::string> SplitOn(const std::string& s, char sep) {
@@ -288,7 +289,7 @@ Status PlanChildRuns(const StepInvocation& inv, std::vector<ChildRunPlan>* out) 
       }
       json obj = json::object();  // keys sorted, as Go marshals a map
       for (const auto& [k, v] : item.params) obj[k] = expand(v);
-      items.push_back(obj.dump());
+      items.push_back(JsonText(obj));
     }
   }
   if (items.empty()) return Status::InvalidArgument("parallel execution requires at least one item");

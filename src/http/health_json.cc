@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/time_format.h"
+#include "core/json_text.h"
 
 namespace dagu {
 namespace {
@@ -40,7 +41,7 @@ std::string HealthJson(const RoleSnapshot& s, const std::string& version) {
   j["takeover_seconds"] = SecondsOrNull(s.takeover);
   j["last_error"] = s.last_error;
   j["version"] = version;
-  return j.dump() + "\n";
+  return JsonText(j) + "\n";
 }
 
 int HealthStatusCode(const RoleSnapshot& s, const std::string& want) {

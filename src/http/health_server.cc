@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "http/health_json.h"
+#include "core/json_text.h"
 #include "metrics/exposition.h"
 
 namespace dagu {
@@ -41,7 +42,7 @@ std::string HealthJsonWithoutDetails(const std::string& full_json) {
       if (full.contains(key)) out[key] = full[key];
     }
   }
-  return out.dump() + "\n";
+  return JsonText(out) + "\n";
 }
 
 HealthServer::HealthServer(HealthServerOptions options, SnapshotFn snapshot, std::string version)
@@ -100,7 +101,7 @@ Status HealthServer::Start() {
   h.handle = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };
   h.error = [](int status, const std::string& message, httplib::Response& res) {
     res.status = status;
-    res.set_content(nlohmann::json{{"error", message}}.dump() + "\n", "application/json");
+    res.set_content(JsonText(nlohmann::json{{"error", message}}) + "\n", "application/json");
   };
   auto server = std::make_unique<http::Server>(o, h);
   Status s = server->Start();

@@ -1,4 +1,5 @@
 #include "http/http_server.h"
+#include "core/json_text.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -49,7 +50,7 @@ void DefaultError(int status, const std::string& message, httplib::Response& res
                                      : "bad_request";
   nlohmann::json body = {{"code", code}, {"message", message}};
   res.status = status;
-  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
+  res.set_content(JsonText(body), "application/json");
 }
 
 // A fixed set of threads running queued jobs. At most threads + max_queued

@@ -148,6 +148,14 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
     spdlog::error("queue {}: {}", queue, s.ToString());
     return;
   }
+  {
+    // Forget what was reported about items of this queue that are gone.
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (auto it = reported_.begin(); it != reported_.end();) {
+      bool listed = std::any_of(items.begin(), items.end(), [&](const QueueItem& i) { return i.path == it->first; });
+      it = it->second.queue == queue && !listed ? reported_.erase(it) : std::next(it);
+    }
+  }
   if (items.empty()) return;
   int alive = 0;
   s = procs_->CountAlive(queue, &alive);
@@ -218,9 +226,25 @@ QueueConsumer::Verdict QueueConsumer::Admissible(const QueueItem& item, const Le
     Discard(item, why);
     return Verdict::kDiscarded;
   };
-  if (item.dag_name.empty()) return discard("its content cannot be read");
+  if (!item.content.ok()) {
+    // Kept, as Dagu 1.30.2 keeps it: garbage may be an item being written by
+    // a client that crashed, and an I/O error may pass; deleting either
+    // would lose a run.
+    std::string why = item.content.ToString();
+    if (FirstReport(item, why)) spdlog::error("{}: kept, not started: its content cannot be read: {}", Describe(item), why);
+    return Verdict::kLater;
+  }
   RunRecord rec;
   Status s = runs_->ReadLatest(item.dag_name, item.run_id, nullptr, nullptr, &rec);
+  if (s.IsNotFound() && clock_->Now() < item.queued_at + kUnseenRecordGrace) {
+    // The item is young: its record may be on disk but not visible here yet
+    // (an NFS client caches "no such directory" for up to acdirmax, 60 s by
+    // default, after another host made it). Found by tests/chaos: a run
+    // queued on one host was discarded, and lost, by the active on another.
+    std::string why = "its run record is not visible yet (" + s.ToString() + ")";
+    if (FirstReport(item, why)) spdlog::warn("{}: {}; left for later", Describe(item), why);
+    return Verdict::kLater;
+  }
   if (s.IsNotFound() || s.IsCorruption()) {
     return discard("its run record is missing or corrupt (" + s.ToString() + ")");
   }
@@ -259,6 +283,14 @@ QueueConsumer::Verdict QueueConsumer::Admissible(const QueueItem& item, const Le
     }
   }
   return Verdict::kDispatch;
+}
+
+bool QueueConsumer::FirstReport(const QueueItem& item, const std::string& why) {
+  std::lock_guard<std::mutex> l(state_mu_);
+  auto [it, inserted] = reported_.try_emplace(item.path, Reported{item.queue, why});
+  bool first = inserted || it->second.why != why;
+  it->second.why = why;
+  return first;
 }
 
 void QueueConsumer::Discard(const QueueItem& item, const std::string& why) {

@@ -60,6 +60,12 @@
 
 namespace dagu {
 
+// How long after it was queued an item whose run record cannot be found is
+// left for later rather than discarded: on a shared file system the record
+// another host wrote may not be visible here yet (NFS caches a missing
+// directory for up to acdirmax, 60 s by default).
+inline constexpr std::chrono::seconds kUnseenRecordGrace{120};
+
 struct QueueConsumerOptions {
   bool enabled = true;                   // queues.enabled
   std::vector<QueueConfig> global_queues;  // queues.config
@@ -105,6 +111,8 @@ class QueueConsumer final : public ActiveComponent {
   Verdict Admissible(const QueueItem& item, const Lease* lease);
   bool BreakStaleClaim(const QueueItem& item, const Lease* lease);
   void Discard(const QueueItem& item, const std::string& why);
+  // True the first time `why` is reported for `item` (then log it).
+  bool FirstReport(const QueueItem& item, const std::string& why);
   Status FinishQueued(const QueueItem& item, RunStatus status, const std::string& error);
   bool IsInFlight(const QueueItem& item) const;
 
@@ -117,10 +125,17 @@ class QueueConsumer final : public ActiveComponent {
   QueuedRunStarter* starter_;
   QueueConsumerOptions options_;
 
-  mutable std::mutex state_mu_;  // guards started_ and claims_ (passes are serialised by pass_mu_)
+  mutable std::mutex state_mu_;  // guards started_, claims_ and reported_ (passes are serialised by pass_mu_)
   std::mutex pass_mu_;
   std::vector<Started> started_;
   std::map<std::string, SeenClaim> claims_;  // by claim path
+  // Why an item was left for later, as last logged (logged once per item
+  // and reason, not every pass).
+  struct Reported {
+    std::string queue;
+    std::string why;
+  };
+  std::map<std::string, Reported> reported_;  // by item path
 
   PeriodicWorker worker_;
 };

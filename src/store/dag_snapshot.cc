@@ -7,6 +7,7 @@
 #include "store/dag_snapshot_notify.h"
 #include "store/call_snapshot.h"
 #include "store/json_fields.h"
+#include "core/json_text.h"
 
 namespace dagu {
 namespace {
@@ -317,14 +318,14 @@ Json DagToSnapshot(const Dag& dag, const SnapshotOptions& options) {
   std::string defaults;
   for (const auto& [k, v] : dag.params) {
     if (!defaults.empty()) defaults += " ";
-    defaults += k + "=" + Json(v).dump();
+    defaults += k + "=" + JsonText(Json(v));
   }
   PutIfSet(j, "defaultParams", defaults);
   if (!options.params.empty()) {
     j["params"] = ParamsToList(options.params);
     Json obj = Json::object();
     for (const auto& [k, v] : options.params) obj[k] = v;
-    j["paramsJSON"] = obj.dump();
+    j["paramsJSON"] = JsonText(obj);
   }
   Json steps = Json::array();
   for (const auto& s : dag.steps) steps.push_back(StepToSnapshot(s));

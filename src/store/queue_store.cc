@@ -7,6 +7,7 @@
 #include "core/time_format.h"
 #include "store/json_fields.h"
 #include "store/run_status.h"
+#include "core/json_text.h"
 
 namespace dagu {
 namespace {
@@ -68,7 +69,7 @@ Status QueueStore::Enqueue(const std::string& queue, QueuePriority priority, con
   content["queuedAt"] = FormatRFC3339NanoUTC(now);
   // Dagu writes "queue_*" temp files; WriteFileAtomic writes "<path>.tmp.*",
   // which Dagu's item glob never matches either.
-  DAGU_RETURN_IF_ERROR(fs_->WriteFileAtomic(item.path, content.dump(), 0600));
+  DAGU_RETURN_IF_ERROR(fs_->WriteFileAtomic(item.path, JsonText(content), 0600));
   // Current Dagu keeps a read index per queue that does not pick up items
   // of other writers; deleting it makes Dagu rebuild it.
   fs_->RemoveFile(JoinPath(dir, ".queue-index.json")).IgnoreError();  // usually absent
@@ -90,11 +91,15 @@ Status QueueStore::List(const std::string& queue, std::vector<QueueItem>* out) {
     item.file_name = n;
     item.path = JoinPath(dir, n);
     std::string contents;
-    if (fs_->ReadFile(item.path, &contents).ok()) {
+    item.content = fs_->ReadFile(item.path, &contents);
+    if (item.content.ok()) {
       Json j = Json::parse(contents, nullptr, false);
       if (j.is_object() && j.contains("dagRun") && j["dagRun"].is_object()) {
         JsonFields f(j["dagRun"], "dagRun");
         f.Str("name", &item.dag_name);
+      }
+      if (item.dag_name.empty()) {
+        item.content = Status::Corruption(item.path + ": not a queue item (no dagRun.name in JSON)");
       }
     }
     out->push_back(std::move(item));

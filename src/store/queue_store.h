@@ -52,6 +52,10 @@ struct QueueItem {
   std::string run_id;     // from the file name
   std::string file_name;  // item_..._<runId>.json
   std::string path;       // absolute
+  // OK when the content was read and names its DAG; else why not: the
+  // storage error (an I/O error may pass), or Corruption (garbage, or not a
+  // regular file). An item that cannot be read is never deleted for it.
+  Status content;
 };
 
 struct QueueClaim {

@@ -6,6 +6,7 @@
 #include "dag/dag_names.h"
 #include "store/run_layout.h"
 #include "store/status_json.h"
+#include "core/json_text.h"
 
 namespace dagu {
 namespace {
@@ -258,7 +259,7 @@ Status RunStore::CreateAttempt(const RunDir& run, const Json* dag_json, AttemptD
   a.path = JoinPath(run.path, AttemptDirName(now, a.attempt_id));
   DAGU_RETURN_IF_ERROR(fs_->MakeDir(a.path, 0750).WithContext("cannot create attempt"));
   if (dag_json != nullptr) {
-    Status s = fs_->WriteFileAtomic(a.DagJsonPath(), dag_json->dump(), 0600);
+    Status s = fs_->WriteFileAtomic(a.DagJsonPath(), JsonText(*dag_json), 0600);
     if (!s.ok()) {
       fs_->RemoveAll(a.path).LogIfError("removing the unfinished attempt " + a.path);
       return s.WithContext("cannot write dag.json");
@@ -411,7 +412,7 @@ bool RunStore::CancelRequested(const AttemptDir& attempt) {
 Status RunStore::WriteOutputs(const AttemptDir& attempt, const Json& outputs) {
   // As Go's json.MarshalIndent writes it: <, > and & escaped, no final newline.
   std::string text;
-  for (char c : outputs.dump(2)) {
+  for (char c : JsonText(outputs, 2)) {
     if (c == '<') text += "\\u003c";
     else if (c == '>') text += "\\u003e";
     else if (c == '&') text += "\\u0026";

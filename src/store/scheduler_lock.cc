@@ -116,14 +116,25 @@ Status SchedulerLockStore::Look(LockSnapshot* out) {
     return Status::OK();
   }
   DAGU_RETURN_IF_ERROR(st);
-  if (!info.is_dir) return Status::Corruption(lock_path_ + " exists but is not a directory");
   s.exists = true;
   s.device = info.device;
   s.inode = info.inode;
   s.mtime = info.mtime;
+  // A lock that is not a directory, or an owner record that is not a file (a
+  // FIFO, a directory): a lock with an unreadable owner record, judged stale
+  // after T and taken over like any other, never a storage error.
+  if (!info.is_dir) {
+    s.owner_present = true;
+    s.owner_bytes = "<" + lock_path_ + " is not a directory>";
+    *out = std::move(s);
+    return Status::OK();
+  }
   st = fs_->ReadFile(owner_path_, &s.owner_bytes);
   if (st.IsNotFound()) {
     s.owner_bytes.clear();
+  } else if (st.IsCorruption()) {
+    s.owner_present = true;
+    s.owner_bytes = "<" + st.ToString() + ">";
   } else {
     DAGU_RETURN_IF_ERROR(st);
     s.owner_present = true;

@@ -173,10 +173,35 @@ TEST_F(SchedulerLockStoreTest, StorageErrorsAreReturned) {
   EXPECT_EQ(store_.WriteOwner(SampleOwner(), WallTime{}).code(), Status::Code::kNoSpace);
 }
 
-TEST_F(SchedulerLockStoreTest, ALockPathThatIsAFileIsCorruption) {
+// A file where the lock directory should be, or a FIFO or a directory where
+// the owner record should be (found by tests/chaos, corrupt files): a lock
+// with an unreadable owner record, judged stale after T and taken over like
+// Dagu 1.30.2 takes over such a stale lock. Before, the first attempt ended
+// startup with 78 and a standby never took it over.
+TEST_F(SchedulerLockStoreTest, ALockPathThatIsAFileIsALockWithAnUnreadableOwner) {
   dir_.WriteFile("data/scheduler/locks/.dagu_lock", "x");
   LockSnapshot s;
-  EXPECT_TRUE(store_.Look(&s).IsCorruption());
+  ASSERT_TRUE(store_.Look(&s).ok());
+  EXPECT_TRUE(s.exists);
+  EXPECT_FALSE(s.owner.has_value());
+  EXPECT_EQ(s.HolderLabel(), "unknown (unreadable owner record)");
+  LockSnapshot again;
+  ASSERT_TRUE(store_.Look(&again).ok());
+  EXPECT_TRUE(s.SameState(again));
+}
+
+TEST_F(SchedulerLockStoreTest, AnOwnerRecordThatIsNotAFileIsUnreadableNotAnError) {
+  ASSERT_TRUE(store_.EnsureLocksDir().ok());
+  ASSERT_TRUE(store_.MakeLockDir().ok());
+  std::string owner = dir_.Sub("data/scheduler/locks/.dagu_lock/owner");
+  ASSERT_EQ(::mkfifo(owner.c_str(), 0600), 0);
+  LockSnapshot s;
+  ASSERT_TRUE(store_.Look(&s).ok());  // at once: a FIFO is never opened for a blocking read
+  EXPECT_EQ(s.HolderLabel(), "unknown (unreadable owner record)");
+  ASSERT_EQ(::unlink(owner.c_str()), 0);
+  ASSERT_EQ(::mkdir(owner.c_str(), 0700), 0);
+  ASSERT_TRUE(store_.Look(&s).ok());
+  EXPECT_EQ(s.HolderLabel(), "unknown (unreadable owner record)");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "store/json_fields.h"
+#include "core/json_text.h"
 
 namespace dagu {
 namespace {
@@ -181,7 +182,7 @@ Status RunRecordFromJson(const Json& json, RunRecord* r) {
 }
 
 std::string SerializeRunRecord(const RunRecord& record) {
-  return RunRecordToJson(record).dump(-1, ' ', false, Json::error_handler_t::replace);
+  return JsonText(RunRecordToJson(record));
 }
 
 Status ParseRunRecord(std::string_view line, RunRecord* record) {

@@ -1,4 +1,5 @@
 #include "web/http_json.h"
+#include "core/json_text.h"
 
 #include <charconv>
 
@@ -6,7 +7,7 @@ namespace dagu::web {
 
 void SendJson(httplib::Response& res, int http_status, const nlohmann::ordered_json& body) {
   res.status = http_status;
-  res.set_content(body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace), "application/json");
+  res.set_content(JsonText(body), "application/json");
 }
 
 void SendError(httplib::Response& res, int http_status, std::string_view code, std::string_view message) {

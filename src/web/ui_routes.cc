@@ -4,6 +4,7 @@
 
 #include "web/assets.h"
 #include "web/http_json.h"
+#include "core/json_text.h"
 
 namespace dagu::web {
 namespace {
@@ -16,7 +17,7 @@ void ReplaceAll(std::string* s, std::string_view from, std::string_view to) {
 
 // JSON that is safe inside a <script> element.
 std::string ScriptSafeJson(const nlohmann::json& j) {
-  std::string out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out = JsonText(j);
   ReplaceAll(&out, "<", "\\u003c");
   ReplaceAll(&out, ">", "\\u003e");
   ReplaceAll(&out, "&", "\\u0026");

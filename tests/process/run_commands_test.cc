@@ -166,6 +166,29 @@ TEST_F(RunCommandsTest, ParamsFromFlagAndAfterDashes) {
   EXPECT_EQ(Read(st["nodes"][0]["stdout"].get<std::string>()), "x-y-c c\n");
 }
 
+// Found by tests/fuzz: step output and params that are not UTF-8 threw from
+// the JSON encoder and ended the run with exit 70 and a record left
+// "running". Dagu 1.30.2 runs them and writes U+FFFD for each bad byte.
+TEST_F(RunCommandsTest, OutputAndParamsThatAreNotUtf8RunAsDaguRunsThem) {
+  WriteDag("bytes", "steps:\n"
+                    "  - name: s1\n"
+                    "    command: printf '\\377\\376'\n"
+                    "    output: OUT\n"
+                    "  - name: s2\n"
+                    "    command: echo \"${OUT}\"\n"
+                    "    depends: s1\n");
+  RunResult run = Dagu({"start", "-q", "--run-id=b1", "--params=P=\xff", "bytes"});
+  ASSERT_EQ(run.status, 0) << run.output;
+  nlohmann::json st = LatestStatus("bytes", "b1");
+  EXPECT_EQ(st["status"], 4) << st.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  EXPECT_EQ(st["nodes"][0]["outputVariables"]["OUT"], "OUT=\ufffd\ufffd");
+  auto outputs = Find(home_ + "/data/dag-runs/bytes", "/outputs\\.json$");
+  ASSERT_EQ(outputs.size(), 1u);
+  nlohmann::json o = nlohmann::json::parse(Read(outputs[0]), nullptr, false);
+  ASSERT_FALSE(o.is_discarded()) << Read(outputs[0]);
+  EXPECT_EQ(o["outputs"]["out"], "\ufffd\ufffd");
+}
+
 TEST_F(RunCommandsTest, FailedRunExitsOne) {
   RunResult run = Dagu({"start", "--run-id=f1", "fail"});
   EXPECT_EQ(run.status, 1) << run.output;

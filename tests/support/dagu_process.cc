@@ -34,7 +34,7 @@ bool DaguProcess::Start(const std::string& binary, const std::vector<std::string
 HealthReply DaguProcess::Health(bool role_active, std::chrono::milliseconds timeout) const {
   HealthReply reply;
   if (health_port == 0) return reply;
-  HttpResponse r = HttpGet(health_port, role_active ? "/health?role=active" : "/health", timeout);
+  HttpResponse r = HttpGet(health_address, health_port, role_active ? "/health?role=active" : "/health", timeout);
   reply.http_status = r.status;
   auto parsed = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
   if (!parsed.is_discarded()) reply.body = parsed;

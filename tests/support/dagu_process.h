@@ -66,6 +66,7 @@ class DaguProcess {
   const std::string& name() const { return name_; }
   pid_t pid() const { return proc_.pid(); }
   int health_port = 0;  // scheduler.port
+  std::string health_address = "127.0.0.1";  // where /health is reached (another namespace's address)
   int web_port = 0;     // the web server's port (start-all / server), 0 if none
 
   // GET /health (or /health?role=active) on health_port.

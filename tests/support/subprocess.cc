@@ -125,13 +125,18 @@ int FreePort() {
 }
 
 HttpResponse HttpGet(int port, const std::string& target, std::chrono::milliseconds timeout) {
+  return HttpGet("127.0.0.1", port, target, timeout);
+}
+
+HttpResponse HttpGet(const std::string& address, int port, const std::string& target,
+                     std::chrono::milliseconds timeout) {
   HttpResponse resp;
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-  if (fd < 0) return resp;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = htons(static_cast<uint16_t>(port));
+  if (::inet_pton(AF_INET, address.c_str(), &addr.sin_addr) != 1) return resp;
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  if (fd < 0) return resp;
   auto deadline = std::chrono::steady_clock::now() + timeout;
   auto remaining_ms = [&] {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -153,7 +158,7 @@ HttpResponse HttpGet(int port, const std::string& target, std::chrono::milliseco
     ::close(fd);
     return resp;
   }
-  std::string req = "GET " + target + " HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+  std::string req = "GET " + target + " HTTP/1.0\r\nHost: " + address + "\r\nConnection: close\r\n\r\n";
   if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size())) {
     ::close(fd);
     return resp;

@@ -56,6 +56,9 @@ struct HttpResponse {
 // GET http://127.0.0.1:<port><target> with a short timeout.
 HttpResponse HttpGet(int port, const std::string& target,
                      std::chrono::milliseconds timeout = std::chrono::milliseconds(1000));
+// The same on an IPv4 `address` (another network namespace's, for example).
+HttpResponse HttpGet(const std::string& address, int port, const std::string& target,
+                     std::chrono::milliseconds timeout = std::chrono::milliseconds(1000));
 
 // Polls `pred` every `interval` until it is true or `timeout` passes.
 template <class Pred>
