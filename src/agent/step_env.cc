@@ -1,8 +1,8 @@
-#include "core/json_text.h"
 #include "agent/step_env.h"
 
 #include <memory>
 
+#include "core/json_text.h"
 #include "core/file_system.h"
 
 namespace dagu {

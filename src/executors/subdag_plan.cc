@@ -1,4 +1,3 @@
-#include "core/json_text.h"
 #include "executors/subdag_plan.h"
 
 #include <nlohmann/json.hpp>
@@ -9,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "core/json_text.h"
 #include "core/base58.h"
 #include "dag/call_params.h"
 #include "dag/dag.h"
