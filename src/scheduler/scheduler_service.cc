@@ -316,7 +316,7 @@ RoleSnapshot SchedulerService::Snapshot() const {
 void SchedulerService::CollectMetrics(std::vector<metrics::MetricFamily>* out) const {
   std::shared_ptr<SchedulerCounters> counters;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (parts_) counters = parts_->counters;
   }
   CollectInstanceMetrics(Snapshot(), counters.get(), out);

@@ -91,7 +91,7 @@ void StatusPublisher::WriteEntry() {
     spdlog::warn("Failed to update the service registry entry of {}: {}", s.instance_id, st.ToString());
   }
   std::vector<ServiceEntry> live;
-  if (!registry_->List(kService, clock_->Now(), kServiceEntryStaleAfter, &live).ok()) live.clear();
+  if (!registry_->List(kSchedulerServiceName, clock_->Now(), kServiceEntryStaleAfter, &live).ok()) live.clear();
   std::lock_guard<std::mutex> l(mu_);
   live_ = std::move(live);
 }
