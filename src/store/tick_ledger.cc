@@ -1,7 +1,14 @@
+#include "store/tick_ledger.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "core/time_format.h"
-#include "store/tick_ledger.h"
 #include "store/data_layout.h"
 
 namespace dagu {
@@ -86,6 +93,13 @@ Status TickLedger::Decode(const std::string& text, const std::string& origin, Ti
 }
 
 Status TickLedger::Read(TickRecord* out, bool* found) const {
+  // Test hook (process tests of a wedged tick loop): with
+  // DAGU_TEST_HOOK_WEDGE_TICK_LEDGER=<file>, a read blocks while <file>
+  // exists, as a read from a hung storage server does. Nothing happens
+  // unless the variable is set.
+  if (const char* hook = std::getenv("DAGU_TEST_HOOK_WEDGE_TICK_LEDGER"); hook != nullptr && *hook != '\0') {
+    while (::access(hook, F_OK) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   *found = false;
   std::string text;
   Status s = fs_->ReadFile(path_, &text);

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include "ha_cluster.h"
 #include "scheduling_fixture.h"
 
@@ -71,7 +73,8 @@ TEST_F(DispatchDeadlineTest, ARunStoppedAsItStartsEndsPromptly) {
 }
 
 // Issue 19 item 6: an active instance whose tick loop (here: its activation,
-// reading a tick ledger that is a FIFO) makes no progress reports itself
+// reading a tick ledger that blocks: the test hook
+// DAGU_TEST_HOOK_WEDGE_TICK_LEDGER) makes no progress reports itself
 // unhealthy on /health, then gives up its role with exit 75, releasing
 // nothing, and a standby takes over. Bounds (T = 3 s): unhealthy after
 // max(T, 10 s) = 10 s, given up after twice that.
@@ -80,9 +83,9 @@ class WedgedTickLoopTest : public HaCluster {};
 TEST_F(WedgedTickLoopTest, IsUnhealthyThenGivesUpItsRoleAndAStandbyTakesOver) {
   const std::string ledger = home_.data_dir() + "/scheduler/tick_ledger.json";
   std::filesystem::create_directories(home_.data_dir() + "/scheduler");
-  ASSERT_EQ(::mkfifo(ledger.c_str(), 0600), 0);
+  std::ofstream(ledger + ".wedge") << "wedged while this file exists\n";  // the test hook's file
   Steady::time_point started = Steady::now();
-  DaguProcess& a = Start("a");
+  DaguProcess& a = Start("a", {"scheduler"}, {{"DAGU_TEST_HOOK_WEDGE_TICK_LEDGER", ledger + ".wedge"}});
   ASSERT_TRUE(WaitForRole(a, "active", 10s)) << "a never became active";
   DaguProcess& b = Start("b");
   ASSERT_TRUE(WaitForRole(b, "standby", 10s));
@@ -109,9 +112,7 @@ TEST_F(WedgedTickLoopTest, IsUnhealthyThenGivesUpItsRoleAndAStandbyTakesOver) {
       << "a wedged active instance never gave up its role";
   std::cout << "[measure] wedged tick loop -> role given up: " << SecondsSince(started) << "s after start (bound 20s)\n";
   EXPECT_TRUE(std::filesystem::exists(home_.lock_dir())) << "giving up must release nothing";
-  int fd = ::open(ledger.c_str(), O_RDWR | O_NONBLOCK);
-  if (fd >= 0) ::close(fd);
-  ::unlink(ledger.c_str());
+  ::unlink((ledger + ".wedge").c_str());  // let the stuck read end
   std::optional<int> status = a.Wait(15s);
   ASSERT_TRUE(status.has_value()) << "a did not exit";
   EXPECT_EQ(*status, 75);

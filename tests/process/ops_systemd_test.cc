@@ -3,7 +3,7 @@
 // of $NOTIFY_SOCKET (a datagram socket) and sets $WATCHDOG_USEC. Expected:
 // READY=1 with STATUS= once the first lock attempt is done, WATCHDOG=1 every
 // third of WATCHDOG_USEC while the role machine is healthy, no pings once it
-// is not (a wedged tick loop: the tick ledger is a FIFO nobody writes), and
+// is not (a wedged tick loop: the tick ledger's read blocks, through the test hook DAGU_TEST_HOOK_WEDGE_TICK_LEDGER), and
 // STOPPING=1 when the instance stops or loses its role.
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 #include "ha_cluster.h"
@@ -113,10 +114,12 @@ TEST_F(OpsSystemdTest, ReadyStatusWatchdogPingsAndStopping) {
 TEST_F(OpsSystemdTest, NoPingsWhileTheTickLoopIsWedgedThenStopping) {
   const std::string ledger = home_.data_dir() + "/scheduler/tick_ledger.json";
   std::filesystem::create_directories(home_.data_dir() + "/scheduler");
-  ASSERT_EQ(::mkfifo(ledger.c_str(), 0600), 0);
+  std::ofstream(ledger + ".wedge") << "wedged while this file exists\n";  // the test hook's file
   NotifyManager manager(home_.Scratch("notify.sock"));
   ASSERT_TRUE(manager.bound());
-  DaguProcess& a = Start("a", {"scheduler"}, NotifyEnv(manager));
+  auto env = NotifyEnv(manager);
+  env["DAGU_TEST_HOOK_WEDGE_TICK_LEDGER"] = ledger + ".wedge";
+  DaguProcess& a = Start("a", {"scheduler"}, env);
   ASSERT_TRUE(PollUntil([&] { return manager.Find("READY=1") >= 0; }, 10s)) << manager.Dump();
 
   // Unhealthy after max(T, 10 s) = 10 s: the pings stop and STATUS says why.
@@ -133,9 +136,7 @@ TEST_F(OpsSystemdTest, NoPingsWhileTheTickLoopIsWedgedThenStopping) {
   EXPECT_EQ(manager.Find("WATCHDOG=1", static_cast<size_t>(withheld)), -1) << manager.Dump();
   EXPECT_NE(manager.messages()[stopping].text.find("STATUS=lost"), std::string::npos) << manager.Dump();
 
-  int fd = ::open(ledger.c_str(), O_RDWR | O_NONBLOCK);  // let the stuck read end
-  if (fd >= 0) ::close(fd);
-  ::unlink(ledger.c_str());
+  ::unlink((ledger + ".wedge").c_str());  // let the stuck read end
   std::optional<int> status = a.Wait(15s);
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(*status, 75);
