@@ -12,8 +12,6 @@
 namespace dagu::conformance {
 namespace {
 
-std::string Millis(Ms d) { return std::to_string(d.count()) + "ms"; }
-
 std::string WallStamp(SysTime t) {
   auto ms = std::chrono::duration_cast<Ms>(t - std::chrono::floor<std::chrono::seconds>(t)).count();
   std::ostringstream os;
@@ -71,14 +69,10 @@ void HaScenario::Note(const std::string& text) {
 }
 
 std::map<std::string, std::string> HaScenario::BaseEnv(int health_port) const {
-  return {
-      {"DAGU_HOME", home_.home()},
-      {"DAGU_SCHEDULER_LOCK_STALE_THRESHOLD", Millis(kT)},
-      {"DAGU_SCHEDULER_LOCK_RETRY_INTERVAL", Millis(kR)},
-      {"DAGU_SCHEDULER_FAILOVER_RECOVERY_WINDOW", "5m"},
-      {"DAGU_SCHEDULER_PORT", std::to_string(health_port)},
-      {"DAGU_HOST", "127.0.0.1"},
-  };
+  std::map<std::string, std::string> env = dt::ShortLockEnv(home_, health_port);
+  env["DAGU_SCHEDULER_FAILOVER_RECOVERY_WINDOW"] = "5m";
+  env["DAGU_HOST"] = "127.0.0.1";
+  return env;
 }
 
 dt::DaguProcess& HaScenario::Launch(const std::string& name, const std::vector<std::string>& args,
@@ -121,18 +115,8 @@ std::optional<int> HaScenario::RunCommand(const std::string& name, const std::ve
 }
 
 std::optional<Steady::time_point> HaScenario::WaitForRole(dt::DaguProcess& p, const std::string& role, Ms timeout) {
-  std::optional<Steady::time_point> seen;
-  bool exited = false;
-  dt::PollUntil(
-      [&] {
-        if (p.Health(false, 250ms).role == role) {
-          seen = Steady::now();
-          return true;
-        }
-        exited = !p.running();  // no point waiting for a process that has gone
-        return exited;
-      },
-      timeout, 10ms);
+  std::optional<Steady::time_point> seen = dt::PollForRole(p, role, timeout);
+  const bool exited = !seen && !p.running();
   if (seen) Note(p.name() + " reports role " + role);
   if (exited) Note(p.name() + " exited while waiting for it to report role " + role);
   return seen;
@@ -167,14 +151,9 @@ bool HaScenario::KeepsRole(dt::DaguProcess& p, const std::string& role, Ms how_l
 }
 
 bool HaScenario::WaitUntilWaiting(dt::DaguProcess& p, Ms timeout) {
-  auto deadline = Steady::now() + timeout;
-  if (!WaitForRole(p, "standby", timeout)) return false;
-  return dt::PollUntil(
-      [&] {
-        auto h = p.Health();
-        return h.body.is_object() && h.body.value("state", "") == "standby";
-      },
-      std::chrono::duration_cast<Ms>(deadline - Steady::now()));
+  bool waiting = dt::PollForRole(p, "standby", timeout, /*waiting=*/true).has_value();
+  if (waiting) Note(p.name() + " reports role standby, waiting for the lock");
+  return waiting;
 }
 
 std::optional<Steady::duration> HaScenario::TakeoverAfter(dt::DaguProcess& from, int sig, dt::DaguProcess& to) {

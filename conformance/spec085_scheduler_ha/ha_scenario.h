@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "support/dagu_process.h"
+#include "support/ha_settings.h"
 #include "support/run_records.h"
 
 namespace dagu::conformance {
@@ -34,11 +35,11 @@ using SysTime = dt::SysTime;
 using Ms = std::chrono::milliseconds;
 
 // The lock settings every scenario runs with (spec: T, R; I = min(7s, T/4)).
-inline constexpr Ms kT = 3000ms;
-inline constexpr Ms kR = 500ms;
-inline constexpr Ms kI = 750ms;
+inline constexpr Ms kT = dt::kHaT;
+inline constexpr Ms kR = dt::kHaR;
+inline constexpr Ms kI = dt::kHaI;
 // What the spec's "plus startup" is allowed to add to a takeover bound.
-inline constexpr Ms kStartup = 1000ms;
+inline constexpr Ms kStartup = dt::kHaStartup;
 // The spec's bound on stopping: a stop that does not finish in 10 s is ended.
 inline constexpr Ms kStopBound = 10000ms;
 

@@ -20,18 +20,13 @@
 #include <nlohmann/json.hpp>
 
 #include "support/dagu_process.h"
+#include "support/ha_settings.h"
 
 namespace dagu::testing {
 
 using namespace std::chrono_literals;
 using Steady = std::chrono::steady_clock;
 using Ms = std::chrono::milliseconds;
-
-inline constexpr Ms kHaT = 3000ms;
-inline constexpr Ms kHaR = 500ms;
-inline constexpr Ms kHaI = 750ms;
-// What "plus startup" may add to a spec bound in these tests.
-inline constexpr Ms kHaStartup = 1000ms;
 
 inline double SecondsSince(Steady::time_point t) {
   return std::chrono::duration<double>(Steady::now() - t).count();
@@ -53,12 +48,7 @@ class HaCluster : public ::testing::Test {
     }
   }
 
-  std::map<std::string, std::string> Env(int port) const {
-    return {{"DAGU_HOME", home_.home()},
-            {"DAGU_SCHEDULER_LOCK_STALE_THRESHOLD", "3s"},
-            {"DAGU_SCHEDULER_LOCK_RETRY_INTERVAL", "500ms"},
-            {"DAGU_SCHEDULER_PORT", std::to_string(port)}};
-  }
+  std::map<std::string, std::string> Env(int port) const { return ShortLockEnv(home_, port); }
 
   // Starts `binary args...` (our `dagu scheduler` by default) on the home.
   DaguProcess& Start(const std::string& name, std::vector<std::string> args = {"scheduler"},
@@ -75,17 +65,7 @@ class HaCluster : public ::testing::Test {
   // Polls /health until `p` reports `role` (for "standby": also past its
   // first look at the lock, state "standby"); the moment it was seen, or nullopt.
   static std::optional<Steady::time_point> WaitForRole(DaguProcess& p, const std::string& role, Ms timeout) {
-    std::optional<Steady::time_point> seen;
-    PollUntil(
-        [&] {
-          HealthReply h = p.Health(false, 300ms);
-          if (h.role != role) return false;
-          if (role == "standby" && h.body.value("state", "") != "standby") return false;
-          seen = Steady::now();
-          return true;
-        },
-        timeout, 20ms);
-    return seen;
+    return PollForRole(p, role, timeout, /*waiting=*/true);
   }
 
   // Number of processes in `ps` whose /health?role=active answers 200.

@@ -1,15 +1,10 @@
 #include "support/http_client.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
+
+#include "support/raw_client.h"
 
 namespace dagu::testing {
 namespace {
@@ -42,29 +37,6 @@ void ParseHttpReply(const std::string& raw, HttpReply* reply) {
 
 HttpReply HttpRequest(int port, const std::string& method, const std::string& target, const std::string& body,
                       const std::map<std::string, std::string>& headers, std::chrono::milliseconds timeout) {
-  HttpReply reply;
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return reply;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto remaining_ms = [&] {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    return static_cast<int>(std::max<int64_t>(0, left.count()));
-  };
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 && errno != EINPROGRESS) {
-    ::close(fd);
-    return reply;
-  }
-  pollfd p{fd, POLLOUT, 0};
-  int err = 0;
-  socklen_t elen = sizeof err;
-  if (::poll(&p, 1, remaining_ms()) <= 0 || ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0 || err != 0) {
-    ::close(fd);
-    return reply;
-  }
   std::string req = method + " " + target + " HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
   for (const auto& [name, value] : headers) req += name + ": " + value + "\r\n";
   if (!body.empty() || method == "POST" || method == "PUT") {
@@ -72,26 +44,23 @@ HttpReply HttpRequest(int port, const std::string& method, const std::string& ta
     if (headers.count("Content-Type") == 0) req += "Content-Type: application/json\r\n";
   }
   req += "\r\n" + body;
-  size_t sent = 0;
-  while (sent < req.size()) {
-    pollfd w{fd, POLLOUT, 0};
-    if (::poll(&w, 1, remaining_ms()) <= 0) break;
-    ssize_t n = ::send(fd, req.data() + sent, req.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;
-    sent += static_cast<size_t>(n);
-  }
-  std::string raw;
-  char buf[8192];
-  for (;;) {
-    pollfd q{fd, POLLIN, 0};
-    if (::poll(&q, 1, remaining_ms()) <= 0) break;
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    raw.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  ParseHttpReply(raw, &reply);
+  HttpReply reply;
+  ParseHttpReply(Exchange("127.0.0.1", port, req, timeout), &reply);
   return reply;
+}
+
+std::string Exchange(const std::string& address, int port, const std::string& request,
+                     std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto left = [&] {
+    return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                      deadline - std::chrono::steady_clock::now()));
+  };
+  RawClient client;
+  if (!client.Connect(port, left(), address)) return "";
+  client.Send(request);  // a server that answers before reading it all still answers
+  client.WaitClosed(left());
+  return client.TakeReceived();
 }
 
 }  // namespace dagu::testing

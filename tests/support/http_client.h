@@ -20,6 +20,12 @@ struct HttpReply {
 // `raw` is not an HTTP answer.
 void ParseHttpReply(const std::string& raw, HttpReply* reply);
 
+// Sends `request` (raw bytes) to address:port and returns every byte answered
+// until the server closed the connection or `timeout` passed ("" when the
+// connection failed). The one socket exchange of the test clients.
+std::string Exchange(const std::string& address, int port, const std::string& request,
+                     std::chrono::milliseconds timeout);
+
 HttpReply HttpRequest(int port, const std::string& method, const std::string& target, const std::string& body = "",
                       const std::map<std::string, std::string>& headers = {},
                       std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));

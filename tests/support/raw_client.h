@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "support/http_client.h"
 
@@ -33,6 +34,8 @@ class RawClient {
   // Waits up to `timeout` for the server to close the connection (EOF or
   // reset); bytes received meanwhile are kept for ReadResponse.
   bool WaitClosed(std::chrono::milliseconds timeout);
+  // The bytes received and not yet returned by ReadResponse; clears them.
+  std::string TakeReceived() { return std::exchange(buffer_, std::string()); }
   void Close();
   bool connected() const { return fd_ >= 0; }
   // Shrinks the receive buffer (for clients that do not read).

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "support/http_client.h"
+
 extern char** environ;
 
 namespace dagu::testing {
@@ -130,54 +132,13 @@ HttpResponse HttpGet(int port, const std::string& target, std::chrono::milliseco
 
 HttpResponse HttpGet(const std::string& address, int port, const std::string& target,
                      std::chrono::milliseconds timeout) {
+  HttpReply reply;
+  ParseHttpReply(Exchange(address, port, "GET " + target + " HTTP/1.0\r\nHost: " + address + "\r\nConnection: close\r\n\r\n",
+                          timeout),
+                 &reply);
   HttpResponse resp;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (::inet_pton(AF_INET, address.c_str(), &addr.sin_addr) != 1) return resp;
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-  if (fd < 0) return resp;
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto remaining_ms = [&] {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    return static_cast<int>(std::max<int64_t>(0, left.count()));
-  };
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 && errno != EINPROGRESS) {
-    ::close(fd);
-    return resp;
-  }
-  pollfd p{fd, POLLOUT, 0};
-  if (::poll(&p, 1, remaining_ms()) <= 0) {
-    ::close(fd);
-    return resp;
-  }
-  int err = 0;
-  socklen_t elen = sizeof err;
-  ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen);
-  if (err != 0) {
-    ::close(fd);
-    return resp;
-  }
-  std::string req = "GET " + target + " HTTP/1.0\r\nHost: " + address + "\r\nConnection: close\r\n\r\n";
-  if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size())) {
-    ::close(fd);
-    return resp;
-  }
-  std::string raw;
-  char buf[4096];
-  for (;;) {
-    pollfd q{fd, POLLIN, 0};
-    if (::poll(&q, 1, remaining_ms()) <= 0) break;
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    raw.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  if (raw.rfind("HTTP/", 0) != 0) return resp;
-  auto sp = raw.find(' ');
-  resp.status = std::atoi(raw.c_str() + sp + 1);
-  auto body = raw.find("\r\n\r\n");
-  if (body != std::string::npos) resp.body = raw.substr(body + 4);
+  resp.status = reply.status;
+  resp.body = std::move(reply.body);
   return resp;
 }
 
