@@ -7,6 +7,10 @@
 // exist yet or was replaced). If inotify is unavailable it logs why and
 // relies on the periodic rescan alone.
 //
+// Its thread waits in poll(2) on the inotify descriptor and an eventfd that
+// Stop() writes, so it is not a StoppableThread (whose waits are condition
+// variables): a documented exception, like the renewal thread.
+//
 // Start/Stop are not thread-safe with each other; the catalog is.
 #pragma once
 

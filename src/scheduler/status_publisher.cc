@@ -4,10 +4,6 @@
 #include <spdlog/spdlog.h>
 
 namespace dagu {
-namespace {
-
-
-}  // namespace
 
 StatusPublisher::StatusPublisher(ServiceRegistry* registry, RoleJournal* journal, const Clock* clock,
                                  SnapshotFn snapshot, int health_port, std::string version, Duration refresh)
@@ -19,14 +15,7 @@ StatusPublisher::StatusPublisher(ServiceRegistry* registry, RoleJournal* journal
       version_(std::move(version)),
       refresh_(refresh) {}
 
-StatusPublisher::~StatusPublisher() {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    stop_ = true;
-    cv_.notify_all();
-  }
-  if (thread_.joinable()) thread_.join();
-}
+StatusPublisher::~StatusPublisher() { thread_.Stop(); }
 
 ServiceEntry StatusPublisher::EntryFor(const RoleSnapshot& s, int port, const std::string& version, WallTime now) {
   ServiceEntry e;
@@ -70,7 +59,9 @@ RoleChange StatusPublisher::ChangeFor(const RoleEvent& e, const RoleSnapshot& s)
   return c;
 }
 
-void StatusPublisher::Start() { thread_ = std::thread([this] { Run(); }); }
+void StatusPublisher::Start() {
+  thread_.Start([this](StoppableThread& self) { Run(self); });
+}
 
 void StatusPublisher::OnRoleChange(const RoleEvent& event) {
   std::lock_guard<std::mutex> l(mu_);
@@ -81,8 +72,7 @@ void StatusPublisher::OnRoleChange(const RoleEvent& event) {
   RoleChange change = ChangeFor(event, snapshot_());
   if (event.from == RoleState::kStopping) change.from = RoleStateName(stopping_from_);
   pending_.push_back(std::move(change));
-  dirty_ = true;
-  cv_.notify_all();
+  thread_.Wake();
 }
 
 void StatusPublisher::WriteEntry() {
@@ -101,34 +91,32 @@ std::vector<ServiceEntry> StatusPublisher::LiveEntries() const {
   return live_;
 }
 
-void StatusPublisher::Run() {
+void StatusPublisher::DrainJournal() {
   std::unique_lock<std::mutex> l(mu_);
-  while (true) {
-    while (!pending_.empty()) {
-      RoleChange c = std::move(pending_.front());
-      pending_.pop_front();
-      l.unlock();
-      if (Status st = journal_->Append(c); !st.ok()) {
-        spdlog::warn("Failed to append to the role journal {}: {}", journal_->path(), st.ToString());
-      }
-      l.lock();
-    }
-    if (stop_) break;
-    dirty_ = false;
+  while (!pending_.empty()) {
+    RoleChange c = std::move(pending_.front());
+    pending_.pop_front();
     l.unlock();
-    WriteEntry();
+    if (Status st = journal_->Append(c); !st.ok()) {
+      spdlog::warn("Failed to append to the role journal {}: {}", journal_->path(), st.ToString());
+    }
     l.lock();
-    cv_.wait_for(l, refresh_, [&] { return stop_ || dirty_; });
   }
 }
 
+// Each round: the journal first (role changes in order), then the registry
+// entry. A role change wakes the wait at once; a stop ends the loop after the
+// journal has what was queued.
+void StatusPublisher::Run(StoppableThread& self) {
+  do {
+    DrainJournal();
+    WriteEntry();
+  } while (self.WaitFor(refresh_));
+  DrainJournal();
+}
+
 void StatusPublisher::StopAndRemove() {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    stop_ = true;
-    cv_.notify_all();
-  }
-  if (thread_.joinable()) thread_.join();
+  thread_.Stop();
   std::string id = snapshot_().instance_id;
   if (Status st = registry_->Remove(kSchedulerServiceName, id); !st.ok()) {
     spdlog::warn("Failed to remove the service registry entry of {}: {}", id, st.ToString());

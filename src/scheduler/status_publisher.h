@@ -12,15 +12,14 @@
 // installation's instances from there, so a scrape never waits on storage.
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/clock.h"
+#include "core/periodic_worker.h"
 #include "role/role_machine.h"
 #include "role/role_snapshot.h"
 #include "store/role_journal.h"
@@ -53,7 +52,10 @@ class StatusPublisher final : public RoleListener {
   static RoleChange ChangeFor(const RoleEvent& e, const RoleSnapshot& s);
 
  private:
-  void Run();
+  void Run(StoppableThread& self);
+  // Appends the queued role changes to the journal (storage I/O: never
+  // under mu_).
+  void DrainJournal();
   void WriteEntry();
 
   ServiceRegistry* registry_;
@@ -65,13 +67,10 @@ class StatusPublisher final : public RoleListener {
   Duration refresh_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
   std::vector<ServiceEntry> live_;
   std::deque<RoleChange> pending_;
-  bool dirty_ = true;
   RoleState stopping_from_ = RoleState::kActive;
-  bool stop_ = false;
-  std::thread thread_;
+  StoppableThread thread_;  // last: stopped before the members it uses go
 };
 
 }  // namespace dagu
