@@ -65,7 +65,9 @@ std::string LowerCamel(const std::string& name) {
 
 NodeState FromNodeRecord(const NodeRecord& r) {
   NodeState n;
-  SnapshotToStep(r.step, &n.step);  // only the name and policies matter here
+  // Only the name and policies matter here; a snapshot we cannot read leaves
+  // the defaults, as Dagu's retry does.
+  SnapshotToStep(r.step, &n.step).IgnoreError();
   n.status = r.status;
   n.started_at = ParseOptTime(r.started_at);
   n.finished_at = ParseOptTime(r.finished_at);
@@ -183,8 +185,7 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
                                    "); not starting it");
   }
   if (rec.status == RunStatus::kRunning || rec.status == RunStatus::kWaiting) {
-    bool alive = false;
-    DAGU_RETURN_IF_ERROR(procs_.IsRunAlive(dag_.ProcGroup(), dag_.name, req.run_id, &alive));
+    DAGU_ASSIGN_OR_RETURN(bool alive, procs_.IsRunAlive(dag_.ProcGroup(), dag_.name, req.run_id));
     if (alive) {
       return Status::Busy("run \"" + req.run_id + "\" of DAG \"" + req.dag_name + "\" is still running");
     }
@@ -195,7 +196,7 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
   }
   s = runs_.CreateAttempt(run_, &dag_json, &attempt_);
   if (!s.ok()) {
-    if (queued) runs_.ReleaseDispatch(run_, latest);
+    if (queued) runs_.ReleaseDispatch(run_, latest).LogIfError("releasing the dispatch claim of run " + req.run_id);
     return s;
   }
   base_ = InitialRunRecord(dag_, params_, req.run_id, attempt_.attempt_id, RunStatus::kRunning);
@@ -214,27 +215,29 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
     retry_step_ = req.retry_step;
   }
   s = PrepareLogs(deps_.clock->Now());
-  if (!s.ok() && queued) runs_.ReleaseDispatch(run_, latest);
+  if (!s.ok() && queued) {
+    runs_.ReleaseDispatch(run_, latest).LogIfError("releasing the dispatch claim of run " + req.run_id);
+  }
   return s;
 }
 
 void Agent::Cleanup() {
-  if (sub_run_) SubRunHeartbeat(/*final=*/true);
+  if (sub_run_) SubRunHeartbeat(/*final=*/true).LogIfError("the final heartbeat of this sub dag-run");
   if (proc_) {
-    procs_.Release(*proc_);
+    procs_.Release(*proc_).LogIfError("removing the heartbeat file " + proc_->path);
     proc_.reset();
   }
   if (!ran_ && created_run_) {
     // A start that never ran: leave nothing behind.
-    runs_.RemoveRun(run_);
+    runs_.RemoveRun(run_).LogIfError("removing the run that never ran " + run_.path);
     if (!attempt_log_dir_.empty()) {
-      deps_.fs->RemoveAll(attempt_log_dir_);
-      deps_.fs->RemoveDir(DirName(attempt_log_dir_));
+      deps_.fs->RemoveAll(attempt_log_dir_).LogIfError("removing " + attempt_log_dir_);
+      deps_.fs->RemoveDir(DirName(attempt_log_dir_)).IgnoreError();  // only when empty
     }
     created_run_ = false;
   } else if (!ran_ && !attempt_.path.empty()) {
-    deps_.fs->RemoveAll(attempt_.path);  // a retry attempt that never ran
-    if (!attempt_log_dir_.empty()) deps_.fs->RemoveAll(attempt_log_dir_);
+    deps_.fs->RemoveAll(attempt_.path).LogIfError("removing the attempt that never ran " + attempt_.path);
+    if (!attempt_log_dir_.empty()) deps_.fs->RemoveAll(attempt_log_dir_).LogIfError("removing " + attempt_log_dir_);
   }
 }
 
@@ -393,7 +396,7 @@ bool Agent::PrepareSecrets(const RunLog::Fields& who) {
   }
   WriteRecord(ToRecord(state), true);
   if (proc_) {
-    procs_.Release(*proc_);
+    procs_.Release(*proc_).LogIfError("removing the heartbeat file " + proc_->path);
     proc_.reset();
   }
   return false;
@@ -484,10 +487,10 @@ RunStatus Agent::Execute() {
                                       {"started-at", final_record.started_at},
                                       {"finished-at", final_record.finished_at}}));
   if (proc_) {
-    procs_.Release(*proc_);
+    procs_.Release(*proc_).LogIfError("removing the heartbeat file " + proc_->path);
     proc_.reset();
   }
-  if (sub_run_) SubRunHeartbeat(/*final=*/true);
+  if (sub_run_) SubRunHeartbeat(/*final=*/true).LogIfError("the final heartbeat of this sub dag-run");
   return status;
 }
 

@@ -19,7 +19,7 @@
 // once, keeps queuedAt, the trigger type and the log path, and runs every
 // step. Otherwise it is a plain retry: failed/aborted steps and their
 // dependants run again (or just `retry_step`). `queue_dispatch` (set from
-// DAGU_QUEUE_DISPATCH_RETRY=1, as HEAD's queue processor sets it) refuses to
+// DAGU_QUEUE_DISPATCH_RETRY=1, as the queue processor of upstream Dagu v2.15.1 sets it) refuses to
 // run anything but a queued run. A run whose latest attempt is still running
 // with a live heartbeat is refused.
 //

@@ -155,9 +155,9 @@ TEST_F(AgentTest, FailedPrepareLeavesNothingBehind) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("log directory"), std::string::npos) << s.ToString();
   RunStore runs(PosixFileSystem(), Clock::Real(), dir_.Sub("data/dag-runs"));
-  bool exists = true;
-  ASSERT_TRUE(runs.RunExists("hello", "r1", &exists).ok());
-  EXPECT_FALSE(exists);
+  StatusOr<bool> exists = runs.RunExists("hello", "r1");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_FALSE(*exists);
   std::vector<RunDir> dirs;
   ASSERT_TRUE(runs.ListRunDirs("hello", std::nullopt, std::nullopt, &dirs).ok());
   EXPECT_TRUE(dirs.empty());
@@ -173,9 +173,9 @@ TEST_F(AgentTest, HeartbeatIsFreshWhileRunningAndStopFileStops) {
   ASSERT_TRUE(testing::PollUntil([&] { return agent.LastRecord().nodes.size() == 2 &&
                                                agent.LastRecord().nodes[0].status == NodeStatus::kRunning; },
                                  5000ms));
-  bool alive = false;
-  ASSERT_TRUE(procs.IsRunAlive("hello", "hello", "slow-1", &alive).ok());
-  EXPECT_TRUE(alive);
+  StatusOr<bool> alive = procs.IsRunAlive("hello", "hello", "slow-1");
+  ASSERT_TRUE(alive.ok());
+  EXPECT_TRUE(*alive);
   // A running record is on disk, as Dagu readers expect.
   EXPECT_EQ(Latest("slow-1").status, RunStatus::kRunning);
   RunStore runs(PosixFileSystem(), Clock::Real(), dir_.Sub("data/dag-runs"));

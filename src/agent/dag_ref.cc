@@ -13,10 +13,6 @@ bool IsFile(const std::string& path) {
   return PosixFileSystem()->Stat(path, &info).ok() && !info.is_dir;
 }
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string Absolute(const std::string& path) {
   std::error_code ec;
   auto abs = std::filesystem::absolute(path, ec);
@@ -27,7 +23,7 @@ std::string Absolute(const std::string& path) {
 
 Status FindDagFile(const std::string& arg, const std::string& dags_dir, std::string* path) {
   if (arg.empty()) return Status::InvalidArgument("no DAG given");
-  bool looks_like_path = arg.find('/') != std::string::npos || EndsWith(arg, ".yaml") || EndsWith(arg, ".yml");
+  bool looks_like_path = arg.find('/') != std::string::npos || arg.ends_with(".yaml") || arg.ends_with(".yml");
   if (looks_like_path && IsFile(arg)) {
     *path = Absolute(arg);
     return Status::OK();
@@ -47,7 +43,7 @@ Status FindDagFile(const std::string& arg, const std::string& dags_dir, std::str
 }
 
 std::string DagNameFromArg(const std::string& arg, const std::string& dags_dir, const LoadDagOptions& options) {
-  bool looks_like_path = arg.find('/') != std::string::npos || EndsWith(arg, ".yaml") || EndsWith(arg, ".yml");
+  bool looks_like_path = arg.find('/') != std::string::npos || arg.ends_with(".yaml") || arg.ends_with(".yml");
   if (!looks_like_path) return arg;
   std::string path;
   if (!FindDagFile(arg, dags_dir, &path).ok()) return DagNameFromPath(arg);

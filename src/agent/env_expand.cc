@@ -2,18 +2,14 @@
 
 #include <cctype>
 
+#include "core/strings.h"
+
 namespace dagu {
 namespace {
 
 bool NameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool NameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool Digit(char c) { return c >= '0' && c <= '9'; }
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 }  // namespace
 
@@ -113,19 +109,19 @@ std::vector<std::pair<std::string, std::string>> ParseDotenv(std::string_view te
   while (pos <= text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = Trim(text.substr(pos, nl - pos));
+    std::string_view line = TrimSpace(text.substr(pos, nl - pos));
     pos = nl + 1;
     if (line.empty() || line[0] == '#') continue;
-    if (line.substr(0, 7) == "export ") line = Trim(line.substr(7));
+    if (line.substr(0, 7) == "export ") line = TrimSpace(line.substr(7));
     size_t eq = line.find('=');
     if (eq == std::string_view::npos) continue;
-    std::string key(Trim(line.substr(0, eq)));
-    std::string_view value = Trim(line.substr(eq + 1));
+    std::string key(TrimSpace(line.substr(0, eq)));
+    std::string_view value = TrimSpace(line.substr(eq + 1));
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
       value = value.substr(1, value.size() - 2);
     } else {
       size_t hash = value.find(" #");
-      if (hash != std::string_view::npos) value = Trim(value.substr(0, hash));
+      if (hash != std::string_view::npos) value = TrimSpace(value.substr(0, hash));
     }
     if (!key.empty()) out.emplace_back(key, std::string(value));
   }

@@ -12,16 +12,10 @@
 #include "agent/node_rules.h"
 #include "core/duration.h"
 #include "core/file_system.h"
+#include "core/strings.h"
 
 namespace dagu {
 namespace {
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 // The error a step's execution ends with, as Dagu's executor reports it ("" =
 // none): the start failure, the killing signal, or the exit status with the
@@ -451,7 +445,7 @@ bool Executor::ApplyExecution(size_t index, const Exec& exec, const RetryPolicy&
   n.exit_code = r.exit_code;
   const bool too_large = r.started && r.output_too_large && !def.output.empty();
   if (r.started && !def.output.empty() && !too_large) {
-    n.output_variables[def.output] = def.output + "=" + Trim(r.captured_stdout);
+    n.output_variables[def.output] = def.output + "=" + std::string(TrimSpace(r.captured_stdout));
   }
   std::string raw = RawError(r);
   if (r.started && exec.timed_out) {
@@ -696,7 +690,7 @@ void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok
     std::lock_guard<std::mutex> l(mu_);
     node->exit_code = exec.result.exit_code;
     if (exec.result.started && !def.output.empty()) {
-      node->output_variables[def.output] = def.output + "=" + Trim(exec.result.captured_stdout);
+      node->output_variables[def.output] = def.output + "=" + std::string(TrimSpace(exec.result.captured_stdout));
     }
     if (!error.empty()) status = NodeStatus::kFailed;
   }

@@ -148,11 +148,9 @@ int RunExec(const ExecArgs& a) {
   req.run_id = run_id;
 
   RunStore runs = ctx.Runs();
-  bool exists = false;
-  if (s = runs.RunExists(name, run_id, &exists); !s.ok()) {
-    return CommandError("failed to check for existing dag-run: " + s.message());
-  }
-  if (exists) return CommandError("dag-run ID " + run_id + " already exists for DAG " + name);
+  StatusOr<bool> exists = runs.RunExists(name, run_id);
+  if (!exists.ok()) return CommandError("failed to check for existing dag-run: " + exists.status().message());
+  if (*exists) return CommandError("dag-run ID " + run_id + " already exists for DAG " + name);
   spdlog::info("Executing inline dag-run dag={} command=\"{}\" run-id={}", name, CommandLine(a.command), run_id);
   return RunAgent("exec", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways);
 }

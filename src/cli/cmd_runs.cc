@@ -1,5 +1,5 @@
 // The run commands: start, enqueue, dequeue, retry, status, stop. They accept
-// Dagu 1.30.2's command lines (reference/dagu-formats.md section 6), so the
+// Dagu 1.30.2's command lines (docs/cli.md, "Commands"), so the
 // Go scheduler and server can drive this binary, e.g.
 //   start -q --run-id=<id> --config F <location>
 //   retry --run-id=<id> -q <name>
@@ -505,19 +505,6 @@ struct StatusArgs {
   std::string dag;
 };
 
-}  // namespace
-
-std::string ProcGroupOf(RunStore& runs, const AttemptDir& attempt, const std::string& dag_name) {
-  Json dag_json;
-  if (runs.ReadDagJson(attempt, &dag_json).ok() && dag_json.contains("queue") && dag_json["queue"].is_string() &&
-      !dag_json["queue"].get<std::string>().empty()) {
-    return dag_json["queue"].get<std::string>();
-  }
-  return dag_name;
-}
-
-namespace {
-
 int RunStatusCmd(const StatusArgs& a) {
   RunContext ctx;
   if (int rc = Setup(a.flags, "status", &ctx); rc != kExitOk) return rc;
@@ -534,12 +521,8 @@ int RunStatusCmd(const StatusArgs& a) {
   if (s.ok()) s = runs.LatestAttempt(run, &attempt);
   if (s.ok()) s = runs.ReadStatus(attempt, &record);
   if (!s.ok()) return Fail("status", s.message());
-  bool stale = false;
-  if (record.status == RunStatus::kRunning) {
-    ProcStore procs = ctx.Procs();
-    bool alive = false;
-    stale = procs.IsRunAlive(ProcGroupOf(runs, attempt, name), name, run.run_id, &alive).ok() && !alive;
-  }
+  ProcStore procs = ctx.Procs();
+  const bool stale = procs.RunningWithoutHeartbeat(runs.QueueOf(attempt, name), record);
   std::cout << SummaryTree(record, stale);
   return kExitOk;
 }
@@ -582,7 +565,7 @@ int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std:
   if (!s.ok()) return Fail("stop", s.message());
   spdlog::info("Stop requested dag={} run-id={}", name, run_id);
   ProcStore procs = ctx.Procs();
-  const std::string group = ProcGroupOf(runs, attempt, name);
+  const std::string group = runs.QueueOf(attempt, name);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
     RunRecord now;
@@ -591,8 +574,7 @@ int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std:
       spdlog::info("Run stopped dag={} run-id={} status={}", name, run_id, RunStatusLabel(now.status));
       return kExitOk;
     }
-    bool alive = true;
-    if (procs.IsRunAlive(group, name, run_id, &alive).ok() && !alive) {
+    if (!procs.IsRunAlive(group, name, run_id).value_or(true)) {
       return Fail("stop", "run \"" + run_id + "\" has no live process (its record says running)");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -613,7 +595,7 @@ int RunStop(const StopArgs& a) {
   RunDir latest;
   AttemptDir attempt;
   if (runs.LatestRun(name, &latest).ok() && runs.LatestAttempt(latest, &attempt).ok()) {
-    group = ProcGroupOf(runs, attempt, name);
+    group = runs.QueueOf(attempt, name);
   }
   ProcStore procs = ctx.Procs();
   std::vector<ProcEntry> alive;

@@ -62,9 +62,6 @@ int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& re
 // The summary tree of a record, coloured when stdout is a terminal.
 std::string SummaryTree(const RunRecord& record, bool stale = false);
 
-// The proc group of a run: its dag.json queue, else the DAG name.
-std::string ProcGroupOf(RunStore& runs, const AttemptDir& attempt, const std::string& dag_name);
-
 // Writes CANCEL_REQUESTED for a running run and waits for it to end.
 int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std::string& run_id);
 

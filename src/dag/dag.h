@@ -18,6 +18,18 @@
 namespace dagu {
 
 enum class OverlapPolicy { kSkip, kAll, kLatest };
+// The policy's name in a DAG file, in logs and in the API.
+constexpr const char* OverlapPolicyName(OverlapPolicy policy) {
+  switch (policy) {
+    case OverlapPolicy::kSkip:
+      return "skip";
+    case OverlapPolicy::kAll:
+      return "all";
+    case OverlapPolicy::kLatest:
+      return "latest";
+  }
+  return "skip";
+}
 enum class DagType { kGraph, kChain };
 // The Dagu a DAG file is written for (docs/dag-format.md, "Which dialect a
 // file is read in"): Dagu 1.30.2 (type defaults to chain, `run: <name>` calls

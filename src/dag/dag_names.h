@@ -1,5 +1,5 @@
 // Pure functions on DAG names and the file names Dagu derives from them
-// (reference/dagu-formats.md sections 2.1 and 5). No I/O; the store owns the
+// (docs/storage.md, "Runs" and "Logs": Dagu 1.30.2's layout). No I/O; the store owns the
 // directories these names are used in.
 #pragma once
 

@@ -32,15 +32,17 @@ void ParseOverlapPolicy(ParseContext& ctx, const Field& f, OverlapPolicy* out) {
   std::string text;
   if (!ctx.String(f, &text)) return;
   text = Lower(Trim(text));
-  if (text.empty() || text == "skip") {
+  if (text.empty()) {
     *out = OverlapPolicy::kSkip;
-  } else if (text == "all") {
-    *out = OverlapPolicy::kAll;
-  } else if (text == "latest") {
-    *out = OverlapPolicy::kLatest;
-  } else {
-    ctx.Error(f, "invalid overlap_policy " + Quote(text) + " (expected skip, all or latest)");
+    return;
   }
+  for (OverlapPolicy p : {OverlapPolicy::kSkip, OverlapPolicy::kAll, OverlapPolicy::kLatest}) {
+    if (text == OverlapPolicyName(p)) {
+      *out = p;
+      return;
+    }
+  }
+  ctx.Error(f, "invalid overlap_policy " + Quote(text) + " (expected skip, all or latest)");
 }
 
 void ParseCatchupWindow(ParseContext& ctx, const Field& f, std::chrono::nanoseconds* out) {

@@ -250,7 +250,8 @@ void LoadLocalDags(ParseContext& ctx, std::string_view text, const std::string& 
     }
     const size_t from = errors->size();
     Dag local;
-    LoadDagFromString(docs[i].text, path, options, &local, errors);
+    // Its problems are appended to `errors` (counted from `from` below).
+    LoadDagFromString(docs[i].text, path, options, &local, errors).IgnoreError();
     bool named = doc.IsMap() && doc["name"].IsDefined() && doc["name"].IsScalar() && !doc["name"].Scalar().empty();
     bool keep = true;
     if (!named) {

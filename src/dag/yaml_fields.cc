@@ -8,6 +8,8 @@
 #include <map>
 #include <regex>
 
+#include "core/strings.h"
+
 namespace dagu::dag_internal {
 namespace {
 
@@ -134,19 +136,9 @@ std::string Describe(const YAML::Node& node) {
   return node.Scalar();
 }
 
-std::string Trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
+std::string Trim(std::string_view s) { return std::string(TrimSpace(s)); }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+std::string Lower(std::string_view s) { return AsciiLower(s); }
 
 std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 

@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "core/file_system.h"
+#include "core/strings.h"
 
 namespace dagu {
 namespace {
@@ -169,11 +170,6 @@ int Pump(Child& c, const std::function<void(const char*, size_t)>& on_out,
     }
   }
   return status;
-}
-
-std::string TrimRight(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  return s;
 }
 
 std::vector<std::string> ShellPrefix(const StepInvocation& inv) {
@@ -338,7 +334,7 @@ int ShellRunner::Capture(const std::string& shell, const std::string& command, c
   if (c.pid < 0) return -1;
   int st = Pump(
       c, [&](const char* d, size_t n) { out->append(d, n); }, [](const char*, size_t) {});
-  *out = TrimRight(*out);
+  *out = std::string(TrimRightSpace(*out));
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 

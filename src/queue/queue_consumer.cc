@@ -80,19 +80,19 @@ void QueueConsumer::ObserveStarted(const Lease* lease) {
     const QueueItem& item = st.item;
     RunRecord rec;
     Status s = runs_->ReadLatest(item.dag_name, item.run_id, nullptr, nullptr, &rec);
-    bool alive = false;
-    Status heartbeats = procs_->IsRunAlive(item.queue, item.dag_name, item.run_id, &alive);
+    StatusOr<bool> heartbeats = procs_->IsRunAlive(item.queue, item.dag_name, item.run_id);
     bool gone = s.IsNotFound();
     if (!lease->MayDispatch()) {  // every write below is fenced; the successor tidies up
       keep.push_back(st);
       continue;
     }
     if (!heartbeats.ok()) {  // whether it runs is unknown: look again next pass
-      spdlog::warn("{}: reading its heartbeat: {}; checked again next pass", Describe(item), heartbeats.ToString());
+      spdlog::warn("{}: reading its heartbeat: {}; checked again next pass", Describe(item),
+                   heartbeats.status().ToString());
       keep.push_back(st);
       continue;
     }
-    if (alive || gone || (s.ok() && rec.status != RunStatus::kQueued)) {
+    if (*heartbeats || gone || (s.ok() && rec.status != RunStatus::kQueued)) {
       spdlog::info("{} {} (pid {})", Describe(item), gone ? "was removed" : "started", st.pid);
       Status r = queues_->RemoveItem(item);
       if (!r.ok()) spdlog::error("{}: removing its queue item: {}", Describe(item), r.ToString());
@@ -157,12 +157,12 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
     }
   }
   if (items.empty()) return;
-  int alive = 0;
-  s = procs_->CountAlive(queue, &alive);
-  if (!s.ok()) {
-    spdlog::error("queue {}: cannot count live runs ({}); nothing started", queue, s.ToString());
+  StatusOr<int> counted = procs_->CountAlive(queue);
+  if (!counted.ok()) {
+    spdlog::error("queue {}: cannot count live runs ({}); nothing started", queue, counted.status().ToString());
     return;
   }
+  const int alive = *counted;
   int pending = 0;
   {
     std::lock_guard<std::mutex> l(state_mu_);
@@ -255,13 +255,12 @@ QueueConsumer::Verdict QueueConsumer::Admissible(const QueueItem& item, const Le
   if (rec.status != RunStatus::kQueued) {
     return discard(std::string("the run is ") + RunStatusLabel(rec.status) + ", not queued");
   }
-  bool alive = false;
-  s = procs_->IsRunAlive(item.queue, item.dag_name, item.run_id, &alive);
-  if (!s.ok()) {
-    spdlog::error("{}: {}; left for later", Describe(item), s.ToString());
+  StatusOr<bool> alive = procs_->IsRunAlive(item.queue, item.dag_name, item.run_id);
+  if (!alive.ok()) {
+    spdlog::error("{}: {}; left for later", Describe(item), alive.status().ToString());
     return Verdict::kLater;
   }
-  if (alive) return discard("the run is alive already");
+  if (*alive) return discard("the run is alive already");
   if (SchedulerManaged(rec.trigger_type)) {
     DagPtr dag = dags_->Find(item.dag_name);
     Dag by_name;

@@ -52,13 +52,12 @@ int Reaper::RunOnce(const Lease* lease) {
     const std::string& run_id = e.run.run_id;
     std::string key = dag + "/" + run_id + "/" + e.attempt.attempt_id;
     seen.insert(key);
-    bool alive = true;
-    s = procs_->IsRunAlive(runs_->QueueOf(e.attempt, e.record.name), dag, run_id, &alive);
-    if (!s.ok()) {
-      spdlog::error("zombie detection: run {} of DAG {}: {}", run_id, dag, s.ToString());
+    StatusOr<bool> alive = procs_->IsRunAlive(runs_->QueueOf(e.attempt, e.record.name), dag, run_id);
+    if (!alive.ok()) {
+      spdlog::error("zombie detection: run {} of DAG {}: {}", run_id, dag, alive.status().ToString());
       continue;
     }
-    if (alive) {
+    if (*alive) {
       stale_counts_.erase(key);
       continue;
     }
@@ -146,9 +145,8 @@ void Reaper::RepairIfCutShort(const RunEntry& e, MonoTime now, const Lease* leas
   if (!queued && !no_record) return;
   if (!Unchanged((queued ? "queued:" : "bare:") + e.run.path, now, seen)) return;
   std::shared_ptr<const Dag> dag = options_.find_dag ? options_.find_dag(dag_name) : nullptr;
-  bool alive = false;
   std::string group = queued ? runs_->QueueOf(e.attempt, e.record.name) : dag ? dag->ProcGroup() : dag_name;
-  if (Status s = procs_->IsRunAlive(group, dag_name, run_id, &alive); !s.ok() || alive) return;
+  if (StatusOr<bool> alive = procs_->IsRunAlive(group, dag_name, run_id); !alive.ok() || *alive) return;
   if (queued) {
     if (!lease->MayDispatch()) return;
     bool enqueued = false;

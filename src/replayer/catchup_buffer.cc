@@ -34,16 +34,4 @@ std::optional<WallTime> CatchupBuffer::Release(bool busy, std::vector<WallTime>*
 
 void CatchupBuffer::PutBack(WallTime slot) { slots_.push_front(slot); }
 
-const char* OverlapPolicyName(OverlapPolicy policy) {
-  switch (policy) {
-    case OverlapPolicy::kSkip:
-      return "skip";
-    case OverlapPolicy::kAll:
-      return "all";
-    case OverlapPolicy::kLatest:
-      return "latest";
-  }
-  return "?";
-}
-
 }  // namespace dagu

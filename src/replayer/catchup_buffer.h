@@ -45,7 +45,4 @@ class CatchupBuffer {
   std::deque<WallTime> slots_;
 };
 
-// "skip", "all", "latest".
-const char* OverlapPolicyName(OverlapPolicy policy);
-
 }  // namespace dagu

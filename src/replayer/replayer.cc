@@ -128,10 +128,10 @@ void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer, const 
     *buffer = CatchupBuffer(OverlapPolicy::kSkip, {});
     return;
   }
-  bool busy = false;
-  if (!ReadBusy(*dag, &busy)) return;
+  std::optional<bool> busy = ReadBusy(*dag);
+  if (!busy) return;
   std::vector<WallTime> dropped;
-  std::optional<WallTime> slot = buffer->Release(busy, &dropped);
+  std::optional<WallTime> slot = buffer->Release(*busy, &dropped);
   for (WallTime d : dropped) {
     spdlog::info("DAG {} slot {}: not replayed (overlap_policy {}, DAG busy or a newer slot pending)", name,
                  FormatRFC3339UTC(d), OverlapPolicyName(buffer->policy()));
@@ -164,38 +164,35 @@ void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer, const 
   }
 }
 
-bool Replayer::ReadBusy(const Dag& dag, bool* busy) {
-  int alive = 0;
-  bool queued = false;
-  Status s = runs_->CountAlive(dag, &alive);
-  if (s.ok()) s = runs_->IsQueued(dag, &queued);
+std::optional<bool> Replayer::ReadBusy(const Dag& dag) {
+  StatusOr<int> alive = runs_->CountAlive(dag);
+  StatusOr<bool> queued = alive.ok() ? runs_->IsQueued(dag) : StatusOr<bool>(alive.status());
+  Status s = queued.status();
   RunSummary latest;
   Status ls = s.ok() ? runs_->LatestRun(dag, &latest) : Status::OK();
   if (s.ok() && !ls.ok() && !ls.IsNotFound()) s = ls;
   if (!s.ok()) {
     spdlog::error("DAG {}: cannot tell whether it is busy ({}); replay held back", dag.name, s.ToString());
-    return false;
+    return std::nullopt;
   }
-  *busy = alive > 0 || queued || (ls.ok() && latest.status == RunStatus::kRunning);
-  return true;
+  return *alive > 0 || *queued || (ls.ok() && latest.status == RunStatus::kRunning);
 }
 
 bool Replayer::AlreadyHandled(const Dag& dag, WallTime slot, bool* unreadable) {
   std::string slot_text = FormatRFC3339UTC(slot);
-  bool exists = false;
-  Status s = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, slot), &exists);
-  if (!s.ok()) {
+  StatusOr<bool> exists = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, slot));
+  if (!exists.ok()) {
     spdlog::error("DAG {} slot {}: existing runs cannot be read ({}); no run is created", dag.name, slot_text,
-                  s.ToString());
+                  exists.status().ToString());
     *unreadable = true;
     return false;
   }
-  if (exists) {
+  if (*exists) {
     spdlog::info("DAG {} slot {}: a run for this slot exists already; not replayed", dag.name, slot_text);
     return true;
   }
   RunSummary latest;
-  s = runs_->LatestRun(dag, &latest);
+  Status s = runs_->LatestRun(dag, &latest);
   if (s.ok() && ReferenceTime(latest) == slot) {
     spdlog::info("DAG {} slot {}: latest run {} is this slot's; not replayed", dag.name, slot_text, latest.run_id);
     return true;

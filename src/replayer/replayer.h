@@ -30,6 +30,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "core/clock.h"
@@ -70,8 +71,9 @@ class Replayer final : public ActiveComponent, public TickListener {
 
  private:
   void ReleaseOne(const std::string& name, CatchupBuffer* buffer, const Lease* lease);
-  // *busy: running or queued. False on error (logged).
-  bool ReadBusy(const Dag& dag, bool* busy);
+  // Whether the DAG is running or queued; nullopt when that cannot be read
+  // (logged).
+  std::optional<bool> ReadBusy(const Dag& dag);
   // True when the slot must not be enqueued any more (it has a run).
   bool AlreadyHandled(const Dag& dag, WallTime slot, bool* unreadable);
 

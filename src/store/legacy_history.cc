@@ -190,8 +190,7 @@ Status MigrateLegacyHistory(FileSystem* fs, const std::string& data_dir, const s
         out->errors.push_back("skipped invalid status file " + f + ", RequestID=" + legacy.dag_run_id);
         continue;
       }
-      bool already = false;
-      if (existing.RunExists(legacy.name, legacy.dag_run_id, &already).ok() && already) {
+      if (existing.RunExists(legacy.name, legacy.dag_run_id).value_or(false)) {
         ++out->skipped;
         continue;
       }

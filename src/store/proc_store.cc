@@ -106,28 +106,26 @@ Status ProcStore::ListAlive(const std::string& group, std::vector<ProcEntry>* ou
   return Status::OK();
 }
 
-Status ProcStore::CountAlive(const std::string& group, int* count) {
+StatusOr<int> ProcStore::CountAlive(const std::string& group) {
   std::vector<ProcEntry> alive;
   DAGU_RETURN_IF_ERROR(ListAlive(group, &alive));
-  *count = static_cast<int>(alive.size());
-  return Status::OK();
+  return static_cast<int>(alive.size());
 }
 
-Status ProcStore::IsRunAlive(const std::string& group, const std::string& dag_name, const std::string& run_id,
-                             bool* alive) {
-  *alive = false;
+StatusOr<bool> ProcStore::IsRunAlive(const std::string& group, const std::string& dag_name,
+                                     const std::string& run_id) {
   std::vector<ProcEntry> entries;
   DAGU_RETURN_IF_ERROR(ListAlive(group, &entries));
   for (const auto& e : entries) {
-    if (e.dag_name == dag_name && e.run_id == run_id) *alive = true;
+    if (e.dag_name == dag_name && e.run_id == run_id) return true;
   }
-  return Status::OK();
+  return false;
 }
 
 bool ProcStore::RunningWithoutHeartbeat(const std::string& group, const RunRecord& record) {
   if (record.status != RunStatus::kRunning) return false;
-  bool alive = true;
-  return IsRunAlive(group, record.name, record.dag_run_id, &alive).ok() && !alive;
+  StatusOr<bool> alive = IsRunAlive(group, record.name, record.dag_run_id);
+  return alive.ok() && !*alive;
 }
 
 }  // namespace dagu

@@ -25,6 +25,7 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "core/status.h"
+#include "core/status_or.h"
 #include "store/run_status.h"
 
 namespace dagu {
@@ -65,9 +66,9 @@ class ProcStore {
   bool IsAliveFile(const std::string& path);
   // Live proc files of a group (all DAGs in it).
   Status ListAlive(const std::string& group, std::vector<ProcEntry>* out);
-  Status CountAlive(const std::string& group, int* count);
+  StatusOr<int> CountAlive(const std::string& group);
   // Whether a run of `dag_name` in `group` with this ID has a live file.
-  Status IsRunAlive(const std::string& group, const std::string& dag_name, const std::string& run_id, bool* alive);
+  StatusOr<bool> IsRunAlive(const std::string& group, const std::string& dag_name, const std::string& run_id);
   // Dagu's display-side stale check: whether a run whose record says running
   // (status 1) has no live heartbeat in `group`, so readers show it failed
   // (nothing is written). False for any other status, and when the

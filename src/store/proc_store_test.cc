@@ -37,19 +37,17 @@ TEST(ProcStoreTest, AcquireHeartbeatRelease) {
   EXPECT_EQ(e.path, dir.Sub("proc/slow/slow/proc_20261202_161529Z_slow-001.proc"));
   EXPECT_EQ(std::filesystem::file_size(e.path), 8u);
   EXPECT_TRUE(procs.Acquire("slow", "slow", "slow-001", &e).IsAlreadyExists());
-  int n = 0;
-  ASSERT_TRUE(procs.CountAlive("slow", &n).ok());
-  EXPECT_EQ(n, 1);
-  bool alive = false;
-  ASSERT_TRUE(procs.IsRunAlive("slow", "slow", "slow-001", &alive).ok());
-  EXPECT_TRUE(alive);
-  ASSERT_TRUE(procs.IsRunAlive("slow", "slow", "other", &alive).ok());
-  EXPECT_FALSE(alive);
+  EXPECT_EQ(procs.CountAlive("slow").value_or(-1), 1);
+  StatusOr<bool> alive = procs.IsRunAlive("slow", "slow", "slow-001");
+  ASSERT_TRUE(alive.ok());
+  EXPECT_TRUE(*alive);
+  alive = procs.IsRunAlive("slow", "slow", "other");
+  ASSERT_TRUE(alive.ok());
+  EXPECT_FALSE(*alive);
   ASSERT_TRUE(procs.Release(e).ok());
   EXPECT_FALSE(std::filesystem::exists(dir.Sub("proc/slow/slow")));
   EXPECT_TRUE(std::filesystem::exists(dir.Sub("proc/slow")));
-  ASSERT_TRUE(procs.CountAlive("slow", &n).ok());
-  EXPECT_EQ(n, 0);
+  EXPECT_EQ(procs.CountAlive("slow").value_or(-1), 0);
 }
 
 // The file's mtime is real time, so move the fake clock far from it to test

@@ -125,9 +125,9 @@ TEST_F(RunOperationsTest, FailedEnqueueLeavesNothingBehind) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), Status::Code::kNoSpace);
   EXPECT_NE(s.message().find("undone"), std::string::npos);
-  bool exists = true;
-  ASSERT_TRUE(runs_.RunExists("hello", "r1", &exists).ok());
-  EXPECT_FALSE(exists);
+  StatusOr<bool> exists = runs_.RunExists("hello", "r1");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_FALSE(*exists);
   EXPECT_FALSE(std::filesystem::exists(dir_.Sub("logs/hello/dag-run_20261202_162440Z_r1")));
   fs_.Clear();
   EXPECT_TRUE(ops_.Enqueue(Request("r1"), &e).ok());
@@ -143,16 +143,17 @@ TEST_F(RunOperationsTest, AFencedEnqueueStopsAndLeavesNothingBehind) {
   EnqueuedRun e;
   Status s = ops_.Enqueue(req, &e);
   EXPECT_EQ(s.code(), Status::Code::kAborted) << s.ToString();
-  bool exists = true;
-  ASSERT_TRUE(runs_.RunExists("hello", "r1", &exists).ok());
-  EXPECT_FALSE(exists);
+  StatusOr<bool> exists = runs_.RunExists("hello", "r1");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_FALSE(*exists);
   std::vector<QueueItem> items;
   ASSERT_TRUE(queues_.List("hello", &items).ok());
   EXPECT_TRUE(items.empty());
   may = false;
   EXPECT_EQ(ops_.Enqueue(req, &e).code(), Status::Code::kAborted);
-  ASSERT_TRUE(runs_.RunExists("hello", "r1", &exists).ok());
-  EXPECT_FALSE(exists) << "nothing is created once fenced";
+  exists = runs_.RunExists("hello", "r1");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_FALSE(*exists) << "nothing is created once fenced";
 }
 
 // Issue 10 item 10: an enqueue cut short after its status line (a crash
@@ -180,9 +181,9 @@ TEST_F(RunOperationsTest, DequeueAbortsHidesAndDeletes) {
   ASSERT_TRUE(queues_.List("hello", &items).ok());
   EXPECT_TRUE(items.empty());
   EXPECT_FALSE(std::filesystem::exists(e.run.path));
-  bool exists = true;
-  ASSERT_TRUE(runs_.RunExists("hello", "q1", &exists).ok());
-  EXPECT_FALSE(exists);
+  StatusOr<bool> exists = runs_.RunExists("hello", "q1");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_FALSE(*exists);
 }
 
 TEST_F(RunOperationsTest, DequeueKeepsRunWithOtherVisibleAttempts) {

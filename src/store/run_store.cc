@@ -85,23 +85,17 @@ Status RunStore::CreateRun(const std::string& dag_name, const std::string& run_i
   return Status::OK();
 }
 
-Status RunStore::RunExists(const std::string& dag_name, const std::string& run_id, bool* exists) {
-  *exists = false;
+StatusOr<bool> RunStore::RunExists(const std::string& dag_name, const std::string& run_id) {
   DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));
   FileInfo info;
   Status s = fs_->Stat(ClaimPath(dag_name, run_id), &info);
-  if (s.ok()) {
-    *exists = true;
-    return Status::OK();
-  }
+  if (s.ok()) return true;
   if (!s.IsNotFound()) return s;
   RunDir run;
   s = FindRun(dag_name, run_id, &run);
-  if (s.ok()) {
-    *exists = true;
-    return Status::OK();
-  }
-  return s.IsNotFound() ? Status::OK() : s;
+  if (s.ok()) return true;
+  if (s.IsNotFound()) return false;
+  return s;
 }
 
 Status RunStore::ListDayDirs(const std::string& root, std::optional<WallTime> from, std::optional<WallTime> to,

@@ -34,6 +34,7 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "core/status.h"
+#include "core/status_or.h"
 #include "store/run_status.h"
 
 namespace dagu {
@@ -95,7 +96,7 @@ class RunStore {
 
   // True when the ID is claimed or a run directory with that ID exists.
   // Errors reading the existing runs are returned, never taken as "absent".
-  Status RunExists(const std::string& dag_name, const std::string& run_id, bool* exists);
+  StatusOr<bool> RunExists(const std::string& dag_name, const std::string& run_id);
 
   // The run directory with exactly this ID. NotFound when there is none.
   Status FindRun(const std::string& dag_name, const std::string& run_id, RunDir* out);

@@ -101,9 +101,9 @@ TEST_F(RunStoreTest, RunWrittenByDaguBlocksTheId) {
   ASSERT_TRUE(s.IsAlreadyExists()) << s.ToString();
   EXPECT_NE(s.message().find("dag-run_20261130_010203Z_old-1"), std::string::npos);
   EXPECT_EQ(CountRunDirs(store_.DagRoot("d"), "old-1"), 1u);
-  bool exists = false;
-  ASSERT_TRUE(store_.RunExists("d", "old-1", &exists).ok());
-  EXPECT_TRUE(exists);
+  StatusOr<bool> exists = store_.RunExists("d", "old-1");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_TRUE(*exists);
 }
 
 TEST_F(RunStoreTest, SuffixOfAnotherIdIsNotAMatch) {
@@ -127,9 +127,8 @@ TEST_F(RunStoreTest, UnreadableExistingRunsMeanNoCreate) {
   EXPECT_FALSE(std::filesystem::exists(store_.ClaimPath("d", "r1")));
   faulty_.Clear();
   EXPECT_EQ(CountRunDirs(store_.DagRoot("d"), "r1"), 0u);
-  bool exists = true;
   faulty_.FailWith("ListDir", "/2026/12", Status::IOError("EIO"));
-  EXPECT_FALSE(store_.RunExists("d", "r1", &exists).ok());
+  EXPECT_FALSE(store_.RunExists("d", "r1").ok());
   faulty_.Clear();
   EXPECT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
 }
@@ -355,9 +354,9 @@ TEST_F(RunStoreTest, RemoveRunFreesTheId) {
   ASSERT_TRUE(store_.RemoveRun(run).ok());
   EXPECT_FALSE(std::filesystem::exists(run.path));
   EXPECT_FALSE(std::filesystem::exists(store_.ClaimPath("d", "r1")));
-  bool exists = true;
-  ASSERT_TRUE(store_.RunExists("d", "r1", &exists).ok());
-  EXPECT_FALSE(exists);
+  StatusOr<bool> exists = store_.RunExists("d", "r1");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_FALSE(*exists);
   EXPECT_TRUE(store_.CreateRun("d", "r1", T0() + 5s, &run).ok());
 }
 
@@ -366,9 +365,9 @@ TEST_F(RunStoreTest, ClaimWithoutDirectoryStillBlocks) {
   RunDir run;
   ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
   std::filesystem::remove_all(run.path);
-  bool exists = false;
-  ASSERT_TRUE(store_.RunExists("d", "r1", &exists).ok());
-  EXPECT_TRUE(exists);
+  StatusOr<bool> exists = store_.RunExists("d", "r1");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_TRUE(*exists);
   EXPECT_TRUE(store_.CreateRun("d", "r1", T0(), &run).IsAlreadyExists());
   EXPECT_TRUE(store_.FindRun("d", "r1", &run).IsNotFound());
 }

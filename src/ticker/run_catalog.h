@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "core/status_or.h"
 #include "dag/dag.h"
 #include "store/run_status.h"
 
@@ -30,18 +31,18 @@ class RunCatalog {
  public:
   virtual ~RunCatalog() = default;
 
-  // *exists: a run record exists for the DAG under any of `run_ids`.
-  virtual Status AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids, bool* exists) = 0;
+  // Whether a run record exists for the DAG under any of `run_ids`.
+  virtual StatusOr<bool> AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids) = 0;
 
   // The DAG's latest run; NotFound when it has none.
   virtual Status LatestRun(const Dag& dag, RunSummary* out) = 0;
 
   // The DAG's live runs, counted from fresh heartbeat (proc) files in its
   // proc group.
-  virtual Status CountAlive(const Dag& dag, int* count) = 0;
+  virtual StatusOr<int> CountAlive(const Dag& dag) = 0;
 
-  // *queued: the DAG's queue holds an item of this DAG.
-  virtual Status IsQueued(const Dag& dag, bool* queued) = 0;
+  // Whether the DAG's queue holds an item of this DAG.
+  virtual StatusOr<bool> IsQueued(const Dag& dag) = 0;
 };
 
 }  // namespace dagu

@@ -24,13 +24,12 @@ RunSummary SummarizeRecord(const RunRecord& record) {
 StoreRunCatalog::StoreRunCatalog(RunStore* runs, ProcStore* procs, QueueStore* queues)
     : runs_(runs), procs_(procs), queues_(queues) {}
 
-Status StoreRunCatalog::AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids, bool* exists) {
-  *exists = false;
+StatusOr<bool> StoreRunCatalog::AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids) {
   for (const std::string& id : run_ids) {
-    DAGU_RETURN_IF_ERROR(runs_->RunExists(dag.name, id, exists));
-    if (*exists) return Status::OK();
+    DAGU_ASSIGN_OR_RETURN(bool exists, runs_->RunExists(dag.name, id));
+    if (exists) return true;
   }
-  return Status::OK();
+  return false;
 }
 
 Status StoreRunCatalog::LatestRun(const Dag& dag, RunSummary* out) {
@@ -52,20 +51,21 @@ Status StoreRunCatalog::LatestRun(const Dag& dag, RunSummary* out) {
   return Status::OK();
 }
 
-Status StoreRunCatalog::CountAlive(const Dag& dag, int* count) {
+StatusOr<int> StoreRunCatalog::CountAlive(const Dag& dag) {
   std::vector<ProcEntry> alive;
   DAGU_RETURN_IF_ERROR(procs_->ListAlive(dag.ProcGroup(), &alive));
-  *count = 0;
-  for (const ProcEntry& e : alive) *count += e.dag_name == dag.name ? 1 : 0;
-  return Status::OK();
+  int count = 0;
+  for (const ProcEntry& e : alive) count += e.dag_name == dag.name ? 1 : 0;
+  return count;
 }
 
-Status StoreRunCatalog::IsQueued(const Dag& dag, bool* queued) {
+StatusOr<bool> StoreRunCatalog::IsQueued(const Dag& dag) {
   std::vector<QueueItem> items;
   DAGU_RETURN_IF_ERROR(queues_->List(dag.ProcGroup(), &items));
-  *queued = false;
-  for (const QueueItem& item : items) *queued = *queued || item.dag_name == dag.name;
-  return Status::OK();
+  for (const QueueItem& item : items) {
+    if (item.dag_name == dag.name) return true;
+  }
+  return false;
 }
 
 }  // namespace dagu

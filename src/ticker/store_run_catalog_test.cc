@@ -68,27 +68,19 @@ class StoreRunCatalogTest : public ::testing::Test {
 
 TEST_F(StoreRunCatalogTest, EmptyStores) {
   Dag d = MakeDag("etl");
-  bool exists = true, queued = true;
-  int alive = -1;
   RunSummary latest;
-  ASSERT_TRUE(catalog_.AnyRunExists(d, {"a", "b"}, &exists).ok());
-  EXPECT_FALSE(exists);
+  EXPECT_EQ(catalog_.AnyRunExists(d, {"a", "b"}).value_or(true), false);
   EXPECT_TRUE(catalog_.LatestRun(d, &latest).IsNotFound());
-  ASSERT_TRUE(catalog_.CountAlive(d, &alive).ok());
-  EXPECT_EQ(alive, 0);
-  ASSERT_TRUE(catalog_.IsQueued(d, &queued).ok());
-  EXPECT_FALSE(queued);
+  EXPECT_EQ(catalog_.CountAlive(d).value_or(-1), 0);
+  EXPECT_EQ(catalog_.IsQueued(d).value_or(true), false);
 }
 
 TEST_F(StoreRunCatalogTest, SeesAQueuedCatchupRun) {
   Dag d = MakeDag("etl");
   std::string id = ScheduledRunId("/data", "etl", T("2026-03-12T13:00:00Z"));
   Enqueue(d, id, "2026-03-12T13:00:00Z");
-  bool exists = false, queued = false;
-  ASSERT_TRUE(catalog_.AnyRunExists(d, {"other", id}, &exists).ok());
-  EXPECT_TRUE(exists);
-  ASSERT_TRUE(catalog_.IsQueued(d, &queued).ok());
-  EXPECT_TRUE(queued);
+  EXPECT_EQ(catalog_.AnyRunExists(d, {"other", id}).value_or(false), true);
+  EXPECT_EQ(catalog_.IsQueued(d).value_or(false), true);
   RunSummary latest;
   ASSERT_TRUE(catalog_.LatestRun(d, &latest).ok());
   EXPECT_EQ(latest.run_id, id);
@@ -97,8 +89,7 @@ TEST_F(StoreRunCatalogTest, SeesAQueuedCatchupRun) {
   ASSERT_TRUE(latest.queued_at.has_value());
   EXPECT_FALSE(latest.started_at.has_value());
   // Another DAG is not affected.
-  ASSERT_TRUE(catalog_.IsQueued(MakeDag("other"), &queued).ok());
-  EXPECT_FALSE(queued);
+  EXPECT_EQ(catalog_.IsQueued(MakeDag("other")).value_or(true), false);
 }
 
 TEST_F(StoreRunCatalogTest, CountsLiveHeartbeatsOfTheDagInItsGroup) {
@@ -107,11 +98,8 @@ TEST_F(StoreRunCatalogTest, CountsLiveHeartbeatsOfTheDagInItsGroup) {
   ProcEntry e;
   ASSERT_TRUE(stores_.procs.Acquire("shared", "a", "r1", &e).ok());
   ASSERT_TRUE(stores_.procs.Acquire("shared", "a", "r2", &e).ok());
-  int alive = 0;
-  ASSERT_TRUE(catalog_.CountAlive(a, &alive).ok());
-  EXPECT_EQ(alive, 2);
-  ASSERT_TRUE(catalog_.CountAlive(b, &alive).ok());
-  EXPECT_EQ(alive, 0);
+  EXPECT_EQ(catalog_.CountAlive(a).value_or(-1), 2);
+  EXPECT_EQ(catalog_.CountAlive(b).value_or(-1), 0);
 }
 
 TEST_F(StoreRunCatalogTest, UnreadableRecordsAreErrorsNotAbsence) {
@@ -122,8 +110,7 @@ TEST_F(StoreRunCatalogTest, UnreadableRecordsAreErrorsNotAbsence) {
   EXPECT_EQ(catalog_.LatestRun(d, &latest).code(), Status::Code::kIOError);
   fs_.Clear();
   fs_.FailWith("Stat", ".dagu_run_ids", Status::IOError("EIO"));
-  bool exists = false;
-  EXPECT_FALSE(catalog_.AnyRunExists(d, {"r2"}, &exists).ok());
+  EXPECT_FALSE(catalog_.AnyRunExists(d, {"r2"}).ok());
 }
 
 // The ticker over the real stores: with the run history unreadable, a due

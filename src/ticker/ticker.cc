@@ -173,12 +173,11 @@ void Ticker::PlanDag(const DagPtr& dag_ptr, WallTime tick, std::vector<Plan>* pl
     plans->push_back({dag_ptr, {dag.name, "stop", tick, "", false}});
   }
   if (restart_due && HasLiveRun(dag, tick, "restart")) {
-    bool exists = false;
-    Status e = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, tick), &exists);
-    if (!e.ok()) {
+    StatusOr<bool> exists = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, tick));
+    if (!exists.ok()) {
       spdlog::error("DAG {} slot {}: existing runs cannot be read ({}); no restart is created", dag.name, slot_text,
-                    e.ToString());
-    } else if (exists) {
+                    exists.status().ToString());
+    } else if (*exists) {
       spdlog::info("DAG {} slot {}: a run for this slot exists already; restart skipped", dag.name, slot_text);
     } else {
       plans->push_back({dag_ptr, {dag.name, "restart", tick, run_id, false}});
@@ -190,14 +189,13 @@ void Ticker::PlanDag(const DagPtr& dag_ptr, WallTime tick, std::vector<Plan>* pl
 }
 
 bool Ticker::HasLiveRun(const Dag& dag, WallTime slot, const char* what) {
-  int alive = 0;
-  Status s = runs_->CountAlive(dag, &alive);
-  if (!s.ok()) {
+  StatusOr<int> alive = runs_->CountAlive(dag);
+  if (!alive.ok()) {
     spdlog::error("DAG {} slot {}: cannot tell whether it is running ({}); {} skipped", dag.name,
-                  FormatRFC3339UTC(slot), s.ToString(), what);
+                  FormatRFC3339UTC(slot), alive.status().ToString(), what);
     return false;
   }
-  if (alive > 0) return true;
+  if (*alive > 0) return true;
   spdlog::info("DAG {} slot {}: not running; {} skipped", dag.name, FormatRFC3339UTC(slot), what);
   return false;
 }
@@ -214,19 +212,17 @@ bool Ticker::StartAllowed(const Dag& dag, WallTime slot) {
     return false;
   };
 
-  int alive = 0;
-  Status s = runs_->CountAlive(dag, &alive);
-  if (!s.ok()) return unreadable("heartbeat files", s);
-  if (alive > 0) return skip("already running");
+  StatusOr<int> alive = runs_->CountAlive(dag);
+  if (!alive.ok()) return unreadable("heartbeat files", alive.status());
+  if (*alive > 0) return skip("already running");
   if (options_.queues_enabled) {
-    bool queued = false;
-    s = runs_->IsQueued(dag, &queued);
-    if (!s.ok()) return unreadable("the queue", s);
-    if (queued) return skip("a run is queued");
+    StatusOr<bool> queued = runs_->IsQueued(dag);
+    if (!queued.ok()) return unreadable("the queue", queued.status());
+    if (*queued) return skip("a run is queued");
   }
   RunSummary latest;
   std::optional<RunSummary> have;
-  s = runs_->LatestRun(dag, &latest);
+  Status s = runs_->LatestRun(dag, &latest);
   if (s.ok()) {
     have = latest;
   } else if (!s.IsNotFound()) {
@@ -236,10 +232,9 @@ bool Ticker::StartAllowed(const Dag& dag, WallTime slot) {
   StartRule rule = CheckStartRules(dag, slot, have);
   if (rule != StartRule::kStart) return skip(std::string(StartRuleName(rule)) + " (run " + have->run_id + ")");
 
-  bool exists = false;
-  s = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, slot), &exists);
-  if (!s.ok()) return unreadable("existing runs", s);
-  if (exists) return skip("a run for this slot exists already");
+  StatusOr<bool> exists = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, slot));
+  if (!exists.ok()) return unreadable("existing runs", exists.status());
+  if (*exists) return skip("a run for this slot exists already");
   return true;
 }
 
@@ -254,8 +249,7 @@ Status Ticker::Dispatch(const Plan& plan, const Lease* lease) {
     RunCatalog* runs = runs_;
     DagPtr keep = plan.dag;
     guards.still_running = [runs, keep] {
-      int alive = 0;
-      return !runs->CountAlive(*keep, &alive).ok() || alive > 0;
+      return runs->CountAlive(*keep).value_or(1) > 0;  // unknown counts as running
     };
     return dispatcher_->RestartSlot(dag, slot.run_id, slot.slot, std::move(guards));
   }

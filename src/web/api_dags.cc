@@ -67,13 +67,12 @@ bool NewRunRequest(const ApiContext& ctx, const ApiJson& body, const std::string
     SendStatusError(res, s);
     return false;
   }
-  bool exists = false;
-  s = ctx.runs->RunExists(dag_name, *run_id, &exists);
-  if (!s.ok()) {
-    SendStatusError(res, s);
+  StatusOr<bool> exists = ctx.runs->RunExists(dag_name, *run_id);
+  if (!exists.ok()) {
+    SendStatusError(res, exists.status());
     return false;
   }
-  if (exists) {
+  if (*exists) {
     SendError(res, 409, error_code::kAlreadyExists, "DAG run " + dag_name + "/" + *run_id + " already exists");
     return false;
   }

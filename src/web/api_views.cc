@@ -9,18 +9,6 @@
 namespace dagu::web {
 namespace {
 
-const char* OverlapName(OverlapPolicy p) {
-  switch (p) {
-    case OverlapPolicy::kSkip:
-      return "skip";
-    case OverlapPolicy::kAll:
-      return "all";
-    case OverlapPolicy::kLatest:
-      return "latest";
-  }
-  return "skip";
-}
-
 ApiJson Pairs(const std::vector<std::pair<std::string, std::string>>& pairs) {
   ApiJson out = ApiJson::array();
   for (const auto& [k, v] : pairs) out.push_back(k.empty() || std::isdigit(static_cast<unsigned char>(k[0])) ? v : k + "=" + v);
@@ -175,7 +163,7 @@ ApiJson DagDetailsJson(const Dag& dag, WallTime now) {
     steps.push_back({{"name", s.name}, {"description", s.description}, {"depends", s.depends}, {"command", command}});
   }
   j["steps"] = std::move(steps);
-  j["overlapPolicy"] = OverlapName(dag.overlap_policy);
+  j["overlapPolicy"] = OverlapPolicyName(dag.overlap_policy);
   j["catchupWindow"] = FormatDuration(dag.catchup_window);
   ApiJson stop = ApiJson::array(), restart = ApiJson::array();
   for (const CronSchedule& s : dag.schedules.stop) stop.push_back({{"expression", s.expression()}});

@@ -32,9 +32,8 @@ void CollectQueues(const ApiContext& ctx, std::vector<MetricFamily>* out) {
   for (const auto& [name, limit] : ctx.global_queues) groups.insert(name);
   for (const std::string& q : groups) {
     std::vector<QueueItem> items;
-    int alive = 0;
     if (ctx.queues->List(q, &items).ok()) depth.Add({{"queue", q}}, static_cast<double>(items.size()));
-    if (ctx.procs->CountAlive(q, &alive).ok()) running.Add({{"queue", q}}, alive);
+    if (StatusOr<int> alive = ctx.procs->CountAlive(q); alive.ok()) running.Add({{"queue", q}}, *alive);
   }
   out->push_back(std::move(dags));
   out->push_back(std::move(depth));

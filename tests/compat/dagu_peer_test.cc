@@ -1,5 +1,5 @@
 // Compatibility with the real Dagu 1.30.2, both ways, on one shared
-// DAGU_HOME (issue 3, design/decisions.md section 7):
+// DAGU_HOME (issue 3, docs/decisions.md §7):
 //  - runs this binary writes (succeeded, failed, queued) are shown right by
 //    Dagu's `dagu status` and by its server's /api/v2/dag-runs;
 //  - runs Dagu writes are read right by our `dagu status`;

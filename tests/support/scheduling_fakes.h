@@ -48,13 +48,13 @@ class FakeRunCatalog final : public RunCatalog {
     bool queued = false;
   };
 
-  Status AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids, bool* exists) override {
+  StatusOr<bool> AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids) override {
     std::lock_guard<std::mutex> l(mu);
     exists_checks.push_back(run_ids);
     if (!exists_error.ok()) return exists_error;
-    *exists = false;
-    for (const std::string& id : run_ids) *exists = *exists || dags[dag.name].runs.count(id) > 0;
-    return Status::OK();
+    bool exists = false;
+    for (const std::string& id : run_ids) exists = exists || dags[dag.name].runs.count(id) > 0;
+    return exists;
   }
   Status LatestRun(const Dag& dag, RunSummary* out) override {
     std::lock_guard<std::mutex> l(mu);
@@ -64,18 +64,16 @@ class FakeRunCatalog final : public RunCatalog {
     *out = *st.latest;
     return Status::OK();
   }
-  Status CountAlive(const Dag& dag, int* count) override {
+  StatusOr<int> CountAlive(const Dag& dag) override {
     if (on_read) on_read();
     std::lock_guard<std::mutex> l(mu);
     if (!alive_error.ok()) return alive_error;
-    *count = dags[dag.name].alive;
-    return Status::OK();
+    return dags[dag.name].alive;
   }
-  Status IsQueued(const Dag& dag, bool* queued) override {
+  StatusOr<bool> IsQueued(const Dag& dag) override {
     std::lock_guard<std::mutex> l(mu);
     if (!queued_error.ok()) return queued_error;
-    *queued = dags[dag.name].queued;
-    return Status::OK();
+    return dags[dag.name].queued;
   }
 
   std::mutex mu;
