@@ -140,7 +140,8 @@ Status Agent::PrepareLogs(WallTime now) {
   if (!base_.log.empty()) {
     run_log_dir = DirName(base_.log);
   } else {
-    const std::string root = dag_.log_dir.empty() ? deps_.log_dir : dag_.log_dir;
+    const std::string dag_log_dir = ResolveLogDir(dag_.log_dir, deps_.process_env, dag_.env);
+    const std::string root = dag_log_dir.empty() ? deps_.log_dir : dag_log_dir;
     run_log_dir = RunLogDir(root, dag_.name, run_.created, run_.run_id);
     base_.log = MainLogPath(run_log_dir, now, run_.run_id);
   }

@@ -361,8 +361,13 @@ StepInvocation Executor::MakeInvocation(const Step& def, const NodeState& node, 
   inv.env = env.ToEnvp();
   inv.stdout_path = node.stdout_path;
   inv.stderr_path = node.stderr_path;
-  inv.extra_stdout_path = ExpandVars(def.stdout_file, env.Lookup());
-  inv.extra_stderr_path = ExpandVars(def.stderr_file, env.Lookup());
+  // A relative stdout:/stderr: file is in the step's working directory, as in 1.30.2.
+  auto in_working_dir = [&](const std::string& path) {
+    std::string p = ExpandVars(path, env.Lookup());
+    return p.empty() || p[0] == '/' || inv.working_dir.empty() ? p : JoinPath(inv.working_dir, p);
+  };
+  inv.extra_stdout_path = in_working_dir(def.stdout_file);
+  inv.extra_stderr_path = in_working_dir(def.stderr_file);
   inv.capture_limit = static_cast<size_t>(dag_.max_output_size > 0 ? dag_.max_output_size : 1 << 20);
   inv.executor_type = def.executor_type;
   inv.executor_config_json = def.executor_config_json;

@@ -1,5 +1,6 @@
 #include "agent/step_env.h"
 
+#include <filesystem>
 #include <memory>
 
 #include "core/json_text.h"
@@ -16,6 +17,20 @@ std::string ExpandTilde(const std::string& value, const VarList& env) {
 }
 
 }  // namespace
+
+std::string ResolveLogDir(const std::string& log_dir,
+                          const std::vector<std::pair<std::string, std::string>>& process_env,
+                          const std::vector<std::pair<std::string, std::string>>& dag_env) {
+  if (log_dir.empty()) return log_dir;
+  VarList vars;
+  for (const auto& [k, v] : process_env) vars.Set(k, v);
+  for (const auto& [k, v] : dag_env) vars.Set(k, ExpandTilde(ShellExpand(v, vars.Lookup()), vars));
+  std::string dir = ExpandTilde(ShellExpand(log_dir, vars.Lookup()), vars);
+  if (dir.empty()) return dir;
+  dir = std::filesystem::path(dir).lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
 
 StepEnv::StepEnv(const Dag& dag, const Params& params, std::string default_shell)
     : dag_(dag), params_(params), default_shell_(std::move(default_shell)) {
@@ -52,8 +67,15 @@ std::string StepEnv::EvalCommand(const std::string& text, const OwnedVars& owned
 void StepEnv::BuildRunVars(const std::vector<std::pair<std::string, std::string>>& base, const CommandRunner& run) {
   run_vars_ = VarList();
   params_vars_ = VarList();
-  for (const auto& [k, v] : base) run_vars_.Set(k, v);
-  const std::string dir = dag_.working_dir;
+  // The DAG's env and params are evaluated as 1.30.2 evaluates them, when the
+  // DAG is loaded: DAG_NAME, DAG_RUN_ID and DAG_RUN_LOG_FILE are not set yet
+  // (`${DAG_NAME}` in an env value is empty), though the steps see them.
+  VarList eval_vars;
+  for (const auto& [k, v] : base) {
+    run_vars_.Set(k, v);
+    if (k != "DAG_NAME" && k != "DAG_RUN_ID" && k != "DAG_RUN_LOG_FILE") eval_vars.Set(k, v);
+  }
+  const std::string dir = ExpandTilde(ExpandVars(dag_.working_dir, run_vars_.Lookup()), run_vars_);
   // dotenv: .env first, then the listed files; relative to the working dir.
   if (!dag_.dotenv_disabled) {
     std::vector<std::string> files{".env"};
@@ -62,15 +84,23 @@ void StepEnv::BuildRunVars(const std::vector<std::pair<std::string, std::string>
       std::string path = (f.empty() || f[0] == '/' || dir.empty()) ? f : JoinPath(dir, f);
       std::string text;
       if (!PosixFileSystem()->ReadFile(path, &text).ok()) continue;
-      for (const auto& [k, v] : ParseDotenv(text)) run_vars_.Set(k, v);
+      for (const auto& [k, v] : ParseDotenv(text)) {
+        run_vars_.Set(k, v);
+        eval_vars.Set(k, v);
+      }
     }
   }
-  for (const auto& [k, v] : dag_.env) run_vars_.Set(k, ExpandTilde(EvalValue(v, run_vars_, dir, run), run_vars_));
+  for (const auto& [k, v] : dag_.env) {
+    const std::string value = ExpandTilde(EvalValue(v, eval_vars, dir, run), eval_vars);
+    run_vars_.Set(k, value);
+    eval_vars.Set(k, value);
+  }
   vars_without_params_ = run_vars_;
   Json params_json = Json::object();
   for (const auto& [k, v] : params_) {
-    std::string value = EvalValue(v, run_vars_, dir, run);
+    std::string value = EvalValue(v, eval_vars, dir, run);
     run_vars_.Set(k, value);
+    eval_vars.Set(k, value);
     params_vars_.Set(k, value);
     params_json[k] = value;
   }
@@ -81,6 +111,7 @@ VarList StepEnv::ForStep(const Step& step, const VarList& outputs, const Logs* l
                          const CommandRunner& run, const StepRefs& refs) const {
   VarList env = run_vars_;
   for (const auto& [k, v] : outputs.items()) env.Set(k, v);
+  env.Set("DAG_RUN_STEP_NAME", step.name);  // step env values see it (not the log file variables)
   const VarList before = env;  // step env entries do not see each other
   const std::string dir = DagWorkingDir();
   OwnedVars owned;
@@ -124,10 +155,12 @@ std::vector<std::string> StepEnv::ShellArgsFor(const Step& step) const {
   return !step.shell.empty() ? step.shell_args : dag_.shell_args;
 }
 
-std::string StepEnv::DagWorkingDir() const { return ExpandVars(dag_.working_dir, run_vars_.Lookup()); }
+std::string StepEnv::DagWorkingDir() const {
+  return ExpandTilde(ExpandVars(dag_.working_dir, run_vars_.Lookup()), run_vars_);
+}
 
 std::string StepEnv::WorkingDirFor(const Step& step, const VarList& env) const {
-  std::string base = ExpandVars(dag_.working_dir, env.Lookup());
+  std::string base = ExpandTilde(ExpandVars(dag_.working_dir, env.Lookup()), env);
   if (step.working_dir.empty()) return base;
   std::string dir = ExpandVars(step.working_dir, env.Lookup());
   if (!dir.empty() && dir[0] == '~') {

@@ -39,6 +39,17 @@ namespace dagu {
 using CommandRunner = std::function<int(const std::string& shell, const std::string& command, const VarList& env,
                                         const std::string& dir, std::string* out)>;
 
+// The DAG's `logDir` as Dagu 1.30.2 resolves it when a run starts: the
+// shell's expansions (`$VAR`, `${VAR:-x}`, ...) against the process
+// environment and the DAG's `env` (each entry expanded against the ones
+// before it; no backticks run, and the params are not visible), a leading
+// "~" is the home directory, then the path is cleaned lexically
+// ("./a/../b/" is "b"). A relative result stays relative: it is taken from
+// the directory dagu runs in. "" stays "" (the configured log directory).
+std::string ResolveLogDir(const std::string& log_dir,
+                          const std::vector<std::pair<std::string, std::string>>& process_env,
+                          const std::vector<std::pair<std::string, std::string>>& dag_env);
+
 class StepEnv {
  public:
   // `default_shell`: when neither the step nor the DAG sets one.
