@@ -47,7 +47,7 @@ void Replayer::Start(const Activation& activation, const Lease* lease) {
   } else if (found) {
     ctx.previous = previous;
   }
-  Status rescanned = dags_->Rescan();
+  Status rescanned = dags_->Refresh();
   if (!rescanned.ok()) spdlog::error("replay: {}", rescanned.ToString());
 
   std::map<std::string, CatchupBuffer> buffers;
@@ -164,7 +164,7 @@ void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer, const 
   }
 }
 
-bool Replayer::ReadBusy(const Dag& dag, bool* busy) {
+bool Replayer::ReadBusy(const DagHeader& dag, bool* busy) {
   int alive = 0;
   bool queued = false;
   Status s = runs_->CountAlive(dag, &alive);
@@ -180,7 +180,7 @@ bool Replayer::ReadBusy(const Dag& dag, bool* busy) {
   return true;
 }
 
-bool Replayer::AlreadyHandled(const Dag& dag, WallTime slot, bool* unreadable) {
+bool Replayer::AlreadyHandled(const DagHeader& dag, WallTime slot, bool* unreadable) {
   std::string slot_text = FormatRFC3339UTC(slot);
   bool exists = false;
   Status s = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, slot), &exists);

@@ -71,9 +71,9 @@ class Replayer final : public ActiveComponent, public TickListener {
  private:
   void ReleaseOne(const std::string& name, CatchupBuffer* buffer, const Lease* lease);
   // *busy: running or queued. False on error (logged).
-  bool ReadBusy(const Dag& dag, bool* busy);
+  bool ReadBusy(const DagHeader& dag, bool* busy);
   // True when the slot must not be enqueued any more (it has a run).
-  bool AlreadyHandled(const Dag& dag, WallTime slot, bool* unreadable);
+  bool AlreadyHandled(const DagHeader& dag, WallTime slot, bool* unreadable);
 
   const Clock* clock_;
   DagCatalog* dags_;

@@ -31,17 +31,17 @@ class RunCatalog {
   virtual ~RunCatalog() = default;
 
   // *exists: a run record exists for the DAG under any of `run_ids`.
-  virtual Status AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids, bool* exists) = 0;
+  virtual Status AnyRunExists(const DagHeader& dag, const std::vector<std::string>& run_ids, bool* exists) = 0;
 
   // The DAG's latest run; NotFound when it has none.
-  virtual Status LatestRun(const Dag& dag, RunSummary* out) = 0;
+  virtual Status LatestRun(const DagHeader& dag, RunSummary* out) = 0;
 
   // The DAG's live runs, counted from fresh heartbeat (proc) files in its
   // proc group.
-  virtual Status CountAlive(const Dag& dag, int* count) = 0;
+  virtual Status CountAlive(const DagHeader& dag, int* count) = 0;
 
   // *queued: the DAG's queue holds an item of this DAG.
-  virtual Status IsQueued(const Dag& dag, bool* queued) = 0;
+  virtual Status IsQueued(const DagHeader& dag, bool* queued) = 0;
 };
 
 }  // namespace dagu

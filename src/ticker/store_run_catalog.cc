@@ -24,7 +24,7 @@ RunSummary SummarizeRecord(const RunRecord& record) {
 StoreRunCatalog::StoreRunCatalog(RunStore* runs, ProcStore* procs, QueueStore* queues)
     : runs_(runs), procs_(procs), queues_(queues) {}
 
-Status StoreRunCatalog::AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids, bool* exists) {
+Status StoreRunCatalog::AnyRunExists(const DagHeader& dag, const std::vector<std::string>& run_ids, bool* exists) {
   *exists = false;
   for (const std::string& id : run_ids) {
     DAGU_RETURN_IF_ERROR(runs_->RunExists(dag.name, id, exists));
@@ -33,7 +33,7 @@ Status StoreRunCatalog::AnyRunExists(const Dag& dag, const std::vector<std::stri
   return Status::OK();
 }
 
-Status StoreRunCatalog::LatestRun(const Dag& dag, RunSummary* out) {
+Status StoreRunCatalog::LatestRun(const DagHeader& dag, RunSummary* out) {
   RunDir run;
   DAGU_RETURN_IF_ERROR(runs_->LatestRun(dag.name, &run));
   AttemptDir attempt;
@@ -52,7 +52,7 @@ Status StoreRunCatalog::LatestRun(const Dag& dag, RunSummary* out) {
   return Status::OK();
 }
 
-Status StoreRunCatalog::CountAlive(const Dag& dag, int* count) {
+Status StoreRunCatalog::CountAlive(const DagHeader& dag, int* count) {
   std::vector<ProcEntry> alive;
   DAGU_RETURN_IF_ERROR(procs_->ListAlive(dag.ProcGroup(), &alive));
   *count = 0;
@@ -60,7 +60,7 @@ Status StoreRunCatalog::CountAlive(const Dag& dag, int* count) {
   return Status::OK();
 }
 
-Status StoreRunCatalog::IsQueued(const Dag& dag, bool* queued) {
+Status StoreRunCatalog::IsQueued(const DagHeader& dag, bool* queued) {
   std::vector<QueueItem> items;
   DAGU_RETURN_IF_ERROR(queues_->List(dag.ProcGroup(), &items));
   *queued = false;

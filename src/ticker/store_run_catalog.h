@@ -29,10 +29,10 @@ class StoreRunCatalog final : public RunCatalog {
   // The stores must outlive the catalog.
   StoreRunCatalog(RunStore* runs, ProcStore* procs, QueueStore* queues);
 
-  Status AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids, bool* exists) override;
-  Status LatestRun(const Dag& dag, RunSummary* out) override;
-  Status CountAlive(const Dag& dag, int* count) override;
-  Status IsQueued(const Dag& dag, bool* queued) override;
+  Status AnyRunExists(const DagHeader& dag, const std::vector<std::string>& run_ids, bool* exists) override;
+  Status LatestRun(const DagHeader& dag, RunSummary* out) override;
+  Status CountAlive(const DagHeader& dag, int* count) override;
+  Status IsQueued(const DagHeader& dag, bool* queued) override;
 
  private:
   RunStore* runs_;

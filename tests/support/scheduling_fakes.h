@@ -48,7 +48,7 @@ class FakeRunCatalog final : public RunCatalog {
     bool queued = false;
   };
 
-  Status AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids, bool* exists) override {
+  Status AnyRunExists(const DagHeader& dag, const std::vector<std::string>& run_ids, bool* exists) override {
     std::lock_guard<std::mutex> l(mu);
     exists_checks.push_back(run_ids);
     if (!exists_error.ok()) return exists_error;
@@ -56,7 +56,7 @@ class FakeRunCatalog final : public RunCatalog {
     for (const std::string& id : run_ids) *exists = *exists || dags[dag.name].runs.count(id) > 0;
     return Status::OK();
   }
-  Status LatestRun(const Dag& dag, RunSummary* out) override {
+  Status LatestRun(const DagHeader& dag, RunSummary* out) override {
     std::lock_guard<std::mutex> l(mu);
     if (!latest_error.ok()) return latest_error;
     const auto& st = dags[dag.name];
@@ -64,14 +64,14 @@ class FakeRunCatalog final : public RunCatalog {
     *out = *st.latest;
     return Status::OK();
   }
-  Status CountAlive(const Dag& dag, int* count) override {
+  Status CountAlive(const DagHeader& dag, int* count) override {
     if (on_read) on_read();
     std::lock_guard<std::mutex> l(mu);
     if (!alive_error.ok()) return alive_error;
     *count = dags[dag.name].alive;
     return Status::OK();
   }
-  Status IsQueued(const Dag& dag, bool* queued) override {
+  Status IsQueued(const DagHeader& dag, bool* queued) override {
     std::lock_guard<std::mutex> l(mu);
     if (!queued_error.ok()) return queued_error;
     *queued = dags[dag.name].queued;
@@ -94,13 +94,13 @@ class FakeDispatcher final : public RunDispatcher {
     WallTime slot;
     MonoTime not_after = MonoTime::max();
   };
-  Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override {
+  Status StartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override {
     return Record({"start", dag.name, run_id, slot, not_after});
   }
-  Status StopDag(const Dag& dag, MonoTime not_after) override {
+  Status StopDag(const DagHeader& dag, MonoTime not_after) override {
     return Record({"stop", dag.name, "", WallTime(), not_after});
   }
-  Status RestartSlot(const Dag& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override {
+  Status RestartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override {
     std::lock_guard<std::mutex> l(mu);
     last_guards = std::move(guards);
     calls.push_back({"restart", dag.name, run_id, slot, MonoTime::max()});
