@@ -89,7 +89,9 @@ void DagWatcher::Stop() {
 
 void DagWatcher::SetWatching(bool on) {
   watching_ = on;
-  catalog_->SetWatched(on);
+  // Only a local file system's watch sees every change; on NFS another host's
+  // edits raise no event here, so the catalog keeps rescanning at each tick.
+  catalog_->SetWatched(on && local_);
 }
 
 std::chrono::milliseconds DagWatcher::RescanInterval() const {
