@@ -106,47 +106,49 @@ def _run_rows(results):
     return rows
 
 
-def _scale_rows(results):
-    rows = ["| implementation | DAG files | exec → loaded | RSS loaded / at the end | threads "
-            "| scheduler CPU per minute | slot latency p50 / p99 / max (slots seen) "
-            "| edit takes effect (median / max) |",
-            "|---|---|---|---|---|---|---|---|"]
+def _rep_rows(results, scenario, header, row):
+    """The table of a scenario measured once per case: `row(case, rep)` for
+    each repetition, or an ERROR row."""
+    rows = [header, "|" + "---|" * header.count(" | ") + "---|"]
     for case, reps in results:
-        if case.scenario != "scale":
+        if case.scenario != scenario:
             continue
         for r in reps:
             if "error" in r:
-                rows.append(f"| {case.impl} | {case.size} | ERROR {r['error']} | | | | | |")
-                continue
-            lat = "–"
-            if r.get("lat_p50") is not None:
-                lat = (f"{r['lat_p50'] * 1000:.0f} / {r['lat_p99'] * 1000:.0f} / {r['lat_max'] * 1000:.0f} ms"
-                       f" ({r['slots_seen']}/{r['slots_expected']} in {case.minutes} min)")
-            cpu = f"{r['cpu_per_min']:.3f} s" if r.get("cpu_per_min") is not None else "–"
-            edit = "–"
-            if r.get("edit_median") is not None:
-                edit = f"{r['edit_median'] * 1000:.0f} / {r['edit_max'] * 1000:.0f} ms ({case.edits})"
-            rows.append(f"| {case.impl} | {case.size} | {r['load'] * 1000:.0f} ms "
-                        f"| {r['rss_loaded']:.1f} / {r['rss_end']:.1f} MiB | {r['threads']} | {cpu} | {lat} "
-                        f"| {edit} |")
+                rows.append(f"| {case.impl} | {case.size} | ERROR {r['error']} |")
+            else:
+                rows.append(row(case, r))
     return rows
+
+
+def _scale_row(case, r):
+    lat = "–"
+    if r.get("lat_p50") is not None:
+        lat = (f"{r['lat_p50'] * 1000:.0f} / {r['lat_p99'] * 1000:.0f} / {r['lat_max'] * 1000:.0f} ms"
+               f" ({r['slots_seen']}/{r['slots_expected']} in {case.minutes} min)")
+    cpu = f"{r['cpu_per_min']:.3f} s" if r.get("cpu_per_min") is not None else "–"
+    edit = "–"
+    if r.get("edit_median") is not None:
+        edit = f"{r['edit_median'] * 1000:.0f} / {r['edit_max'] * 1000:.0f} ms ({case.edits})"
+    return (f"| {case.impl} | {case.size} | {r['load'] * 1000:.0f} ms "
+            f"| {r['rss_loaded']:.1f} / {r['rss_end']:.1f} MiB | {r['threads']} | {cpu} | {lat} | {edit} |")
+
+
+def _scale_rows(results):
+    return _rep_rows(results, "scale",
+                     "| implementation | DAG files | exec → loaded | RSS loaded / at the end | threads "
+                     "| scheduler CPU per minute | slot latency p50 / p99 / max (slots seen) "
+                     "| edit takes effect (median / max) |", _scale_row)
 
 
 def _idle_rows(results):
-    rows = ["| implementation | DAGs | window | active RSS | active CPU per minute "
-            "| standby RSS | standby CPU per minute | threads (active / standby) |",
-            "|---|---|---|---|---|---|---|---|"]
-    for case, reps in results:
-        if case.scenario != "idle":
-            continue
-        for r in reps:
-            if "error" in r:
-                rows.append(f"| {case.impl} | {case.size} | ERROR {r['error']} | | | | | |")
-                continue
-            rows.append(f"| {case.impl} | {case.size} | {r['window']:.0f} s | {r['active_rss']:.1f} MiB "
-                        f"| {r['active_cpu_per_min']:.3f} s | {r['standby_rss']:.1f} MiB "
-                        f"| {r['standby_cpu_per_min']:.3f} s | {r['active_threads']} / {r['standby_threads']} |")
-    return rows
+    return _rep_rows(results, "idle",
+                     "| implementation | DAGs | window | active RSS | active CPU per minute "
+                     "| standby RSS | standby CPU per minute | threads (active / standby) |",
+                     lambda case, r: (f"| {case.impl} | {case.size} | {r['window']:.0f} s | {r['active_rss']:.1f} MiB "
+                                      f"| {r['active_cpu_per_min']:.3f} s | {r['standby_rss']:.1f} MiB "
+                                      f"| {r['standby_cpu_per_min']:.3f} s "
+                                      f"| {r['active_threads']} / {r['standby_threads']} |"))
 
 
 def _raw(results):
