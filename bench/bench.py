@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Runs the scheduler HA benchmarks (bench/dagubench/plan.py) against our
-`dagu` and Dagu 1.30.2 and writes a markdown report.
+"""Runs the benchmarks (bench/dagubench/plan.py: scheduler HA, run overhead,
+scale, idle cost) against our `dagu` and Dagu 1.30.2 and writes a markdown
+report.
 
 Usage: bench.py --ours BIN --peer BIN [--quick] [--out FILE] [--seed N]
-                [--only crash,handover,startup,slots] [--nice N]
+                [--only crash,handover,startup,slots,run,scale,idle] [--nice N]
 Either binary may be omitted (--ours none / --peer none); its cases are then
 listed as not measured. Exit status: 0 when every check passed, 1 otherwise,
 2 on bad usage.
@@ -22,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from dagubench import impls, plan, proc, report, scenarios, slots  # noqa: E402
+from dagubench import impls, perf, plan, proc, report, scenarios, slots  # noqa: E402
 
 
 def parse_args():
@@ -34,9 +35,10 @@ def parse_args():
     p.add_argument("--quick", action="store_true", help="short mode (< 2 min)")
     p.add_argument("--out", help="report file (markdown); a .json of the raw values is written next to it")
     p.add_argument("--seed", type=int, default=None, help="seed of the kill phases")
-    p.add_argument("--only", default="", help="comma-separated scenarios to run")
+    p.add_argument("--only", default="", help="comma-separated scenarios to run (crash, handover,"
+                                              " startup, slots, run, scale, idle)")
     p.add_argument("--nice", type=int, default=None,
-                   help="run the harness and every scheduler at this niceness (e.g. -10 on a"
+                   help="run the harness and every process it starts at this niceness (e.g. -10 on a"
                         " shared host; both implementations get the same)")
     p.add_argument("--slot-kills", type=int, default=4,
                    help="kills (one per minute) per implementation in the slot scenario")
@@ -53,10 +55,22 @@ def make_impls(args):
     return out
 
 
+DUE_PER_MINUTE = 20  # scale: `* * * * *` DAGs among the files
+
+
 def run_case(case, impl, rng, root, args):
+    if case.scenario == "run":
+        reps = perf.run_overhead(impl, root, case.size, case.reps)
+        for i, r in enumerate(reps):
+            _print_rep(case, i, r)
+        return reps
     reps = []
     for i in range(case.reps):
-        if case.scenario == "crash":
+        if case.scenario == "scale":
+            r = perf.scale(impl, root, case.size, DUE_PER_MINUTE, case.minutes, case.edits)
+        elif case.scenario == "idle":
+            r = perf.idle(impl, root, case.size, case.minutes)
+        elif case.scenario == "crash":
             r = scenarios.crash_failover(impl, case.stale, case.retry, rng, root, case.cap)
         elif case.scenario == "handover":
             r = scenarios.clean_handover(impl, case.stale, case.retry, rng, root, case.cap)
@@ -64,13 +78,17 @@ def run_case(case, impl, rng, root, args):
             r = scenarios.startup(impl, root)
         else:
             r = slots.slot_run(impl, case.stale, case.retry, root, args.slot_kills)
-        print(f"  {case.scenario} {case.title} #{i + 1}: "
-              + ("ERROR " + r["error"] if "error" in r else
-                 ", ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
-                           for k, v in r.items() if k != "detail")),
-              flush=True)
+        _print_rep(case, i, r)
         reps.append(r)
     return reps
+
+
+def _print_rep(case, i, r):
+    print(f"  {case.scenario} {case.title} #{i + 1}: "
+          + ("ERROR " + r["error"] if "error" in r else
+             ", ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
+                       for k, v in r.items() if k != "detail")),
+          flush=True)
 
 
 def rerender(args):

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Side-by-side scheduler HA benchmarks: our `dagu` against the real Dagu 1.30.2.
+# Side-by-side benchmarks of our `dagu` against the real Dagu 1.30.2: scheduler
+# HA (failover, handover, start-up, slots) and cost (run overhead of `dagu
+# start`, 1,000 and 10,000 DAG files, idle active and standby).
 #
-#   bench/run.sh            full set (about 15 min), report in bench/results/<date>.md
-#   bench/run.sh --quick    short set for CI (< 2 min, one failover each), report in
+#   bench/run.sh            full set (about 45 min), report in bench/results/<date>.md
+#   bench/run.sh --quick    short set (< 3 min, one failover each), report in
 #                           bench/results/<date>-quick.md
+#   bench/run.sh --quick --only run,scale,idle   the cost part of it (< 60 s; ctest
+#                           bench_perf_quick)
 # Other options are passed to bench/bench.py (--out FILE, --seed N, --nice N,
-# --only crash,handover,startup,slots, --slot-kills N).
+# --only crash,handover,startup,slots,run,scale,idle, --slot-kills N).
 #
 # Our binary: $DAGU_BINARY, else build/default/bin/dagu (scripts/build.sh), else
 # build/bench/bin/dagu; with --build, build/bench is (re)built first

@@ -15,24 +15,49 @@ SLACK = 1.0
 
 @dataclasses.dataclass
 class Case:
-    scenario: str          # "crash" | "handover" | "startup" | "slots"
+    scenario: str          # "crash" | "handover" | "startup" | "slots" | "run" | "scale" | "idle"
     impl: str              # "ours" | "dagu"
     stale: float = 30.0
     retry: float = 5.0
     reps: int = 1
     cap: float = 60.0      # longest wait for a takeover, s
+    size: int = 0          # run: steps; scale, idle: DAG files
+    minutes: int = 0       # scale: whole minutes watched (slot latency, CPU); idle: window, s
+    edits: int = 0         # scale: DAG files edited one after another
 
     @property
     def title(self):
+        if self.scenario == "run":
+            return f"{self.impl} {self.size}-step"
+        if self.scenario == "scale":
+            return f"{self.impl} {self.size} DAGs"
+        if self.scenario == "idle":
+            return f"{self.impl} {self.size} DAGs {self.minutes}s"
         if self.scenario in ("startup", "slots"):
             return self.impl
         return f"{self.impl} T={self.stale:g}s R={self.retry:g}s"
 
 
+def perf_cases(quick):
+    """Run overhead, scale and idle cost (bench/dagubench/perf.py), both
+    implementations side by side."""
+    both = ("dagu", "ours")
+    if quick:
+        return ([Case("run", k, size=1, reps=3) for k in both]
+                + [Case("run", k, size=20, reps=2) for k in both]
+                + [Case("scale", k, size=1000, edits=1) for k in both]
+                + [Case("idle", k, size=50, minutes=5) for k in both])
+    return ([Case("run", k, size=1, reps=15) for k in both]
+            + [Case("run", k, size=20, reps=10) for k in both]
+            + [Case("scale", k, size=1000, minutes=2, edits=3) for k in both]
+            + [Case("scale", k, size=10000, minutes=3, edits=3) for k in both]
+            + [Case("idle", k, size=50, minutes=120) for k in both])
+
+
 def build(quick):
     """The cases of one run, in the order they are measured."""
     if quick:
-        return [
+        return perf_cases(quick) + [
             Case("startup", "dagu", reps=3), Case("startup", "ours", reps=3),
             Case("crash", "dagu", 12, 1, reps=1, cap=30),
             Case("crash", "ours", 12, 1, reps=1, cap=30),
@@ -40,7 +65,7 @@ def build(quick):
             Case("handover", "dagu", 12, 1, reps=1, cap=14),
             Case("handover", "ours", 3, 0.5, reps=1, cap=14),
         ]
-    return [
+    return perf_cases(quick) + [
         Case("startup", "dagu", reps=7), Case("startup", "ours", reps=7),
         Case("crash", "dagu", 12, 1, reps=5, cap=40),
         Case("crash", "ours", 12, 1, reps=5, cap=40),
@@ -84,6 +109,13 @@ def checks(case, reps):
     elif case.scenario == "slots" and case.impl == "ours":
         out.append((f"{case.title} slots: every slot ran exactly once around the failovers",
                     all(r["lost"] == 0 and r["duplicated"] == 0 for r in good)))
+    elif case.scenario == "run":
+        out.append((f"{case.title} run: `dagu start` exited 0 every time",
+                    all(r["exit_status"] == 0 for r in good)))
+    elif case.scenario == "scale" and case.minutes > 0:
+        out.append((f"{case.title} scale: every due step ran once per watched minute"
+                    f" ({case.minutes} min x 20 DAGs)",
+                    all(r["slots_seen"] == r["slots_expected"] for r in good)))
     elif case.scenario == "startup":
         out.append((f"{case.title} start-up: /health 200 within 2 s",
                     all(r["health"] <= 2.0 for r in good)))

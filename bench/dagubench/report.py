@@ -92,6 +92,65 @@ def _slot_rows(results):
             "|---|---|---|---|---|---|---|"] + rows
 
 
+def _run_rows(results):
+    rows = ["| implementation | steps | n | wall | CPU (user + sys) | peak RSS |",
+            "|---|---|---|---|---|---|"]
+    for case, reps in results:
+        if case.scenario != "run":
+            continue
+        good = [r for r in reps if "error" not in r]
+        rows.append(f"| {case.impl} | {case.size} | {len(good)}/{len(reps)} "
+                    f"| {fmt_summary([v * 1000 for v in _col(reps, 'wall')], 'ms', 1)} "
+                    f"| {fmt_summary([v * 1000 for v in _col(reps, 'cpu')], 'ms', 1)} "
+                    f"| {fmt_summary(_col(reps, 'maxrss'), 'MiB', 1)} |")
+    return rows
+
+
+def _rep_rows(results, scenario, header, row):
+    """The table of a scenario measured once per case: `row(case, rep)` for
+    each repetition, or an ERROR row."""
+    rows = [header, "|" + "---|" * header.count(" | ") + "---|"]
+    for case, reps in results:
+        if case.scenario != scenario:
+            continue
+        for r in reps:
+            if "error" in r:
+                rows.append(f"| {case.impl} | {case.size} | ERROR {r['error']} |")
+            else:
+                rows.append(row(case, r))
+    return rows
+
+
+def _scale_row(case, r):
+    lat = "–"
+    if r.get("lat_p50") is not None:
+        lat = (f"{r['lat_p50'] * 1000:.0f} / {r['lat_p99'] * 1000:.0f} / {r['lat_max'] * 1000:.0f} ms"
+               f" ({r['slots_seen']}/{r['slots_expected']} in {case.minutes} min)")
+    cpu = f"{r['cpu_per_min']:.3f} s" if r.get("cpu_per_min") is not None else "–"
+    edit = "–"
+    if r.get("edit_median") is not None:
+        edit = f"{r['edit_median'] * 1000:.0f} / {r['edit_max'] * 1000:.0f} ms ({case.edits})"
+    return (f"| {case.impl} | {case.size} | {r['load'] * 1000:.0f} ms "
+            f"| {r['rss_loaded']:.1f} / {r['rss_end']:.1f} MiB | {r['threads']} | {cpu} | {lat} | {edit} |")
+
+
+def _scale_rows(results):
+    return _rep_rows(results, "scale",
+                     "| implementation | DAG files | exec → loaded | RSS loaded / at the end | threads "
+                     "| scheduler CPU per minute | slot latency p50 / p99 / max (slots seen) "
+                     "| edit takes effect (median / max) |", _scale_row)
+
+
+def _idle_rows(results):
+    return _rep_rows(results, "idle",
+                     "| implementation | DAGs | window | active RSS | active CPU per minute "
+                     "| standby RSS | standby CPU per minute | threads (active / standby) |",
+                     lambda case, r: (f"| {case.impl} | {case.size} | {r['window']:.0f} s | {r['active_rss']:.1f} MiB "
+                                      f"| {r['active_cpu_per_min']:.3f} s | {r['standby_rss']:.1f} MiB "
+                                      f"| {r['standby_cpu_per_min']:.3f} s "
+                                      f"| {r['active_threads']} / {r['standby_threads']} |"))
+
+
 def _raw(results):
     lines = []
     for case, reps in results:
@@ -113,6 +172,9 @@ def _raw_value(v):
 
 
 SECTIONS = [
+    ("Run overhead: `dagu start` of a chain of `true` steps", _run_rows),
+    ("Scale: DAG files in one directory, 20 of them `* * * * *`", _scale_rows),
+    ("Idle cost: an active and a standby side by side, yearly DAGs only", _idle_rows),
     ("Crash failover (kill -9 of the active)", _crash_rows),
     ("Clean stop (SIGTERM of the active)", _handover_rows),
     ("Start-up of `dagu scheduler` (fresh home, one DAG, T=30s R=5s)", _startup_rows),
@@ -121,7 +183,7 @@ SECTIONS = [
 
 
 def render(meta, results, check_lines):
-    out = [f"# Scheduler HA benchmark, {meta['date']} ({meta['mode']} mode)", ""]
+    out = [f"# dagu benchmark, {meta['date']} ({meta['mode']} mode)", ""]
     out += [f"* {k}: {v}" for k, v in meta["facts"]]
     for title, rows_of in SECTIONS:
         rows = rows_of(results)

@@ -27,6 +27,7 @@
 #include "cli/run_tree.h"
 #include "core/dispatch_deadline.h"
 #include "core/exit_codes.h"
+#include "core/signal_waiter.h"
 #include "core/time_format.h"
 #include "cron/time_zone.h"
 #include "dag/dag_loader.h"
@@ -118,34 +119,26 @@ bool ResolveScheduleTime(const std::string& command, const std::string& text, st
 
 // Forwards SIGTERM / SIGINT / SIGHUP to the agent from a thread of its own.
 // Construct it before any other thread, so that every thread has the
-// signals blocked and only sigtimedwait sees them.
+// signals blocked and only this thread reads them. Its destructor wakes the
+// thread at once (no poll period), so the command exits as soon as the run
+// has ended.
 class SignalForwarder {
  public:
-  SignalForwarder() {
-    sigemptyset(&set_);
-    for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set_, s);
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-  }
   ~SignalForwarder() {
-    done_ = true;
+    signals_.Wake();
     if (thread_.joinable()) thread_.join();
   }
   void Start(Agent* agent) {
     thread_ = std::thread([this, agent] {
-      timespec wait{0, 200 * 1000 * 1000};
-      while (!done_) {
-        int sig = sigtimedwait(&set_, nullptr, &wait);
-        if (sig > 0) {
-          spdlog::info("Received signal {}, stopping the run", sig);
-          agent->Stop(sig == SIGHUP ? SIGTERM : sig);
-        }
+      while (int sig = signals_.Wait()) {
+        spdlog::info("Received signal {}, stopping the run", sig);
+        agent->Stop(sig == SIGHUP ? SIGTERM : sig);
       }
     });
   }
 
  private:
-  sigset_t set_;
-  std::atomic<bool> done_{false};
+  SignalWaiter signals_{SIGTERM, SIGINT, SIGHUP};
   std::thread thread_;
 };
 

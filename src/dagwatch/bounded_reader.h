@@ -10,6 +10,10 @@
 //    `limit`; then it gets TimedOut and the read is left to finish in the
 //    background. While that read is still stuck, a new read of the same path
 //    returns TimedOut at once (no second thread piles up behind it).
+//  - One helper thread serves the reads one after another (a thread per read
+//    cost more than the read: 10,000 DAG files took seconds); when a read
+//    overruns, that thread is left to it and the reads queued behind it move
+//    to a fresh one.
 //
 // The FileSystem must outlive every read started (the process's
 // PosixFileSystem does). Thread-safe.
@@ -35,6 +39,9 @@ class BoundedReader {
  public:
   BoundedReader(FileSystem* fs, std::chrono::milliseconds limit = kDagReadLimit,
                 uint64_t max_bytes = kDagFileMaxBytes);
+  ~BoundedReader();
+  BoundedReader(const BoundedReader&) = delete;
+  BoundedReader& operator=(const BoundedReader&) = delete;
 
   Status Read(const std::string& path, const std::string& confine_to, std::string* contents);
 
@@ -42,11 +49,16 @@ class BoundedReader {
 
  private:
   struct Pending;
+  struct Worker;
+  // The helper thread that takes the next read (started on first use).
+  std::shared_ptr<Worker> CurrentWorker();
+
   FileSystem* fs_;
   std::chrono::milliseconds limit_;
   uint64_t max_bytes_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Pending>> stuck_;  // reads that overran the limit, by path
+  std::shared_ptr<Worker> worker_;                          // guarded by mu_
 };
 
 }  // namespace dagu

@@ -9,12 +9,18 @@
 // reported once and tried again at every rescan until it answers; what was
 // loaded from the file before stays in the catalog meanwhile.
 //
+// The catalog keeps each DAG's DagHeader only (name, file, schedules and the
+// fields the scheduling parts read: dag/dag.h), not the whole definition, so
+// 10,000 files cost a few MB; LoadFull() reads the whole DAG from its file
+// when a run is to be written (a catch-up or a repaired enqueue).
+//
 // Readers take immutable snapshots, so a DAG object never changes under a
 // tick that is using it.
 //
 // Thread-safe. Rescans are serialised; readers never wait for a load.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -33,7 +39,7 @@ namespace dagu {
 // Loads one DAG file. The real one wraps LoadDag (see MakeDagFileLoader).
 using DagFileLoader = std::function<Status(const std::string& path, Dag* out)>;
 
-using DagPtr = std::shared_ptr<const Dag>;
+using DagPtr = std::shared_ptr<const DagHeader>;
 
 class DagCatalog {
  public:
@@ -45,12 +51,25 @@ class DagCatalog {
   // fails to load is not an error of the rescan.
   Status Rescan();
 
+  // Rescan(), unless a DagWatcher's inotify watch covers the directory and
+  // has seen no change since the last rescan: then nothing (an unchanged
+  // directory costs nothing). What the ticker calls at every tick.
+  Status Refresh();
+  // For DagWatcher: whether an inotify watch covers the directory now, and
+  // that it saw a change no rescan has covered yet.
+  void SetWatched(bool watched) { watched_ = watched; }
+  void MarkDirty() { dirty_ = true; }
+
   // Every loaded DAG, sorted by name.
   std::vector<DagPtr> Snapshot() const;
   // The DAG of that name, or null.
   DagPtr Find(const std::string& name) const;
   // Bumped whenever the set of DAGs or any DAG changes.
   uint64_t generation() const;
+  // The whole definition of the DAG `name` as its file reads now (with the
+  // catalog's loader); NotFound when the catalog has no such DAG, and an
+  // error when the file no longer loads or now defines another name.
+  Status LoadFull(const std::string& name, Dag* out) const;
 
   const std::string& dir() const { return dir_; }
 
@@ -69,6 +88,9 @@ class DagCatalog {
   FileSystem* fs_;
   std::string dir_;
   DagFileLoader loader_;
+
+  std::atomic<bool> watched_{false};
+  std::atomic<bool> dirty_{true};
 
   std::mutex rescan_mu_;              // serialises Rescan
   std::map<std::string, Entry> files_;  // by file name; guarded by rescan_mu_

@@ -24,7 +24,8 @@ Status FakeLoad(const std::string& path, Dag* out) {
   if (text.rfind("broken", 0) == 0) return Status::InvalidArgument(path + ":1:1: bad YAML");
   out->name = text.substr(0, text.find('\n'));
   out->location = path;
-  out->yaml_data = text;
+  out->params = {{"text", text}};  // a field the catalog keeps (DagHeader)
+  out->yaml_data = text;           // one it does not (LoadFull reads it)
   return Status::OK();
 }
 
@@ -68,12 +69,35 @@ TEST(DagCatalogTest, AddChangeRemoveTakeEffectOnRescan) {
   EXPECT_GT(catalog.generation(), g1);
   EXPECT_EQ(Names(catalog), (std::vector<std::string>{"alpha", "beta"}));
   EXPECT_NE(catalog.Find("alpha"), before);
-  EXPECT_EQ(before->yaml_data, "alpha\n");  // an old snapshot never changes
-  EXPECT_EQ(catalog.Find("alpha")->yaml_data, "alpha\nchanged: yes\n");
+  EXPECT_EQ(before->params[0].second, "alpha\n");  // an old snapshot never changes
+  EXPECT_EQ(catalog.Find("alpha")->params[0].second, "alpha\nchanged: yes\n");
 
   std::filesystem::remove(dir.Sub("a.yaml"));
   ASSERT_TRUE(catalog.Rescan().ok());
   EXPECT_EQ(Names(catalog), (std::vector<std::string>{"beta"}));
+}
+
+// The catalog keeps only DagHeader; the whole DAG comes from the file as it
+// reads at the moment of LoadFull.
+TEST(DagCatalogTest, LoadFullReadsTheWholeDagFromItsFile) {
+  TempDir dir;
+  dir.WriteFile("a.yaml", "alpha\n");
+  DagCatalog catalog(PosixFileSystem(), dir.path(), FakeLoad);
+  ASSERT_TRUE(catalog.Rescan().ok());
+  Dag full;
+  ASSERT_TRUE(catalog.LoadFull("alpha", &full).ok());
+  EXPECT_EQ(full.yaml_data, "alpha\n");
+  EXPECT_EQ(full.location, dir.Sub("a.yaml"));
+
+  dir.WriteFile("a.yaml", "alpha\nsteps: changed\n");  // not rescanned yet
+  ASSERT_TRUE(catalog.LoadFull("alpha", &full).ok());
+  EXPECT_EQ(full.yaml_data, "alpha\nsteps: changed\n");
+
+  EXPECT_TRUE(catalog.LoadFull("nope", &full).IsNotFound());
+  dir.WriteFile("a.yaml", "gamma\n");  // the file now defines another DAG
+  EXPECT_FALSE(catalog.LoadFull("alpha", &full).ok());
+  dir.WriteFile("a.yaml", "broken\n");
+  EXPECT_FALSE(catalog.LoadFull("alpha", &full).ok());
 }
 
 TEST(DagCatalogTest, BrokenFileIsSkippedAndTheOthersStay) {

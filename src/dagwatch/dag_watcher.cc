@@ -1,8 +1,10 @@
 #include "dagwatch/dag_watcher.h"
 
+#include <linux/magic.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,6 +25,27 @@ int MillisUntil(Steady::time_point t) {
   return left < 0 ? 0 : static_cast<int>(left);
 }
 
+// True unless `dir` is on a network or FUSE file system, where another host
+// may change files without an inotify event here.
+bool OnLocalFileSystem(const std::string& dir) {
+  struct statfs fs{};
+  if (::statfs(dir.c_str(), &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case NFS_SUPER_MAGIC:
+    case SMB_SUPER_MAGIC:
+    case 0xFF534D42UL:  // CIFS
+    case 0xFE534D42UL:  // SMB2
+    case 0x65735546UL:  // FUSE
+    case 0x00C36400UL:  // Ceph
+    case 0x6B414653UL:  // AFS
+    case 0x01161970UL:  // GFS2
+    case 0x7461636FUL:  // OCFS2
+      return false;
+    default:
+      return true;
+  }
+}
+
 }  // namespace
 
 DagWatcher::DagWatcher(DagCatalog* catalog, std::chrono::milliseconds rescan_interval,
@@ -41,8 +64,14 @@ void DagWatcher::Start() {
                  catalog_->dir(), rescan_interval_.count());
   }
   AddWatch();
+  const auto t0 = Steady::now();
   Status s = catalog_->Rescan();
-  if (!s.ok()) spdlog::error("{}", s.ToString());
+  if (!s.ok()) {
+    spdlog::error("{}", s.ToString());
+  } else {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - t0).count();
+    spdlog::info("DAG directory {} scanned: {} DAGs loaded in {} ms", catalog_->dir(), catalog_->Snapshot().size(), ms);
+  }
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -55,7 +84,19 @@ void DagWatcher::Stop() {
   if (inotify_fd_ >= 0) ::close(inotify_fd_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
   inotify_fd_ = wake_fd_ = watch_ = -1;
-  watching_ = false;
+  SetWatching(false);
+}
+
+void DagWatcher::SetWatching(bool on) {
+  watching_ = on;
+  // Only a local file system's watch sees every change; on NFS another host's
+  // edits raise no event here, so the catalog keeps rescanning at each tick.
+  catalog_->SetWatched(on && local_);
+}
+
+std::chrono::milliseconds DagWatcher::RescanInterval() const {
+  if (watching_ && local_) return std::max<std::chrono::milliseconds>(rescan_interval_, kLocalRescanInterval);
+  return rescan_interval_;
 }
 
 bool DagWatcher::AddWatch() {
@@ -72,12 +113,13 @@ bool DagWatcher::AddWatch() {
   }
   if (warned_) spdlog::info("watching DAG directory {} again", catalog_->dir());
   warned_ = false;
-  watching_ = true;
+  local_ = OnLocalFileSystem(catalog_->dir());
+  SetWatching(true);
   return true;
 }
 
 void DagWatcher::Run() {
-  auto next_rescan = Steady::now() + rescan_interval_;
+  auto next_rescan = Steady::now() + RescanInterval();
   bool dirty = false;
   auto quiet_until = Steady::now();
   alignas(inotify_event) char buf[8192];
@@ -97,7 +139,8 @@ void DagWatcher::Run() {
           off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
         }
       }
-      if (lost_dir) watching_ = false;
+      if (lost_dir) SetWatching(false);
+      catalog_->MarkDirty();
       dirty = true;
       quiet_until = Steady::now() + debounce_;
       continue;
@@ -108,7 +151,7 @@ void DagWatcher::Run() {
       Status s = catalog_->Rescan();
       if (!s.ok()) spdlog::error("{}", s.ToString());
       dirty = false;
-      next_rescan = Steady::now() + rescan_interval_;
+      next_rescan = Steady::now() + RescanInterval();
     }
   }
 }

@@ -1,11 +1,14 @@
 // DagWatcher: keeps a DagCatalog in step with its directory while the
 // scheduler runs, so adding, changing or removing a DAG file takes effect
 // without a restart. It watches the directory with inotify (a burst of
-// events is coalesced: one rescan after `debounce` of quiet) and also
-// rescans every `rescan_interval` as a fallback, which covers what inotify
-// cannot see (edits made by another NFS client, a directory that did not
-// exist yet or was replaced). If inotify is unavailable it logs why and
-// relies on the periodic rescan alone.
+// events is coalesced: one rescan after `debounce` of quiet; the catalog is
+// marked dirty at the first event, so a tick in between rescans it itself)
+// and also rescans every `rescan_interval` as a fallback, which covers what
+// inotify cannot see (edits made by another NFS client, a directory that did
+// not exist yet or was replaced). While the watch is in place on a local
+// file system, where inotify sees every change, the fallback runs only every
+// kLocalRescanInterval, so an unchanged directory costs (almost) nothing. If
+// inotify is unavailable it logs why and relies on the periodic rescan alone.
 //
 // Its thread waits in poll(2) on the inotify descriptor and an eventfd that
 // Stop() writes, so it is not a StoppableThread (whose waits are condition
@@ -40,9 +43,14 @@ class DagWatcher {
   // True while an inotify watch on the directory is in place.
   bool watching() const { return watching_.load(); }
 
+  // The fallback rescan's period while watched on a local file system.
+  static constexpr std::chrono::minutes kLocalRescanInterval{10};
+
  private:
   void Run();
   bool AddWatch();  // (re)creates the inotify watch; false when it cannot
+  void SetWatching(bool on);
+  std::chrono::milliseconds RescanInterval() const;
 
   DagCatalog* catalog_;
   std::chrono::milliseconds rescan_interval_;
@@ -50,6 +58,7 @@ class DagWatcher {
   int inotify_fd_ = -1;
   int watch_ = -1;
   bool warned_ = false;  // "cannot watch" logged, until it works again
+  bool local_ = false;   // the directory is on a local file system (statfs)
   int wake_fd_ = -1;  // eventfd that Stop() writes to
   std::atomic<bool> stop_{false};
   std::atomic<bool> watching_{false};

@@ -22,10 +22,10 @@ class SuspendFlags {
   // *suspended tells whether the DAG's flag file exists. An error other than
   // "not found" is returned (callers treat the DAG as suspended for safety:
   // an operator's suspension must not be overridden by a storage hiccup).
-  Status IsSuspended(const Dag& dag, bool* suspended) const;
+  Status IsSuspended(const DagHeader& dag, bool* suspended) const;
 
   // The flag file of `dag`.
-  std::string FlagPath(const Dag& dag) const;
+  std::string FlagPath(const DagHeader& dag) const;
 
  private:
   FileSystem* fs_;

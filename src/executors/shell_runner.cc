@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -40,63 +41,50 @@ struct Child {
   std::string error;  // why it did not start
 };
 
-// Starts argv in its own process group with stdout/stderr on pipes.
+// Starts argv in its own process group with stdout/stderr on pipes, with
+// posix_spawnp (a vfork-style clone: no copy of this process's page tables,
+// so a step starts in a fraction of a fork's time from a big agent). PATH is
+// searched as execvpe does (the agent's own PATH).
 Child Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& dir) {
   Child c;
-  int out[2], err[2], status_pipe[2];
+  int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) {
     c.error = std::string("pipe: ") + std::strerror(errno);
     return c;
   }
-  if (::pipe2(err, O_CLOEXEC) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0) {
+  if (::pipe2(err, O_CLOEXEC) != 0) {
     c.error = std::string("pipe: ") + std::strerror(errno);
     ::close(out[0]);
     ::close(out[1]);
     return c;
   }
   CStrings cargv(argv), cenv(env);
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    c.error = std::string("fork: ") + std::strerror(errno);
-    for (int fd : {out[0], out[1], err[0], err[1], status_pipe[0], status_pipe[1]}) ::close(fd);
-    return c;
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD}) ::signal(sig, SIG_DFL);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
-    ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
-    int e = 0;
-    if (!dir.empty() && ::chdir(dir.c_str()) != 0) {
-      e = errno;
-    } else {
-      ::execvpe(cargv.get()[0], cargv.get(), cenv.get());
-      e = errno;
-    }
-    (void)!::write(status_pipe[1], &e, sizeof e);
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  if (!dir.empty()) posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = -1;
+  int e = ::posix_spawnp(&pid, cargv.get()[0], &actions, &attr, cargv.get(), cenv.get());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   ::close(out[1]);
   ::close(err[1]);
-  ::close(status_pipe[1]);
-  int child_errno = 0;
-  ssize_t n;
-  do {
-    n = ::read(status_pipe[0], &child_errno, sizeof child_errno);
-  } while (n < 0 && errno == EINTR);
-  ::close(status_pipe[0]);
-  if (n == static_cast<ssize_t>(sizeof child_errno)) {
-    int st;
-    ::waitpid(pid, &st, 0);
+  if (e != 0) {
     ::close(out[0]);
     ::close(err[0]);
-    c.error = (dir.empty() ? "" : "in " + dir + ": ") + argv[0] + ": " + std::strerror(child_errno);
+    c.error = (dir.empty() ? "" : "in " + dir + ": ") + argv[0] + ": " + std::strerror(e);
     return c;
   }
   c.pid = pid;

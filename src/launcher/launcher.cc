@@ -46,17 +46,17 @@ Status Launcher::SpawnSlotRun(const std::string& dag_name, const std::string& lo
                {{"DAGU_DAG_DEFINITION_ID", DagNameFromPath(location)}}, std::move(child), not_after, nullptr);
 }
 
-Status Launcher::StartSlot(const Dag& dag, const std::string& run_id, WallTime slot, MonoTime not_after) {
+Status Launcher::StartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) {
   return SpawnSlotRun(dag.name, dag.location, dag.signal_propagation, run_id, slot, not_after);
 }
 
-Status Launcher::StopDag(const Dag& dag, MonoTime not_after) {
+Status Launcher::StopDag(const DagHeader& dag, MonoTime not_after) {
   Child child;
   child.what = "stop of DAG " + dag.name;
   return Spawn(StopDagCommand(context_, dag.location), {}, std::move(child), not_after, nullptr);
 }
 
-Status Launcher::RestartSlot(const Dag& dag, const std::string& run_id, WallTime slot, RestartGuards guards) {
+Status Launcher::RestartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, RestartGuards guards) {
   PendingRestart r;
   r.dag_name = dag.name;
   r.dag_location = dag.location;

@@ -52,9 +52,9 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   void StopReaping();
 
   // RunDispatcher.
-  Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override;
-  Status StopDag(const Dag& dag, MonoTime not_after) override;
-  Status RestartSlot(const Dag& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override;
+  Status StartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override;
+  Status StopDag(const DagHeader& dag, MonoTime not_after) override;
+  Status RestartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override;
 
   // Starts a queued run (`retry --run-id=<id> -q <dag name>`, with
   // DAGU_QUEUE_DISPATCH_RETRY=1). `propagate`: forward a stopping

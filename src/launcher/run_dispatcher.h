@@ -35,16 +35,16 @@ class RunDispatcher {
 
   // Starts the slot's run under `run_id` as a process that outlives the
   // scheduler. OK once the process was started (not once the run began).
-  virtual Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot, MonoTime not_after) = 0;
+  virtual Status StartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) = 0;
 
   // Asks the DAG's live runs to stop (a stop schedule).
-  virtual Status StopDag(const Dag& dag, MonoTime not_after) = 0;
+  virtual Status StopDag(const DagHeader& dag, MonoTime not_after) = 0;
 
   // A restart schedule: stops the DAG's live runs, waits until they are gone
   // (or guards.wait_limit passed), then starts the slot's run under `run_id`
   // if guards.may_dispatch() still allows it. Returns once the stop was
   // started; the rest happens in the background.
-  virtual Status RestartSlot(const Dag& dag, const std::string& run_id, WallTime slot, RestartGuards guards) = 0;
+  virtual Status RestartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, RestartGuards guards) = 0;
 };
 
 }  // namespace dagu

@@ -263,7 +263,7 @@ QueueConsumer::Verdict QueueConsumer::Admissible(const QueueItem& item, const Le
   if (*alive) return discard("the run is alive already");
   if (SchedulerManaged(rec.trigger_type)) {
     DagPtr dag = dags_->Find(item.dag_name);
-    Dag by_name;
+    DagHeader by_name;
     by_name.name = item.dag_name;
     bool suspended = false;
     s = suspend_->IsSuspended(dag ? *dag : by_name, &suspended);

@@ -78,9 +78,9 @@ class QueueConsumerTest : public ::testing::Test {
   }
 
   void Enqueue(const std::string& dag, const std::string& id, TriggerType trigger = TriggerType::kManual) {
-    DagPtr d = dags_.catalog().Find(dag);
-    ASSERT_NE(d, nullptr);
-    Status s = stores_.Enqueue(*d, id, trigger);
+    Dag d;  // the whole definition, as a run is written from it
+    ASSERT_TRUE(dags_.catalog().LoadFull(dag, &d).ok());
+    Status s = stores_.Enqueue(d, id, trigger);
     ASSERT_TRUE(s.ok()) << s.ToString();
     clock_.Advance(std::chrono::milliseconds(10));  // distinct queue times
   }

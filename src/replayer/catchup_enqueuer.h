@@ -22,7 +22,7 @@ class CatchupEnqueuer {
   // any other error means nothing was enqueued. `may_write` (the lease's
   // MayDispatch) is asked right before each write of the enqueue; false
   // undoes what was made and returns Aborted.
-  virtual Status EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot,
+  virtual Status EnqueueCatchup(const DagHeader& dag, const std::string& run_id, WallTime slot,
                                 const std::function<bool()>& may_write) = 0;
 };
 

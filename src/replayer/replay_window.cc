@@ -6,7 +6,7 @@
 
 namespace dagu {
 
-std::optional<WallTime> ReplayFrom(const ReplayContext& ctx, const Dag& dag) {
+std::optional<WallTime> ReplayFrom(const ReplayContext& ctx, const DagHeader& dag) {
   std::optional<WallTime> from;
   auto widen = [&](std::chrono::nanoseconds window) {
     if (window <= std::chrono::nanoseconds::zero()) return;
@@ -20,7 +20,7 @@ std::optional<WallTime> ReplayFrom(const ReplayContext& ctx, const Dag& dag) {
   return from;
 }
 
-std::vector<WallTime> SlotsToReplay(const ReplayContext& ctx, const Dag& dag) {
+std::vector<WallTime> SlotsToReplay(const ReplayContext& ctx, const DagHeader& dag) {
   WallTime current_minute = FloorToMinute(ctx.at);
   std::vector<WallTime> slots;
   std::optional<WallTime> from = ReplayFrom(ctx, dag);

@@ -37,9 +37,9 @@ struct ReplayContext {
 
 // The exclusive lower bound of the slots `dag` replays, or nullopt when it
 // replays none. The upper bound is always the start of the current minute.
-std::optional<WallTime> ReplayFrom(const ReplayContext& ctx, const Dag& dag);
+std::optional<WallTime> ReplayFrom(const ReplayContext& ctx, const DagHeader& dag);
 
 // The slots `dag` replays, oldest first, without duplicates.
-std::vector<WallTime> SlotsToReplay(const ReplayContext& ctx, const Dag& dag);
+std::vector<WallTime> SlotsToReplay(const ReplayContext& ctx, const DagHeader& dag);
 
 }  // namespace dagu

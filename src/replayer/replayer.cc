@@ -47,7 +47,7 @@ void Replayer::Start(const Activation& activation, const Lease* lease) {
   } else if (found) {
     ctx.previous = previous;
   }
-  Status rescanned = dags_->Rescan();
+  Status rescanned = dags_->Refresh();
   if (!rescanned.ok()) spdlog::error("replay: {}", rescanned.ToString());
 
   std::map<std::string, CatchupBuffer> buffers;
@@ -164,7 +164,7 @@ void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer, const 
   }
 }
 
-std::optional<bool> Replayer::ReadBusy(const Dag& dag) {
+std::optional<bool> Replayer::ReadBusy(const DagHeader& dag) {
   StatusOr<int> alive = runs_->CountAlive(dag);
   StatusOr<bool> queued = alive.ok() ? runs_->IsQueued(dag) : StatusOr<bool>(alive.status());
   Status s = queued.status();
@@ -178,7 +178,7 @@ std::optional<bool> Replayer::ReadBusy(const Dag& dag) {
   return *alive > 0 || *queued || (ls.ok() && latest.status == RunStatus::kRunning);
 }
 
-bool Replayer::AlreadyHandled(const Dag& dag, WallTime slot, bool* unreadable) {
+bool Replayer::AlreadyHandled(const DagHeader& dag, WallTime slot, bool* unreadable) {
   std::string slot_text = FormatRFC3339UTC(slot);
   StatusOr<bool> exists = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, slot));
   if (!exists.ok()) {

@@ -73,9 +73,9 @@ class Replayer final : public ActiveComponent, public TickListener {
   void ReleaseOne(const std::string& name, CatchupBuffer* buffer, const Lease* lease);
   // Whether the DAG is running or queued; nullopt when that cannot be read
   // (logged).
-  std::optional<bool> ReadBusy(const Dag& dag);
+  std::optional<bool> ReadBusy(const DagHeader& dag);
   // True when the slot must not be enqueued any more (it has a run).
-  bool AlreadyHandled(const Dag& dag, WallTime slot, bool* unreadable);
+  bool AlreadyHandled(const DagHeader& dag, WallTime slot, bool* unreadable);
 
   const Clock* clock_;
   DagCatalog* dags_;

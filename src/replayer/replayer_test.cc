@@ -30,7 +30,7 @@ class FakeEnqueuer final : public CatchupEnqueuer {
     std::string run_id;
     WallTime slot;
   };
-  Status EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot,
+  Status EnqueueCatchup(const DagHeader& dag, const std::string& run_id, WallTime slot,
                         const std::function<bool()>& may_write) override {
     if (may_write && !may_write()) {  // as the real one: nothing is written once fenced
       ++fenced;

@@ -4,11 +4,13 @@
 
 namespace dagu {
 
-StoreCatchupEnqueuer::StoreCatchupEnqueuer(RunOperations* ops, std::string log_root)
-    : ops_(ops), log_root_(std::move(log_root)) {}
+StoreCatchupEnqueuer::StoreCatchupEnqueuer(RunOperations* ops, const DagCatalog* dags, std::string log_root)
+    : ops_(ops), dags_(dags), log_root_(std::move(log_root)) {}
 
-Status StoreCatchupEnqueuer::EnqueueCatchup(const Dag& dag, const std::string& run_id, WallTime slot,
+Status StoreCatchupEnqueuer::EnqueueCatchup(const DagHeader& header, const std::string& run_id, WallTime slot,
                                             const std::function<bool()>& may_write) {
+  Dag dag;
+  DAGU_RETURN_IF_ERROR(dags_->LoadFull(header.name, &dag));
   EnqueueRequest req;
   req.dag = &dag;
   req.params = dag.params;

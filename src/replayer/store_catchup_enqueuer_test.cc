@@ -29,9 +29,9 @@ class StoreCatchupEnqueuerTest : public ::testing::Test {
   StoreCatchupEnqueuerTest()
       : fs_(PosixFileSystem()),
         stores_(&fs_, &clock_, dir_.Sub("data")),
+        dags_(dir_, &fs_),
         catalog_(&stores_.runs, &stores_.procs, &stores_.queues),
-        enqueuer_(&stores_.ops, dir_.Sub("logs")),
-        dags_(dir_, &fs_) {
+        enqueuer_(&stores_.ops, &dags_.catalog(), dir_.Sub("logs")) {
     setenv("TZ", "UTC", 1);
   }
 
@@ -46,16 +46,19 @@ class StoreCatchupEnqueuerTest : public ::testing::Test {
   FakeClock clock_{T("2026-03-12T14:00:30Z")};
   FaultyFileSystem fs_;
   testing::TestStores stores_;
+  TestDags dags_;
   StoreRunCatalog catalog_;
   StoreCatchupEnqueuer enqueuer_;
-  TestDags dags_;
 };
 
 TEST_F(StoreCatchupEnqueuerTest, WritesAQueuedCatchupRunAndALowPriorityItem) {
   Dag& d = AddDag("etl");
+  ASSERT_TRUE(dags_.catalog().Rescan().ok());
   WallTime slot = T("2026-03-12T13:00:00Z");
   std::string id = ScheduledRunId(dir_.Sub("data"), "etl", slot);
-  ASSERT_TRUE(enqueuer_.EnqueueCatchup(d, id, slot, nullptr).ok());
+  // The catalog keeps only the header; the run is written from the whole
+  // DAG, which the enqueuer loads from the file.
+  ASSERT_TRUE(enqueuer_.EnqueueCatchup(*dags_.catalog().Find("etl"), id, slot, nullptr).ok());
 
   RunRecord rec;
   ASSERT_TRUE(stores_.runs.ReadLatest("etl", id, nullptr, nullptr, &rec).ok());
@@ -63,6 +66,7 @@ TEST_F(StoreCatchupEnqueuerTest, WritesAQueuedCatchupRunAndALowPriorityItem) {
   EXPECT_EQ(rec.trigger_type, TriggerType::kCatchUp);
   EXPECT_EQ(rec.schedule_time, "2026-03-12T13:00:00Z");
   EXPECT_EQ(rec.params, "FOO=bar");
+  ASSERT_EQ(rec.nodes.size(), d.steps.size());  // the steps come from the whole definition
   std::vector<QueueItem> items;
   ASSERT_TRUE(stores_.queues.List("etl", &items).ok());
   ASSERT_EQ(items.size(), 1u);

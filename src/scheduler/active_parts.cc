@@ -157,7 +157,17 @@ ReaperOptions ReapOptions(const Config& config, const DagCatalog* dags) {
   ReaperOptions o;
   o.interval = config.scheduler.zombie_detection_interval;
   o.data_dir = config.paths.data_dir;
-  o.find_dag = [dags](const std::string& name) { return dags->Find(name); };
+  // Only for a repair (rare): the whole definition, read from the file.
+  o.find_dag = [dags](const std::string& name) -> std::shared_ptr<const Dag> {
+    auto dag = std::make_shared<Dag>();
+    Status s = dags->LoadFull(name, dag.get());
+    if (s.IsNotFound()) return nullptr;
+    if (!s.ok()) {
+      spdlog::error("DAG {}: {}", name, s.ToString());
+      return nullptr;
+    }
+    return dag;
+  };
   o.log_root = config.paths.log_dir;
   o.replay_window = config.scheduler.failover_recovery_window;
   return o;
@@ -174,7 +184,7 @@ SchedulingParts::SchedulingParts(const Config& config, const ActivePartsDeps& de
       watcher_(&dags_, kDagRescanInterval),
       launcher_(PosixProcessSpawner(), deps.clock, Launching(config)),
       catalog_(&runs_, &procs_, &queues_),
-      enqueuer_(&ops_, config.paths.log_dir),
+      enqueuer_(&ops_, &dags_, config.paths.log_dir),
       replayer_(deps.clock, &dags_, &suspend_, &catalog_, &enqueuer_, &ledger_, ReplayOptions(config, deps)),
       ticker_(deps.clock, &dags_, &suspend_, &catalog_, &launcher_, &ledger_, &replayer_, TickOptions(config, deps)),
       consumer_(deps.clock, &queues_, &runs_, &procs_, &dags_, &suspend_, &launcher_, ConsumerOptions(config, deps)),

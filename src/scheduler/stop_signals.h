@@ -12,10 +12,10 @@
 // its exit status, e.g. 75 after a lost role, stands).
 #pragma once
 
-#include <atomic>
-#include <csignal>
 #include <functional>
 #include <thread>
+
+#include "core/signal_waiter.h"
 
 namespace dagu {
 
@@ -36,10 +36,7 @@ class StopSignals {
   void Stop();
 
  private:
-  sigset_t set_{};
-  sigset_t old_mask_{};
-  int signal_fd_ = -1;
-  int wake_fd_ = -1;  // eventfd written by Stop()
+  SignalWaiter signals_{SIGINT, SIGTERM};
   std::thread thread_;
 };
 

@@ -360,8 +360,7 @@ Status RunStore::CompactStatus(const AttemptDir& attempt) {
 }
 
 Status RunStore::WriteFinalStatus(const AttemptDir& attempt, const RunRecord& record) {
-  DAGU_RETURN_IF_ERROR(AppendStatus(attempt, record));
-  return CompactStatus(attempt);
+  return fs_->WriteFileAtomic(attempt.StatusPath(), SerializeRunRecord(record) + "\n", 0600);
 }
 
 Status RunStore::HideAttempt(AttemptDir* attempt) {

@@ -138,7 +138,10 @@ class RunStore {
   // Rewrites status.jsonl as its last valid line, atomically (temp file and
   // rename over it; never a moment without the file).
   Status CompactStatus(const AttemptDir& attempt);
-  // AppendStatus then CompactStatus.
+  // What AppendStatus then CompactStatus would leave (status.jsonl holding
+  // `record` as its one line), written at once: the record goes to a temp
+  // file that is fsynced and renamed over status.jsonl, so it is made durable
+  // once, not appended, synced and then rewritten and synced again.
   Status WriteFinalStatus(const AttemptDir& attempt, const RunRecord& record);
 
   // Renames the attempt to ".attempt_..." so that every reader skips it.

@@ -32,17 +32,17 @@ class RunCatalog {
   virtual ~RunCatalog() = default;
 
   // Whether a run record exists for the DAG under any of `run_ids`.
-  virtual StatusOr<bool> AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids) = 0;
+  virtual StatusOr<bool> AnyRunExists(const DagHeader& dag, const std::vector<std::string>& run_ids) = 0;
 
   // The DAG's latest run; NotFound when it has none.
-  virtual Status LatestRun(const Dag& dag, RunSummary* out) = 0;
+  virtual Status LatestRun(const DagHeader& dag, RunSummary* out) = 0;
 
   // The DAG's live runs, counted from fresh heartbeat (proc) files in its
   // proc group.
-  virtual StatusOr<int> CountAlive(const Dag& dag) = 0;
+  virtual StatusOr<int> CountAlive(const DagHeader& dag) = 0;
 
   // Whether the DAG's queue holds an item of this DAG.
-  virtual StatusOr<bool> IsQueued(const Dag& dag) = 0;
+  virtual StatusOr<bool> IsQueued(const DagHeader& dag) = 0;
 };
 
 }  // namespace dagu

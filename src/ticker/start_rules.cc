@@ -15,7 +15,7 @@ std::optional<WallTime> ReferenceTime(const RunSummary& run) {
   return FloorToMinute(*t);
 }
 
-StartRule CheckStartRules(const Dag& dag, WallTime slot, const std::optional<RunSummary>& latest) {
+StartRule CheckStartRules(const DagHeader& dag, WallTime slot, const std::optional<RunSummary>& latest) {
   if (!latest) return StartRule::kStart;
   std::optional<WallTime> ref = ReferenceTime(*latest);
   if (!ref) return StartRule::kStart;

@@ -32,7 +32,7 @@ enum class StartRule {
 std::optional<WallTime> ReferenceTime(const RunSummary& run);
 
 // Applies the rules above for `slot` of `dag` (its start schedules).
-StartRule CheckStartRules(const Dag& dag, WallTime slot, const std::optional<RunSummary>& latest);
+StartRule CheckStartRules(const DagHeader& dag, WallTime slot, const std::optional<RunSummary>& latest);
 
 // "start", "already ran", "succeeded since the previous slot".
 const char* StartRuleName(StartRule rule);

@@ -24,7 +24,7 @@ RunSummary SummarizeRecord(const RunRecord& record) {
 StoreRunCatalog::StoreRunCatalog(RunStore* runs, ProcStore* procs, QueueStore* queues)
     : runs_(runs), procs_(procs), queues_(queues) {}
 
-StatusOr<bool> StoreRunCatalog::AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids) {
+StatusOr<bool> StoreRunCatalog::AnyRunExists(const DagHeader& dag, const std::vector<std::string>& run_ids) {
   for (const std::string& id : run_ids) {
     DAGU_ASSIGN_OR_RETURN(bool exists, runs_->RunExists(dag.name, id));
     if (exists) return true;
@@ -32,7 +32,7 @@ StatusOr<bool> StoreRunCatalog::AnyRunExists(const Dag& dag, const std::vector<s
   return false;
 }
 
-Status StoreRunCatalog::LatestRun(const Dag& dag, RunSummary* out) {
+Status StoreRunCatalog::LatestRun(const DagHeader& dag, RunSummary* out) {
   RunDir run;
   DAGU_RETURN_IF_ERROR(runs_->LatestRun(dag.name, &run));
   AttemptDir attempt;
@@ -51,7 +51,7 @@ Status StoreRunCatalog::LatestRun(const Dag& dag, RunSummary* out) {
   return Status::OK();
 }
 
-StatusOr<int> StoreRunCatalog::CountAlive(const Dag& dag) {
+StatusOr<int> StoreRunCatalog::CountAlive(const DagHeader& dag) {
   std::vector<ProcEntry> alive;
   DAGU_RETURN_IF_ERROR(procs_->ListAlive(dag.ProcGroup(), &alive));
   int count = 0;
@@ -59,7 +59,7 @@ StatusOr<int> StoreRunCatalog::CountAlive(const Dag& dag) {
   return count;
 }
 
-StatusOr<bool> StoreRunCatalog::IsQueued(const Dag& dag) {
+StatusOr<bool> StoreRunCatalog::IsQueued(const DagHeader& dag) {
   std::vector<QueueItem> items;
   DAGU_RETURN_IF_ERROR(queues_->List(dag.ProcGroup(), &items));
   for (const QueueItem& item : items) {

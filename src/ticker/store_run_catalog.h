@@ -29,10 +29,10 @@ class StoreRunCatalog final : public RunCatalog {
   // The stores must outlive the catalog.
   StoreRunCatalog(RunStore* runs, ProcStore* procs, QueueStore* queues);
 
-  StatusOr<bool> AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids) override;
-  Status LatestRun(const Dag& dag, RunSummary* out) override;
-  StatusOr<int> CountAlive(const Dag& dag) override;
-  StatusOr<bool> IsQueued(const Dag& dag) override;
+  StatusOr<bool> AnyRunExists(const DagHeader& dag, const std::vector<std::string>& run_ids) override;
+  Status LatestRun(const DagHeader& dag, RunSummary* out) override;
+  StatusOr<int> CountAlive(const DagHeader& dag) override;
+  StatusOr<bool> IsQueued(const DagHeader& dag) override;
 
  private:
   RunStore* runs_;

@@ -98,7 +98,7 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
   SchedulerCounters::Bump(counters, &SchedulerCounters::ticks);
   const std::string tick_text = FormatRFC3339UTC(tick);
 
-  Status rescanned = dags_->Rescan();
+  Status rescanned = dags_->Refresh();
   if (!rescanned.ok()) spdlog::error("tick {}: {}", tick_text, rescanned.ToString());
 
   std::vector<Plan> plans;
@@ -150,7 +150,7 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
 }
 
 void Ticker::PlanDag(const DagPtr& dag_ptr, WallTime tick, std::vector<Plan>* plans) {
-  const Dag& dag = *dag_ptr;
+  const DagHeader& dag = *dag_ptr;
   bool start_due = AnyDueAt(dag.schedules.start, tick);
   bool stop_due = AnyDueAt(dag.schedules.stop, tick);
   bool restart_due = AnyDueAt(dag.schedules.restart, tick);
@@ -188,7 +188,7 @@ void Ticker::PlanDag(const DagPtr& dag_ptr, WallTime tick, std::vector<Plan>* pl
   }
 }
 
-bool Ticker::HasLiveRun(const Dag& dag, WallTime slot, const char* what) {
+bool Ticker::HasLiveRun(const DagHeader& dag, WallTime slot, const char* what) {
   StatusOr<int> alive = runs_->CountAlive(dag);
   if (!alive.ok()) {
     spdlog::error("DAG {} slot {}: cannot tell whether it is running ({}); {} skipped", dag.name,
@@ -200,7 +200,7 @@ bool Ticker::HasLiveRun(const Dag& dag, WallTime slot, const char* what) {
   return false;
 }
 
-bool Ticker::StartAllowed(const Dag& dag, WallTime slot) {
+bool Ticker::StartAllowed(const DagHeader& dag, WallTime slot) {
   std::string slot_text = FormatRFC3339UTC(slot);
   auto skip = [&](const std::string& why) {
     spdlog::info("DAG {} slot {}: {}; not started", dag.name, slot_text, why);
@@ -239,7 +239,7 @@ bool Ticker::StartAllowed(const Dag& dag, WallTime slot) {
 }
 
 Status Ticker::Dispatch(const Plan& plan, const Lease* lease) {
-  const Dag& dag = *plan.dag;
+  const DagHeader& dag = *plan.dag;
   const PlannedSlot& slot = plan.slot;
   if (slot.kind == "stop") return dispatcher_->StopDag(dag, lease->Deadline());
   if (slot.kind == "restart") {

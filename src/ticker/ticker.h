@@ -93,8 +93,8 @@ class Ticker final : public ActiveComponent {
   void Loop(StoppableThread& self, WallTime first, const Lease* lease);
   void NoteProgress();
   void PlanDag(const DagPtr& dag, WallTime tick, std::vector<Plan>* plans);
-  bool StartAllowed(const Dag& dag, WallTime slot);
-  bool HasLiveRun(const Dag& dag, WallTime slot, const char* what);
+  bool StartAllowed(const DagHeader& dag, WallTime slot);
+  bool HasLiveRun(const DagHeader& dag, WallTime slot, const char* what);
   Status Dispatch(const Plan& plan, const Lease* lease);
 
   const Clock* clock_;

@@ -48,7 +48,7 @@ class FakeRunCatalog final : public RunCatalog {
     bool queued = false;
   };
 
-  StatusOr<bool> AnyRunExists(const Dag& dag, const std::vector<std::string>& run_ids) override {
+  StatusOr<bool> AnyRunExists(const DagHeader& dag, const std::vector<std::string>& run_ids) override {
     std::lock_guard<std::mutex> l(mu);
     exists_checks.push_back(run_ids);
     if (!exists_error.ok()) return exists_error;
@@ -56,7 +56,7 @@ class FakeRunCatalog final : public RunCatalog {
     for (const std::string& id : run_ids) exists = exists || dags[dag.name].runs.count(id) > 0;
     return exists;
   }
-  Status LatestRun(const Dag& dag, RunSummary* out) override {
+  Status LatestRun(const DagHeader& dag, RunSummary* out) override {
     std::lock_guard<std::mutex> l(mu);
     if (!latest_error.ok()) return latest_error;
     const auto& st = dags[dag.name];
@@ -64,13 +64,13 @@ class FakeRunCatalog final : public RunCatalog {
     *out = *st.latest;
     return Status::OK();
   }
-  StatusOr<int> CountAlive(const Dag& dag) override {
+  StatusOr<int> CountAlive(const DagHeader& dag) override {
     if (on_read) on_read();
     std::lock_guard<std::mutex> l(mu);
     if (!alive_error.ok()) return alive_error;
     return dags[dag.name].alive;
   }
-  StatusOr<bool> IsQueued(const Dag& dag) override {
+  StatusOr<bool> IsQueued(const DagHeader& dag) override {
     std::lock_guard<std::mutex> l(mu);
     if (!queued_error.ok()) return queued_error;
     return dags[dag.name].queued;
@@ -92,13 +92,13 @@ class FakeDispatcher final : public RunDispatcher {
     WallTime slot;
     MonoTime not_after = MonoTime::max();
   };
-  Status StartSlot(const Dag& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override {
+  Status StartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override {
     return Record({"start", dag.name, run_id, slot, not_after});
   }
-  Status StopDag(const Dag& dag, MonoTime not_after) override {
+  Status StopDag(const DagHeader& dag, MonoTime not_after) override {
     return Record({"stop", dag.name, "", WallTime(), not_after});
   }
-  Status RestartSlot(const Dag& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override {
+  Status RestartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override {
     std::lock_guard<std::mutex> l(mu);
     last_guards = std::move(guards);
     calls.push_back({"restart", dag.name, run_id, slot, MonoTime::max()});
