@@ -7,7 +7,6 @@
 
 #include <cctype>
 #include <map>
-#include <set>
 
 #include "core/dispatch_deadline.h"
 #include "core/strings.h"
@@ -383,6 +382,7 @@ void Agent::LogRetries(const ExecutionState& state) {
 
 void Agent::LogSubDag(const NodeState& n, SubDagLogged* logged) {
   // A call step without `parallel:` and its one sub-run, as 1.30.2 logs it.
+  if (n.status == NodeStatus::kRunning && !logged->ended.empty()) *logged = SubDagLogged();  // run again
   if (n.step.call.empty() || n.step.parallel.enabled || n.children.size() != 1) return;
   const std::string& step = n.step.name;
   const std::string& id = n.children[0].dag_run_id;
@@ -531,11 +531,9 @@ RunStatus Agent::Execute() {
   if (h.failure) note(*h.failure, "onFailure");
   if (h.abort) note(*h.abort, "onCancel");
   if (h.exit) note(*h.exit, "onExit");
-  std::set<std::string> handlers;
-  for (const char* name : {"onInit", "onSuccess", "onFailure", "onCancel", "onExit"}) handlers.insert(name);
-  opt.log_paths = [this, merged, handlers](const std::string& step) {
+  opt.log_paths = [this, merged](const std::string& step) {
     std::string base = StepLogBase(attempt_log_dir_, step, deps_.clock->Now(), run_.run_id);
-    if (handlers.count(step) == 0) log_.Info("Step started", {{"step", step}});  // 1.30.2 logs no handler
+    if (RunLog::LogsStepStart(step)) log_.Info("Step started", {{"step", step}});
     auto it = merged.find(step);
     StepLogPaths paths{base + ".out", base + ".err"};
     if (it != merged.end() && it->second) paths = StepLogPaths{base + ".log", base + ".log"};

@@ -44,6 +44,13 @@ Status RunLog::Open(const std::string& path) {
   return Status::OK();
 }
 
+bool RunLog::LogsStepStart(const std::string& name) {
+  for (const char* handler : {"onInit", "onSuccess", "onFailure", "onCancel", "onExit"}) {
+    if (name == handler) return false;
+  }
+  return true;
+}
+
 std::string RunLog::FormatLine(WallTime t, const std::string& level, const std::string& msg, const Fields& fields) {
   std::string ms = FormatCompactMillisUTC(t);  // YYYYMMDD_HHMMSS_mmm
   std::string time = FormatRFC3339UTC(t);      // ...:SSZ

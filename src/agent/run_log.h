@@ -45,6 +45,10 @@ class RunLog {
   // A line with `fields` only (what 1.30.2's command layer writes).
   void ErrorNoContext(const std::string& msg, const Fields& fields) { Write("ERROR", msg, fields, false); }
 
+  // Whether 1.30.2 writes "Step started" for the step (or handler) named
+  // `name`: not for the handlers (onInit, onSuccess, ...).
+  static bool LogsStepStart(const std::string& name);
+
   // One logfmt line without the trailing newline.
   static std::string FormatLine(WallTime t, const std::string& level, const std::string& msg, const Fields& fields);
 

@@ -131,7 +131,7 @@ int RunDry(const DryArgs& a) {
     opt.default_shell = shell != nullptr && *shell != '\0' ? shell : "sh";
   }
   opt.log_paths = [&](const std::string& step) {
-    log.Info("Step started", {{"step", step}});
+    if (RunLog::LogsStepStart(step)) log.Info("Step started", {{"step", step}});
     return StepLogPaths{};
   };
   Executor executor(dag, params, opt);
