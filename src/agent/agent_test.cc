@@ -109,7 +109,7 @@ TEST_F(AgentTest, RunLogLinesAsDagu) {
   std::string log = Read(agent.LastRecord().log);
   EXPECT_EQ(log, echoed);
   const std::string ctx = "name=hello run-id=demo-log attempt-id=\"\" dag=hello run-id=demo-log";
-  EXPECT_NE(log.find("msg=\"DAG run started\" " + ctx + " params=[NAME=tester]\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("msg=\"DAG run started\" " + ctx + " params=\"[NAME=tester]\"\n"), std::string::npos) << log;
   EXPECT_NE(log.find("msg=\"Step started\" " + ctx + " step=bad\n"), std::string::npos) << log;
   EXPECT_NE(log.find("msg=\"Step execution failed; retrying\" " + ctx +
                      " step=bad step=bad err=\"failed to execute step \\\"bad\\\": exit status 3"),
