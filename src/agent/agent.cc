@@ -9,6 +9,7 @@
 #include <map>
 
 #include "core/dispatch_deadline.h"
+#include "core/strings.h"
 #include "core/time_format.h"
 #include "store/run_layout.h"
 #include "store/run_operations.h"
@@ -86,6 +87,7 @@ class Agent::Observer final : public ExecutionObserver {
  public:
   explicit Observer(Agent* agent) : agent_(agent) {}
   void OnStateChanged(const ExecutionState& state) override {
+    agent_->LogRetries(state);
     if (state.finished_at.has_value()) return;  // the final record is written by Execute
     agent_->WriteRecord(agent_->ToRecord(state), false);
     agent_->StepMails(state);
@@ -99,7 +101,9 @@ Agent::Agent(AgentDeps deps)
     : deps_(std::move(deps)),
       runs_(deps_.fs, deps_.clock, deps_.dag_runs_dir),
       procs_(deps_.fs, deps_.clock, deps_.proc_dir),
-      log_(deps_.clock) {}
+      log_(deps_.clock) {
+  log_.SetEcho(deps_.log_echo);
+}
 
 Agent::~Agent() {
   for (auto& t : mail_threads_) {
@@ -213,6 +217,7 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
   base_.pid = static_cast<int>(::getpid());
   if (!queued) {
     for (const auto& n : rec.nodes) previous_.push_back(FromNodeRecord(n));
+    retry_target_attempt_id_ = latest.attempt_id;
     retry_step_ = req.retry_step;
   }
   s = PrepareLogs(deps_.clock->Now());
@@ -326,6 +331,81 @@ void Agent::Stop(int signal, bool use_step_signal) {
   executor->Cancel(signal, use_step_signal);
 }
 
+std::string Agent::run_error() const {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!init_error_.empty()) return init_error_;
+  return executor_ ? executor_->last_error() : "";
+}
+
+RunLog::Fields Agent::LogContext() const {
+  // 1.30.2 leaves attempt-id empty and repeats the DAG and run ID.
+  RunLog::Fields f = deps_.log_context;
+  f.insert(f.end(), {{"name", dag_.name},
+                     {"run-id", run_.run_id},
+                     {"attempt-id", ""},
+                     {"dag", dag_.name},
+                     {"run-id", run_.run_id}});
+  if (base_.parent.has_value()) {
+    f.emplace_back("root", base_.root.name + ":" + base_.root.id);
+    f.emplace_back("parent", base_.parent->name + ":" + base_.parent->id);
+  }
+  return f;
+}
+
+void Agent::LogRetries(const ExecutionState& state) {
+  if (logged_retries_.size() < state.nodes.size()) {
+    size_t from = logged_retries_.size();
+    logged_retries_.resize(state.nodes.size(), 0);
+    for (size_t i = from; i < previous_.size() && i < state.nodes.size(); ++i) {
+      logged_retries_[i] = previous_[i].retry_count;
+    }
+  }
+  if (sub_dag_logged_.size() < state.nodes.size()) {
+    size_t from = sub_dag_logged_.size();
+    sub_dag_logged_.resize(state.nodes.size());
+    for (size_t i = from; i < previous_.size() && i < state.nodes.size(); ++i) {
+      if (previous_[i].children.size() != 1) continue;  // a run kept from the attempt retried
+      sub_dag_logged_[i].started = sub_dag_logged_[i].ended = previous_[i].children[0].dag_run_id;
+    }
+  }
+  for (size_t i = 0; i < state.nodes.size(); ++i) {
+    const NodeState& n = state.nodes[i];
+    LogSubDag(n, &sub_dag_logged_[i]);
+    for (; logged_retries_[i] < n.retry_count; ++logged_retries_[i]) {
+      const std::string& step = n.step.name;
+      log_.Info("Step execution failed; retrying",
+                {{"step", step},
+                 {"step", step},
+                 {"err", "failed to execute step \"" + step + "\": " + n.error},
+                 {"retry", std::to_string(logged_retries_[i])},
+                 {"exit-code", std::to_string(n.exit_code)}});
+    }
+  }
+}
+
+void Agent::LogSubDag(const NodeState& n, SubDagLogged* logged) {
+  // A call step without `parallel:` and its one sub-run, as 1.30.2 logs it.
+  if (n.status == NodeStatus::kRunning && !logged->ended.empty()) *logged = SubDagLogged();  // run again
+  if (n.step.call.empty() || n.step.parallel.enabled || n.children.size() != 1) return;
+  const std::string& step = n.step.name;
+  const std::string& id = n.children[0].dag_run_id;
+  const RunLog::Fields fields = {{"step", step}, {"step", step}, {"sub-dag", n.step.call}, {"sub-run-id", id}};
+  if (logged->started != id) {
+    log_.Info("Executing sub DAG locally", fields);
+    logged->started = id;
+  }
+  if (logged->ended == id) return;
+  if (n.status == NodeStatus::kSucceeded) {
+    log_.Info("Sub DAG completed successfully", fields);
+    logged->ended = id;
+  } else if (n.status == NodeStatus::kFailed) {
+    RunLog::Fields f = fields;
+    f.emplace_back("err", "exit status 1");  // the sub-run's `dagu start` exits 1 when it fails
+    log_.Error("Sub DAG execution returned error", f);
+    logged->ended = id;
+  }
+}
+
 bool Agent::EndedWithError() const {
   std::lock_guard<std::mutex> l(mu_);
   if (!init_error_.empty()) return true;  // the run failed before it started (secrets)
@@ -372,20 +452,16 @@ void Agent::Watch() {
   }
 }
 
-bool Agent::PrepareSecrets(const RunLog::Fields& who) {
+bool Agent::PrepareSecrets() {
   if (dag_.secrets.empty()) return true;
-  RunLog::Fields fields = who;
-  fields.emplace_back("count", std::to_string(dag_.secrets.size()));
-  log_.Info("Resolving secrets", fields);
+  log_.Info("Resolving secrets", {{"count", std::to_string(dag_.secrets.size())}});
   Status s = secrets_.Resolve(dag_, deps_.process_env);
   if (s.ok()) {
     log_.SetMasker(&secrets_.masker());
     return true;
   }
   std::string error = "failed to resolve secrets: " + s.message();
-  fields = who;
-  fields.emplace_back("err", error);
-  log_.Error("Failed to initialize DAG execution", fields);
+  log_.Error("Failed to initialize DAG execution", {{"err", error}});
   init_error_ = error;
   ExecutionState state;  // as 1.30.2 records it: failed, no step started, no error field
   state.status = RunStatus::kFailed;
@@ -403,18 +479,27 @@ bool Agent::PrepareSecrets(const RunLog::Fields& who) {
   return false;
 }
 
+void Agent::LogRunFailure() {
+  if (!EndedWithError()) return;
+  // What 1.30.2's command writes (to the run log and stderr) once the run
+  // has failed.
+  log_.ErrorNoContext("Failed to execute dag-run", {{"dag", dag_.name}, {"run-id", run_.run_id}, {"err", run_error()}});
+}
+
 RunStatus Agent::Execute() {
   ran_ = true;
   Status s = log_.Open(base_.log);
   if (!s.ok()) spdlog::warn("{}", s.ToString());
-  const RunLog::Fields who = {{"name", dag_.name}, {"run-id", run_.run_id}, {"attempt-id", attempt_.attempt_id}};
-  auto with = [&who](RunLog::Fields extra) {
-    RunLog::Fields f = who;
-    f.insert(f.end(), extra.begin(), extra.end());
-    return f;
-  };
-  if (!PrepareSecrets(who)) return RunStatus::kFailed;
-  log_.Info(previous_.empty() ? "DAG run started" : "DAG run retry started", with({{"params", base_.params}}));
+  log_.SetContext(LogContext());
+  if (!PrepareSecrets()) {
+    LogRunFailure();
+    return RunStatus::kFailed;
+  }
+  if (previous_.empty()) {
+    log_.Info("DAG run started", {{"params", GoStringList(base_.params_list)}});
+  } else {
+    log_.Info("DAG run retry started", {{"retry-target-attempt-id", retry_target_attempt_id_}});
+  }
 
   ExecutorOptions opt;
   opt.clock = deps_.clock;
@@ -451,7 +536,7 @@ RunStatus Agent::Execute() {
   if (h.exit) note(*h.exit, "onExit");
   opt.log_paths = [this, merged](const std::string& step) {
     std::string base = StepLogBase(attempt_log_dir_, step, deps_.clock->Now(), run_.run_id);
-    log_.Info("Step started", {{"name", dag_.name}, {"run-id", run_.run_id}, {"step", step}});
+    if (RunLog::LogsStepStart(step)) log_.Info("Step started", {{"step", step}});
     auto it = merged.find(step);
     StepLogPaths paths{base + ".out", base + ".err"};
     if (it != merged.end() && it->second) paths = StepLogPaths{base + ".log", base + ".log"};
@@ -484,9 +569,10 @@ RunStatus Agent::Execute() {
   for (auto& t : mail_threads_) t.join();
   mail_threads_.clear();
   SendRunMail(dag_, final_record, MailVars(), &log_, &stop_mail_);
-  log_.Info("DAG run finished", with({{"status", RunStatusLabel(status)},
-                                      {"started-at", final_record.started_at},
-                                      {"finished-at", final_record.finished_at}}));
+  log_.Info("DAG run finished", {{"status", RunStatusLabel(status)},
+                                 {"started-at", final_record.started_at},
+                                 {"finished-at", final_record.finished_at}});
+  LogRunFailure();
   if (proc_) {
     procs_.Release(*proc_).LogIfError("removing the heartbeat file " + proc_->path);
     proc_.reset();

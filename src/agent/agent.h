@@ -65,6 +65,11 @@ struct AgentDeps {
   // How often CANCEL_REQUESTED (`dagu stop`) is looked for: a stop takes
   // effect within this time.
   std::chrono::nanoseconds cancel_poll_interval = std::chrono::milliseconds(200);
+  // Every run-log line also goes here (the CLI: stderr unless -q); may be
+  // empty. `log_context` comes before the run's own context fields on each
+  // line (1.30.2's restart: dag, run-id).
+  RunLog::Echo log_echo;
+  RunLog::Fields log_context;
 };
 
 struct AgentRequest {
@@ -125,6 +130,11 @@ class Agent {
   // Why the run failed before its first step ("" otherwise), e.g. "failed
   // to resolve secrets: ..."; the CLI prints it as 1.30.2 does.
   const std::string& init_error() const { return init_error_; }
+  // After Prepare: the run's log file.
+  const std::string& log_path() const { return base_.log; }
+  // After Execute, when EndedWithError: the error `dagu start` reports
+  // ("failed to execute step ...", or init_error()).
+  std::string run_error() const;
 
  private:
   class Observer;
@@ -140,12 +150,25 @@ class Agent {
   void Watch();  // heartbeat + cancel poll thread
   // Resolves the DAG's secrets before any step; false (after writing the
   // failed record) when one cannot be resolved.
-  bool PrepareSecrets(const RunLog::Fields& who);
+  bool PrepareSecrets();
+  // "Failed to execute dag-run" when the run ended with an error.
+  void LogRunFailure();
   // Variables for the smtp settings and addresses of mails.
   MailLookup MailVars() const;
   // The moment a step with mailOnError fails: its mail, on a thread of its
   // own (joined before the run's mail). Called by the observer.
   void StepMails(const ExecutionState& state);
+  // "Step execution failed; retrying" for each retry since the last call.
+  // Called by the observer.
+  void LogRetries(const ExecutionState& state);
+  // "Executing sub DAG locally" and how it ended, for a call step's one
+  // sub-run: the sub-run IDs whose start and end are logged.
+  struct SubDagLogged {
+    std::string started, ended;
+  };
+  void LogSubDag(const NodeState& n, SubDagLogged* logged);
+  // The run's context fields on each run-log line, as 1.30.2 writes them.
+  RunLog::Fields LogContext() const;
   void Cleanup();
 
   AgentDeps deps_;
@@ -160,6 +183,7 @@ class Agent {
   std::string attempt_log_dir_;
   std::vector<NodeState> previous_;
   std::string retry_step_;
+  std::string retry_target_attempt_id_;  // a retry: the attempt it retries
   bool created_run_ = false;   // we created the run dir (undo it on a failed Prepare)
   bool sub_run_ = false;       // a sub-DAG run: heartbeat in the attempt dir, no proc file
   bool prepared_ = false;
@@ -167,6 +191,8 @@ class Agent {
   RunSecrets secrets_;
   std::string init_error_;
   std::vector<bool> step_mailed_;
+  std::vector<int> logged_retries_;  // per step: the retries logged so far
+  std::vector<SubDagLogged> sub_dag_logged_;  // per step
   std::vector<std::thread> mail_threads_;
   std::atomic<bool> stop_mail_{false};
   bool ran_ = false;           // Execute() was called: the run is kept whatever happens

@@ -94,6 +94,35 @@ class AgentTest : public ::testing::Test {
   Dag dag_;
 };
 
+// The run log's lines as 1.30.2 writes them (context fields, retries, no
+// handler "Step started", the failure line), the same lines to the echo.
+TEST_F(AgentTest, RunLogLinesAsDagu) {
+  dag_.steps = {MakeStep("bad", "echo oops >&2; exit 3")};
+  dag_.steps[0].retry_policy.limit = 1;
+  dag_.handler_on.exit = MakeStep("onExit", "true");
+  std::string echoed;
+  AgentDeps deps = Deps();
+  deps.log_echo = [&echoed](const std::string& line) { echoed += line; };
+  Agent agent(deps);
+  ASSERT_TRUE(agent.Prepare(Start("demo-log")).ok());
+  EXPECT_EQ(agent.Execute(), RunStatus::kFailed);
+  std::string log = Read(agent.LastRecord().log);
+  EXPECT_EQ(log, echoed);
+  const std::string ctx = "name=hello run-id=demo-log attempt-id=\"\" dag=hello run-id=demo-log";
+  EXPECT_NE(log.find("msg=\"DAG run started\" " + ctx + " params=\"[NAME=tester]\"\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("msg=\"Step started\" " + ctx + " step=bad\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("msg=\"Step execution failed; retrying\" " + ctx +
+                     " step=bad step=bad err=\"failed to execute step \\\"bad\\\": exit status 3"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find(" retry=0 exit-code=3\n"), std::string::npos) << log;
+  EXPECT_EQ(log.find("step=onExit"), std::string::npos) << log;
+  EXPECT_NE(log.find("level=ERROR msg=\"Failed to execute dag-run\" dag=hello run-id=demo-log err="),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(agent.run_error().rfind("failed to execute step \"bad\": exit status 3", 0), 0u) << agent.run_error();
+}
+
 TEST_F(AgentTest, StartWritesDaguRecordsAndLogs) {
   Agent agent(Deps());
   ASSERT_TRUE(agent.Prepare(Start("demo-1")).ok());

@@ -44,6 +44,13 @@ Status RunLog::Open(const std::string& path) {
   return Status::OK();
 }
 
+bool RunLog::LogsStepStart(const std::string& name) {
+  for (const char* handler : {"onInit", "onSuccess", "onFailure", "onCancel", "onExit"}) {
+    if (name == handler) return false;
+  }
+  return true;
+}
+
 std::string RunLog::FormatLine(WallTime t, const std::string& level, const std::string& msg, const Fields& fields) {
   std::string ms = FormatCompactMillisUTC(t);  // YYYYMMDD_HHMMSS_mmm
   std::string time = FormatRFC3339UTC(t);      // ...:SSZ
@@ -53,12 +60,21 @@ std::string RunLog::FormatLine(WallTime t, const std::string& level, const std::
   return line;
 }
 
-void RunLog::Write(const char* level, const std::string& msg, const Fields& fields) {
-  std::string line = FormatLine(clock_->Now(), level, msg, fields) + "\n";
+void RunLog::Write(const char* level, const std::string& msg, const Fields& fields, bool with_context) {
+  std::string line;
+  if (with_context && !context_.empty()) {
+    Fields all = context_;
+    all.insert(all.end(), fields.begin(), fields.end());
+    line = FormatLine(clock_->Now(), level, msg, all) + "\n";
+  } else {
+    line = FormatLine(clock_->Now(), level, msg, fields) + "\n";
+  }
   if (masker_ != nullptr) line = masker_->Mask(line);
-  std::lock_guard<std::mutex> l(mu_);
-  if (fd_ < 0) return;
-  (void)!::write(fd_, line.data(), line.size());
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (fd_ >= 0) (void)!::write(fd_, line.data(), line.size());
+  }
+  if (echo_) echo_(line);
 }
 
 }  // namespace dagu

@@ -2,9 +2,12 @@
 // Dagu's logfmt shape:
 //   time=2026-12-02T17:18:18.541Z level=INFO msg="DAG run started" name=hello run-id=demo-1
 // Opened in append mode, so a retry adds to the log of the first attempt as
-// Dagu does. Thread-safe; write errors are ignored (the log is best effort).
+// Dagu does. Every line can also go to an injected echo (the CLI's stderr,
+// as `dagu start` shows them) and starts with the run's context fields
+// (SetContext). Thread-safe; write errors are ignored (the log is best effort).
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -19,6 +22,9 @@ namespace dagu {
 class RunLog {
  public:
   using Fields = std::vector<std::pair<std::string, std::string>>;
+  // Gets each line (with its newline) after the file; may block, so it is
+  // called without the log's mutex.
+  using Echo = std::function<void(const std::string& line)>;
 
   explicit RunLog(Clock* clock) : clock_(clock) {}
   ~RunLog();
@@ -29,18 +35,30 @@ class RunLog {
   // Every line written from now on has the secret values of `masker` masked
   // (not owned; must outlive the log). Call before the run's threads start.
   void SetMasker(const Masker* masker) { masker_ = masker; }
-  void Info(const std::string& msg, const Fields& fields = {}) { Write("INFO", msg, fields); }
-  void Warn(const std::string& msg, const Fields& fields = {}) { Write("WARN", msg, fields); }
-  void Error(const std::string& msg, const Fields& fields = {}) { Write("ERROR", msg, fields); }
+  // Both before the run's threads start.
+  void SetEcho(Echo echo) { echo_ = std::move(echo); }
+  void SetContext(Fields context) { context_ = std::move(context); }
+  // A line: the context fields, then `fields`.
+  void Info(const std::string& msg, const Fields& fields = {}) { Write("INFO", msg, fields, true); }
+  void Warn(const std::string& msg, const Fields& fields = {}) { Write("WARN", msg, fields, true); }
+  void Error(const std::string& msg, const Fields& fields = {}) { Write("ERROR", msg, fields, true); }
+  // A line with `fields` only (what 1.30.2's command layer writes).
+  void ErrorNoContext(const std::string& msg, const Fields& fields) { Write("ERROR", msg, fields, false); }
+
+  // Whether 1.30.2 writes "Step started" for the step (or handler) named
+  // `name`: not for the handlers (onInit, onSuccess, ...).
+  static bool LogsStepStart(const std::string& name);
 
   // One logfmt line without the trailing newline.
   static std::string FormatLine(WallTime t, const std::string& level, const std::string& msg, const Fields& fields);
 
  private:
-  void Write(const char* level, const std::string& msg, const Fields& fields);
+  void Write(const char* level, const std::string& msg, const Fields& fields, bool with_context);
 
   Clock* clock_;
   const Masker* masker_ = nullptr;
+  Echo echo_;
+  Fields context_;
   std::mutex mu_;
   int fd_ = -1;
 };

@@ -47,5 +47,26 @@ TEST(RunLogTest, AppendsToTheFile) {
   bad.Info("ignored");  // no crash without a file
 }
 
+TEST(RunLogTest, ContextAndEcho) {
+  testing::TempDir dir;
+  testing::FakeClock clock(FromUnixMillis(1796231898000));
+  std::string path = dir.Sub("run.log");
+  std::string echoed;
+  RunLog log(&clock);
+  ASSERT_TRUE(log.Open(path).ok());
+  log.SetEcho([&echoed](const std::string& line) { echoed += line; });
+  log.SetContext({{"name", "d"}, {"attempt-id", ""}});
+  log.Info("Step started", {{"step", "s"}});
+  log.ErrorNoContext("Failed to execute dag-run", {{"dag", "d"}});
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string want =
+      "time=2026-12-02T17:18:18.000Z level=INFO msg=\"Step started\" name=d attempt-id=\"\" step=s\n"
+      "time=2026-12-02T17:18:18.000Z level=ERROR msg=\"Failed to execute dag-run\" dag=d\n";
+  EXPECT_EQ(ss.str(), want);
+  EXPECT_EQ(echoed, want);
+}
+
 }  // namespace
 }  // namespace dagu

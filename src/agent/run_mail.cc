@@ -1,5 +1,7 @@
 #include "agent/run_mail.h"
 
+#include "core/strings.h"
+
 #include "agent/env_expand.h"
 #include "notify/mailer.h"
 #include "notify/run_report.h"
@@ -45,12 +47,9 @@ void Send(const Dag& dag, const RunRecord& record, const MailConfig& config, con
   m.subject = RunReportSubject(config.prefix, report);
   m.body = RunReportHtml(report);
   if (config.attach_logs) m.attachments = RunReportAttachments(report);
-  std::string to_list;
-  for (const auto& a : m.to) to_list += (to_list.empty() ? "" : " ") + a;
-  log->Info("Sending email", {{"name", dag.name}, {"run-id", record.dag_run_id}, {"to", "[" + to_list + "]"},
-                              {"subject", m.subject}});
+  log->Info("Sending email", {{"to", GoStringList(m.to)}, {"subject", m.subject}});
   Status s = Mailer(smtp).Send(m, cancelled);
-  if (!s.ok()) log->Error(failure, {{"name", dag.name}, {"run-id", record.dag_run_id}, {"err", s.message()}});
+  if (!s.ok()) log->Error(failure, {{"err", s.message()}});
 }
 
 }  // namespace

@@ -11,13 +11,13 @@
 // steps as defined (commands not substituted), without durations.
 // Retry and repeat policies and the DAG's delay are not applied: every
 // step "runs" once.
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <iostream>
 
 #include "agent/executor.h"
 #include "agent/run_log.h"
+#include "core/strings.h"
 #include "cli/builtin_executors.h"
 #include "cli/help.h"
 #include "cli/run_support.h"
@@ -105,7 +105,12 @@ int RunDry(const DryArgs& a) {
   if (Status s = log.Open(log_path); !s.ok()) {
     return Fail("dry", "failed to initialize log file for dag-run " + dag.name + ": " + s.message());
   }
-  const RunLog::Fields who = {{"name", dag.name}, {"run-id", run_id}};
+  // As the agent's run log (and 1.30.2's dry): the context on every line,
+  // each line also on stderr unless -q.
+  log.SetContext({{"name", dag.name}, {"run-id", run_id}, {"attempt-id", ""}, {"dag", dag.name}, {"run-id", run_id}});
+  if (!a.flags.quiet) {
+    log.SetEcho([](const std::string& line) { (void)!::write(STDERR_FILENO, line.data(), line.size()); });
+  }
 
   BuiltinExecutors builtin(ctx.config);
   DryRunner dry(builtin.shell());
@@ -126,10 +131,7 @@ int RunDry(const DryArgs& a) {
     opt.default_shell = shell != nullptr && *shell != '\0' ? shell : "sh";
   }
   opt.log_paths = [&](const std::string& step) {
-    RunLog::Fields f = who;
-    f.emplace_back("step", step);
-    log.Info("Step started", f);
-    if (!a.flags.quiet) spdlog::info("Step started dag={} run-id={} step={}", dag.name, run_id, step);
+    if (RunLog::LogsStepStart(step)) log.Info("Step started", {{"step", step}});
     return StepLogPaths{};
   };
   Executor executor(dag, params, opt);
@@ -146,10 +148,7 @@ int RunDry(const DryArgs& a) {
   for (size_t i = 0; i < state.nodes.size() && i < defined.steps.size(); ++i) {
     record.nodes.push_back(DryNode(state.nodes[i], defined.steps[i]));
   }
-  RunLog::Fields done = who;
-  done.emplace_back("params", JoinParams(params));
-  log.Info("Dry-run completed", done);
-  if (!a.flags.quiet) spdlog::info("Dry-run completed dag={} run-id={}", dag.name, run_id);
+  log.Info("Dry-run completed", {{"params", GoStringList(ParamsToList(params))}});
   std::cout << SummaryTree(record) << "\n";
   return status == RunStatus::kFailed ? kExitFailure : kExitOk;
 }

@@ -5,7 +5,6 @@
 // of the base config (the config's, or --base instead). It is recorded like
 // any run (visible to `status`, the UI and the API) and runs in the
 // foreground with `start`'s summary and exit status.
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -151,8 +150,11 @@ int RunExec(const ExecArgs& a) {
   StatusOr<bool> exists = runs.RunExists(name, run_id);
   if (!exists.ok()) return CommandError("failed to check for existing dag-run: " + exists.status().message());
   if (*exists) return CommandError("dag-run ID " + run_id + " already exists for DAG " + name);
-  spdlog::info("Executing inline dag-run dag={} command=\"{}\" run-id={}", name, CommandLine(a.command), run_id);
-  return RunAgent("exec", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways);
+  RunLogging logging;
+  logging.quiet = a.flags.quiet;
+  logging.intro = "Executing inline dag-run";
+  logging.intro_fields = {{"dag", name}, {"command", CommandLine(a.command)}, {"run-id", run_id}};
+  return RunAgent("exec", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways, logging);
 }
 
 }  // namespace

@@ -54,15 +54,20 @@ int RunRestart(const RestartArgs& a) {
   if (s.ok()) s = SnapshotToDag(snapshot, &req.dag, &req.params);
   if (!s.ok()) return CommandError("failed to read DAG from execution history: " + s.message());
 
-  spdlog::info("Stopping DAG dag={} run-id={}", name, run.run_id);
+  LogToStderr(a.flags.quiet, "INFO", "Stopping DAG", {{"dag", name}});
   if (StopRun(ctx, runs, name, run.run_id) != kExitOk) return kExitFailure;
   if (req.dag.restart_wait > std::chrono::nanoseconds::zero()) {
     spdlog::info("Waiting for restart duration={}", FormatDuration(req.dag.restart_wait));
     std::this_thread::sleep_for(req.dag.restart_wait);
   }
   req.run_id = NewUuidV7(Clock::Real()->Now());
-  spdlog::info("Dag-run restart initiated dag={} run-id={} from-run-id={}", req.dag.name, req.run_id, run.run_id);
-  return RunAgent("restart", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kOnFailure);
+  RunLogging logging;
+  logging.quiet = a.flags.quiet;
+  logging.intro = "Dag-run restart initiated";
+  logging.intro_fields = {{"dag", req.dag.name}, {"run-id", req.run_id}};
+  logging.intro_file = true;
+  logging.context = {{"dag", req.dag.name}, {"run-id", req.run_id}};
+  return RunAgent("restart", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kOnFailure, logging);
 }
 
 }  // namespace

@@ -166,8 +166,19 @@ std::string SummaryTree(const RunRecord& record, bool stale) {
   return RenderRunTree(shown, PosixFileSystem(), Clock::Real()->Now(), options);
 }
 
-int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& request, Summary summary) {
+void LogToStderr(bool quiet, const char* level, const std::string& msg, const RunLog::Fields& fields) {
+  if (quiet) return;
+  std::string line = RunLog::FormatLine(Clock::Real()->Now(), level, msg, fields) + "\n";
+  (void)!::write(STDERR_FILENO, line.data(), line.size());
+}
+
+int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& request, Summary summary,
+             const RunLogging& logging) {
   SignalForwarder signals;
+  // On a terminal 1.30.2 draws a progress display on stderr instead of the
+  // lines (and no Error line); this binary writes nothing there then.
+  RunLogging log_setup = logging;
+  log_setup.quiet = logging.quiet || ::isatty(STDERR_FILENO) == 1;
   BuiltinExecutors executors(ctx.config);
   AgentDeps deps;
   deps.fs = PosixFileSystem();
@@ -179,9 +190,21 @@ int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& re
   deps.log_dir = ctx.config.paths.log_dir;
   deps.default_shell = ctx.config.default_shell;
   deps.process_env = ProcessEnvPairs();
+  if (!log_setup.quiet) {
+    deps.log_echo = [](const std::string& line) { (void)!::write(STDERR_FILENO, line.data(), line.size()); };
+  }
+  deps.log_context = log_setup.context;
   Agent agent(deps);
+  if (!log_setup.intro.empty() && !log_setup.intro_file) {
+    LogToStderr(log_setup.quiet, "INFO", log_setup.intro, log_setup.intro_fields);
+  }
   Status s = agent.Prepare(request);
   if (!s.ok()) return Fail(command, s.message());
+  if (!log_setup.intro.empty() && log_setup.intro_file) {
+    RunLog::Fields fields = log_setup.intro_fields;
+    fields.emplace_back("file", agent.log_path());
+    LogToStderr(log_setup.quiet, "INFO", log_setup.intro, fields);
+  }
   ApplyHistoryRetention(ctx, agent.dag());
   signals.Start(&agent);
   RunStatus status = agent.Execute();
@@ -193,9 +216,9 @@ int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& re
   if (summary == Summary::kAlways || (summary == Summary::kOnFailure && rc != kExitOk)) {
     std::cout << SummaryTree(record) << "\n";  // after a run, Dagu adds a blank line
   }
-  if (!agent.init_error().empty()) {
-    std::cerr << "Error: failed to execute the dag-run " << record.name << " (dag-run ID: " << record.dag_run_id
-              << "): " << agent.init_error() << "\n";
+  if (rc != kExitOk && !log_setup.quiet) {
+    std::cerr << "Error: " << log_setup.error_prefix << "failed to execute the dag-run " << record.name
+              << " (dag-run ID: " << record.dag_run_id << "): " << agent.run_error() << "\n";
   }
   return rc;
 }
@@ -276,7 +299,11 @@ int RunStartSubRun(const StartArgs& a, RunContext& ctx) {
   if (Status s = ValidateRunId(req.run_id); !s.ok()) return Fail("start", s.message());
   req.trigger = TriggerType::kSubDag;
   req.worker_id = a.worker_id;
-  return RunAgent("start", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways);
+  // 1.30.2's sub-run writes its lines to its run log only (the call step's
+  // stderr log stays empty).
+  RunLogging logging;
+  logging.quiet = true;
+  return RunAgent("start", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways, logging);
 }
 
 int RunStart(const StartArgs& a) {
@@ -304,7 +331,11 @@ int RunStart(const StartArgs& a) {
   if (Status s = ValidateRunId(req.run_id); !s.ok()) return Fail("start", s.message());
   req.worker_id = a.worker_id;
   req.dispatch_deadline = deadline;
-  return RunAgent("start", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways);
+  RunLogging logging;
+  logging.quiet = a.flags.quiet;
+  logging.intro = "Executing root dag-run";
+  logging.intro_fields = {{"dag", req.dag.name}, {"run-id", req.run_id}, {"params", a.params}};
+  return RunAgent("start", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways, logging);
 }
 
 void AddStart(CLI::App& app, int* exit_code) {
@@ -469,7 +500,13 @@ int RunRetry(const RetryArgs& a) {
   const char* dispatch = ::getenv("DAGU_QUEUE_DISPATCH_RETRY");
   req.queue_dispatch = dispatch != nullptr && std::string(dispatch) == "1";
   req.dispatch_deadline = deadline;
-  return RunAgent("retry", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways);
+  RunLogging logging;
+  logging.quiet = a.flags.quiet;
+  logging.intro = "Dag-run retry initiated";
+  logging.intro_fields = {{"dag", req.dag_name}, {"run-id", req.run_id}};
+  logging.intro_file = true;
+  logging.error_prefix = "failed to execute retry: ";
+  return RunAgent("retry", ctx, req, a.flags.quiet ? Summary::kNever : Summary::kAlways, logging);
 }
 
 void AddRetry(CLI::App& app, int* exit_code) {

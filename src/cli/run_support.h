@@ -55,9 +55,26 @@ std::vector<std::pair<std::string, std::string>> ProcessEnvPairs();
 // When RunAgent prints the run's summary tree on stdout.
 enum class Summary { kAlways, kOnFailure, kNever };
 
+// How a foreground run logs, as 1.30.2's start, retry, exec and restart do:
+// the run-log lines also on stderr unless quiet, after an intro line that is
+// only on stderr ("Executing root dag-run", "Dag-run retry initiated", ...;
+// none when `intro` is empty; `intro_file` adds file=<the run log>).
+struct RunLogging {
+  bool quiet = false;
+  std::string intro;
+  RunLog::Fields intro_fields;
+  bool intro_file = false;
+  RunLog::Fields context;  // before each run-log line's own context (restart)
+  std::string error_prefix;  // of the "Error: ..." line of a failed run ("failed to execute retry: ")
+};
+
+// One logfmt line, as the run log writes it, on stderr unless `quiet`.
+void LogToStderr(bool quiet, const char* level, const std::string& msg, const RunLog::Fields& fields);
+
 // Runs a prepared request to its end in this process (signals stop it);
 // the exit status of start, retry, exec and restart.
-int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& request, Summary summary);
+int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& request, Summary summary,
+             const RunLogging& logging);
 
 // The summary tree of a record, coloured when stdout is a terminal.
 std::string SummaryTree(const RunRecord& record, bool stale = false);

@@ -22,4 +22,10 @@ std::string AsciiLower(std::string_view s) {
   return out;
 }
 
+std::string GoStringList(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : " ") + items[i];
+  return out + "]";
+}
+
 }  // namespace dagu

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dagu {
 
@@ -19,5 +20,8 @@ std::string_view TrimRightSpace(std::string_view s);
 
 // `s` with 'A'-'Z' turned into 'a'-'z'; other bytes unchanged.
 std::string AsciiLower(std::string_view s);
+
+// A list as Go's fmt prints a []string with %v: "[a b c]", "[]" when empty.
+std::string GoStringList(const std::vector<std::string>& items);
 
 }  // namespace dagu

@@ -30,5 +30,10 @@ TEST(StringsTest, AsciiLowerFoldsOnlyAsciiLetters) {
   EXPECT_EQ(AsciiLower("\xc3\x89"), "\xc3\x89");
 }
 
+TEST(StringsTest, GoStringListIsFmtOfASlice) {
+  EXPECT_EQ(GoStringList({}), "[]");
+  EXPECT_EQ(GoStringList({"A=1", "B=x y"}), "[A=1 B=x y]");
+}
+
 }  // namespace
 }  // namespace dagu

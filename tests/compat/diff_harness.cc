@@ -128,8 +128,8 @@ std::string LoadCaseFile(const std::string& path, DiffCase* c) {
   }
   if (root.IsNull()) return "";
   if (!root.IsMap()) return path + ": must be a mapping";
-  static const std::set<std::string> kKeys = {"about",   "env",     "files",  "commands",  "observe",
-                                              "differs", "ignore",  "dag",    "timeout_ms"};
+  static const std::set<std::string> kKeys = {"about",  "env", "files",      "commands", "observe",
+                                              "differs", "ignore", "dag", "timeout_ms", "run_log"};
   for (auto it = root.begin(); it != root.end(); ++it) {
     if (kKeys.count(it->first.as<std::string>()) == 0) return path + ": unknown key " + it->first.as<std::string>();
   }
@@ -165,6 +165,7 @@ std::string LoadCaseFile(const std::string& path, DiffCase* c) {
       c->ignore[it->first.as<std::string>()] = it->second.as<std::string>();
     }
     if (root["timeout_ms"]) c->timeout_ms = root["timeout_ms"].as<int>();
+    if (root["run_log"]) c->observe_run_log = root["run_log"].as<bool>();
   } catch (const YAML::Exception& e) {
     return path + ": " + e.what();
   }
@@ -200,7 +201,10 @@ class Normaliser {
       literals_.emplace_back(run_id, "<RUN_ID>");
       literals_.emplace_back("." + run_id.substr(0, 8) + ".", ".<RUN_ID8>.");
     }
-    if (!attempt_id.empty()) literals_.emplace_back("_" + attempt_id, "_<ATTEMPT>");
+    if (!attempt_id.empty()) {
+      literals_.emplace_back("_" + attempt_id, "_<ATTEMPT>");
+      literals_.emplace_back("attempt-id=" + attempt_id, "attempt-id=<ATTEMPT>");  // run log lines
+    }
   }
   std::string operator()(std::string s) const {
     for (const auto& [from, to] : literals_) s = ReplaceAll(s, from, to);
@@ -324,6 +328,7 @@ void ObserveRuns(const DiffCase& c, const Home& home, Normaliser* norm, Observat
   auto& o = *obs;
   o["run.status"] = RunStatusName(rec.value("status", -1));
   o["run.params"] = (*norm)(rec.value("params", ""));
+  if (c.observe_run_log) o["run.log"] = norm->Output(ReadAll(rec.value("log", "")));
   std::string names;
   for (const auto& n : rec.value("nodes", Json::array())) {
     std::string name = n["step"].value("name", "");

@@ -51,6 +51,7 @@ struct DiffCase {
   std::map<std::string, std::string> files;  // extra files, relative to the DAGs dir
   std::vector<CaseStep> steps;               // default: one `start {dag}`
   std::vector<std::string> observe_files;    // files (relative to the DAGs dir) to observe
+  bool observe_run_log = false;              // `run_log: true`: the latest run's log file (run.log)
   std::vector<KnownDifference> differs;
   std::map<std::string, std::string> ignore;  // key (or "prefix*") -> why it is not compared
   int timeout_ms = 30000;                     // per command
