@@ -165,17 +165,21 @@ void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer, const 
 }
 
 std::optional<bool> Replayer::ReadBusy(const DagHeader& dag) {
-  StatusOr<int> alive = runs_->CountAlive(dag);
-  StatusOr<bool> queued = alive.ok() ? runs_->IsQueued(dag) : StatusOr<bool>(alive.status());
-  Status s = queued.status();
-  RunSummary latest;
-  Status ls = s.ok() ? runs_->LatestRun(dag, &latest) : Status::OK();
-  if (s.ok() && !ls.ok() && !ls.IsNotFound()) s = ls;
-  if (!s.ok()) {
+  auto unknown = [&](const Status& s) -> std::optional<bool> {
     spdlog::error("DAG {}: cannot tell whether it is busy ({}); replay held back", dag.name, s.ToString());
     return std::nullopt;
-  }
-  return *alive > 0 || *queued || (ls.ok() && latest.status == RunStatus::kRunning);
+  };
+  StatusOr<int> alive = runs_->CountAlive(dag);
+  if (!alive.ok()) return unknown(alive.status());
+  if (*alive > 0) return true;
+  StatusOr<bool> queued = runs_->IsQueued(dag);
+  if (!queued.ok()) return unknown(queued.status());
+  if (*queued) return true;
+  RunSummary latest;
+  Status s = runs_->LatestRun(dag, &latest);
+  if (s.IsNotFound()) return false;
+  if (!s.ok()) return unknown(s);
+  return latest.status == RunStatus::kRunning;
 }
 
 bool Replayer::AlreadyHandled(const DagHeader& dag, WallTime slot, bool* unreadable) {
