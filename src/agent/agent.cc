@@ -227,12 +227,15 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
   return s;
 }
 
+void Agent::ReleaseHeartbeat() {
+  if (!proc_) return;
+  procs_.Release(*proc_).LogIfError("removing the heartbeat file " + proc_->path);
+  proc_.reset();
+}
+
 void Agent::Cleanup() {
   if (sub_run_) SubRunHeartbeat(/*final=*/true).LogIfError("the final heartbeat of this sub dag-run");
-  if (proc_) {
-    procs_.Release(*proc_).LogIfError("removing the heartbeat file " + proc_->path);
-    proc_.reset();
-  }
+  ReleaseHeartbeat();
   if (!ran_ && created_run_) {
     // A start that never ran: leave nothing behind.
     runs_.RemoveRun(run_).LogIfError("removing the run that never ran " + run_.path);
@@ -472,10 +475,7 @@ bool Agent::PrepareSecrets() {
     state.nodes.push_back(std::move(n));
   }
   WriteRecord(ToRecord(state), true);
-  if (proc_) {
-    procs_.Release(*proc_).LogIfError("removing the heartbeat file " + proc_->path);
-    proc_.reset();
-  }
+  ReleaseHeartbeat();
   return false;
 }
 
@@ -573,10 +573,7 @@ RunStatus Agent::Execute() {
                                  {"started-at", final_record.started_at},
                                  {"finished-at", final_record.finished_at}});
   LogRunFailure();
-  if (proc_) {
-    procs_.Release(*proc_).LogIfError("removing the heartbeat file " + proc_->path);
-    proc_.reset();
-  }
+  ReleaseHeartbeat();
   if (sub_run_) SubRunHeartbeat(/*final=*/true).LogIfError("the final heartbeat of this sub dag-run");
   return status;
 }

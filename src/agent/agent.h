@@ -143,6 +143,8 @@ class Agent {
   Status PrepareRetry(const AgentRequest& request);
   Status PrepareSubRun(const AgentRequest& request);       // agent_subrun.cc
   Status SubRunHeartbeat(bool final);                      // agent_subrun.cc
+  // Removes this run's heartbeat (proc) file, if it holds one.
+  void ReleaseHeartbeat();
   Status PrepareLogs(WallTime now);
   RunRecord ToRecord(const ExecutionState& state) const;
   void WriteRecord(const RunRecord& record, bool final);
