@@ -115,10 +115,10 @@ Executor::Executor(const Dag& dag, const Params& params, ExecutorOptions options
 
 Executor::~Executor() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     cancelled_ = true;
     for (auto& p : procs_) p.step->Signal(SIGKILL);
-    cv_.notify_all();
+    cv_.NotifyAll();
   }
   JoinWorkers();
 }
@@ -127,25 +127,25 @@ Executor::~Executor() {
 // State, observers
 
 ExecutionState Executor::state() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return state_;
 }
 
 std::string Executor::last_error() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return last_error_;
 }
 
 bool Executor::stop_requested() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return stop_requested_;
 }
 
 void Executor::Publish() {
-  std::lock_guard<std::mutex> p(publish_mu_);
+  MutexLock p(&publish_mu_);
   ExecutionState copy;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (version_ == published_) return;
     published_ = version_;
     copy = state_;
@@ -169,7 +169,7 @@ void Executor::JoinWorkers() {
 // Retry of an earlier attempt
 
 void Executor::SetPreviousNodes(const std::vector<NodeState>& previous, const std::string& only_step) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   only_step_ = only_step;
   std::vector<bool> reset(state_.nodes.size(), false);
   for (size_t i = 0; i < state_.nodes.size(); ++i) {
@@ -226,7 +226,7 @@ Executor::Exec Executor::RunProcess(StepRunner* runner, const StepInvocation& in
   std::vector<SubRunRef> started_children = step->SubRuns();
   std::list<Proc>::iterator it;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     SetChildren(children, std::move(started_children));
     Proc p;
     p.step = step.get();
@@ -250,13 +250,13 @@ Executor::Exec Executor::RunProcess(StepRunner* runner, const StepInvocation& in
       it->dag_timeout = true;
       step->Signal(SIGKILL);
     }
-    cv_.notify_all();  // the loop learns a new deadline
+    cv_.NotifyAll();  // the loop learns a new deadline
   }
   const MonoTime started = opt_.clock->Monotonic();
   exec.result = step->Wait();
   exec.elapsed = opt_.clock->Monotonic() - started;
   std::vector<SubRunRef> finished_children = step->SubRuns();
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   SetChildren(children, std::move(finished_children));
   exec.stopped = it->stopped;
   exec.timed_out = it->timed_out;
@@ -312,7 +312,7 @@ bool Executor::ConditionsMet(const std::vector<Condition>& conditions, ProcKind 
       met = MatchesExpected(value, c.expected);
     }
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       if (kind == ProcKind::kHelper && cancelled_) return false;
     }
     if (c.negate) met = !met;
@@ -507,9 +507,9 @@ bool Executor::ApplyExecution(size_t index, const Exec& exec, const RetryPolicy&
   return false;
 }
 
-void Executor::WaitUntil(std::unique_lock<std::mutex>& lock, MonoTime when) {
+void Executor::WaitUntil(MonoTime when) {
   while (!cancelled_ && !timed_out_ && opt_.clock->Monotonic() < when) {
-    cv_.wait_for(lock, std::min<Duration>(opt_.poll_interval, when - opt_.clock->Monotonic()));
+    cv_.WaitFor(&mu_, std::min<Duration>(opt_.poll_interval, when - opt_.clock->Monotonic()));
   }
 }
 
@@ -519,7 +519,7 @@ void Executor::RunNode(size_t index) {
   VarList outputs;
   StepRefs refs;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     NodeState& n = state_.nodes[index];
     n.stdout_path = paths.stdout_path;
     n.stderr_path = paths.stderr_path;
@@ -548,7 +548,7 @@ void Executor::RunNode(size_t index) {
   std::string setup_error;
   if (met) setup_error = ResolveRetryPolicy(&retry);
 
-  std::unique_lock<std::mutex> l(mu_);
+  mu_.Lock();
   NodeState& n = state_.nodes[index];
   if (!met) {
     n.status = cancelled_ ? NodeStatus::kAborted : NodeStatus::kSkipped;
@@ -569,7 +569,7 @@ void Executor::RunNode(size_t index) {
     n.step.commands = inv.commands;
     n.step.script = inv.script;
     Touch();
-    l.unlock();
+    mu_.Unlock();
     Publish();
     Exec exec = RunProcess(RunnerFor(def), inv, ProcKind::kStep, def.timeout, repeating, &n.children);
     if (!def.continue_on.output.empty()) {
@@ -578,14 +578,14 @@ void Executor::RunNode(size_t index) {
         exec.output_matches = OutputMatches(def.continue_on.output, log);
       }
     }
-    l.lock();
+    mu_.Lock();
     if (ApplyExecution(index, exec, retry)) {
       Touch();
-      l.unlock();
+      mu_.Unlock();
       Publish();
-      l.lock();
+      mu_.Lock();
       const RetryPolicy& rp = retry;
-      WaitUntil(l, opt_.clock->Monotonic() + BackoffInterval(rp.interval, rp.backoff, rp.max_interval,
+      WaitUntil(opt_.clock->Monotonic() + BackoffInterval(rp.interval, rp.backoff, rp.max_interval,
                                                               n.retry_count - 1));
       n.retried_at = opt_.clock->Now();
       n.status = NodeStatus::kRunning;
@@ -598,23 +598,22 @@ void Executor::RunNode(size_t index) {
     in.failed = !RawError(exec.result).empty() || exec.timed_out;
     in.exit_code = n.exit_code;
     if (def.repeat_policy.condition && !(def.repeat_policy.limit > 0 && n.done_count >= def.repeat_policy.limit)) {
-      VarList scope = env;
-      for (const auto& [name, kv] : n.output_variables) {
-        auto eq = kv.find('=');
-        scope.Set(name, eq == std::string::npos ? kv : kv.substr(eq + 1));
-      }
-      l.unlock();
-      std::string ignored;
-      OwnedVars with_own = owned;
+      // The step's own outputs, read under the lock, are in scope for the
+      // condition.
       VarList own_outputs;
       for (const auto& [name, kv] : n.output_variables) {
         auto eq = kv.find('=');
         own_outputs.Set(name, eq == std::string::npos ? kv : kv.substr(eq + 1));
       }
+      VarList scope = env;
+      for (const auto& [name, value] : own_outputs.items()) scope.Set(name, value);
+      OwnedVars with_own = owned;
       with_own.maps.push_back(own_outputs);
+      mu_.Unlock();
+      std::string ignored;
       in.condition_met = ConditionsMet({*def.repeat_policy.condition}, ProcKind::kHelper, env_.ShellFor(def),
                                        with_own, scope, dir, &ignored);
-      l.lock();
+      mu_.Lock();
     }
     if (!ShouldRepeat(def.repeat_policy, in) || cancelled_) break;
     n.status = NodeStatus::kRunning;
@@ -623,11 +622,11 @@ void Executor::RunNode(size_t index) {
       last_error_owner_ = -1;
     }
     Touch();
-    l.unlock();
+    mu_.Unlock();
     Publish();
-    l.lock();
+    mu_.Lock();
     const RepeatPolicy& rp = def.repeat_policy;
-    WaitUntil(l, opt_.clock->Monotonic() + BackoffInterval(rp.interval, rp.backoff, rp.max_interval, n.done_count));
+    WaitUntil(opt_.clock->Monotonic() + BackoffInterval(rp.interval, rp.backoff, rp.max_interval, n.done_count));
   }
   if (n.status == NodeStatus::kRunning) {
     n.status = (!repeating && (cancelled_ || timed_out_)) ? NodeStatus::kAborted : NodeStatus::kSucceeded;
@@ -636,8 +635,8 @@ void Executor::RunNode(size_t index) {
   if (n.status != NodeStatus::kFailed) n.continued = ShouldContinue(def.continue_on, n.status, n.exit_code, false);
   running_--;
   Touch();
-  cv_.notify_all();
-  l.unlock();
+  cv_.NotifyAll();
+  mu_.Unlock();
   Publish();
 }
 
@@ -646,7 +645,7 @@ void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok
   VarList outputs;
   bool timed_out;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     node->stdout_path = paths.stdout_path;
     node->stderr_path = paths.stderr_path;
     node->started_at = opt_.clock->Now();
@@ -658,7 +657,7 @@ void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok
   const Step& def = node->step;
   StepRefs refs;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     refs = StepRefsNow();
   }
   const VarList env = env_.ForStep(def, outputs, nullptr, status_label, Runner(ProcKind::kHandler), refs);
@@ -682,7 +681,7 @@ void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok
     StepInvocation inv =
         MakeInvocation(def, *node, env, EvalCommands(def, ProcKind::kHandler, owned, env, dir), owned);
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       node->status = NodeStatus::kRunning;
       node->step.commands = inv.commands;
       node->step.script = inv.script;
@@ -692,14 +691,14 @@ void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok
     Exec exec = RunProcess(RunnerFor(def), inv, ProcKind::kHandler, def.timeout, false, &node->children);
     error = RawError(exec.result);
     if (exec.timed_out && error.empty()) error = "step timed out";
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     node->exit_code = exec.result.exit_code;
     if (exec.result.started && !def.output.empty()) {
       node->output_variables[def.output] = def.output + "=" + std::string(TrimSpace(exec.result.captured_stdout));
     }
     if (!error.empty()) status = NodeStatus::kFailed;
   }
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   node->status = status;
   node->error = error;
   node->finished_at = opt_.clock->Now();
@@ -707,11 +706,10 @@ void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok
   if (!error.empty()) last_error_ = error;
   handler_running_ = false;
   Touch();
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
-bool Executor::RunHandler(std::optional<NodeState>* slot, const std::string& status_label,
-                          std::unique_lock<std::mutex>& lock) {
+bool Executor::RunHandler(std::optional<NodeState>* slot, const std::string& status_label) {
   if (!slot->has_value()) return true;
   NodeState* node = &**slot;
   bool ok = true;
@@ -722,7 +720,7 @@ bool Executor::RunHandler(std::optional<NodeState>* slot, const std::string& sta
   });
   while (handler_running_) {
     ApplyTimers();
-    WaitForEvent(lock);
+    WaitForEvent();
   }
   return ok;
 }
@@ -791,7 +789,7 @@ void Executor::ApplyTimers() {
       p.step->Signal(SIGKILL);
     }
     Touch();
-    cv_.notify_all();
+    cv_.NotifyAll();
   }
   for (auto& p : procs_) {
     if (p.deadline && now >= *p.deadline && !p.timed_out && !p.stopped) {
@@ -805,12 +803,12 @@ void Executor::ApplyTimers() {
   }
 }
 
-void Executor::WaitForEvent(std::unique_lock<std::mutex>& lock) {
+void Executor::WaitForEvent() {
   if (version_ != loop_seen_version_) {
     loop_seen_version_ = version_;
-    lock.unlock();
+    mu_.Unlock();
     Publish();
-    lock.lock();
+    mu_.Lock();
     return;
   }
   MonoTime now = opt_.clock->Monotonic();
@@ -824,7 +822,7 @@ void Executor::WaitForEvent(std::unique_lock<std::mutex>& lock) {
     consider(p.deadline);
     consider(p.kill_at);
   }
-  cv_.wait_for(lock, wait);
+  cv_.WaitFor(&mu_, wait);
 }
 
 bool Executor::AllFinished() const {
@@ -840,7 +838,7 @@ std::vector<NodeView> Executor::NodeViews() const {
 }
 
 void Executor::Cancel(int signal, bool use_step_signal) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!stop_requested_) {
     stop_requested_ = true;
     cancel_signal_ = signal;
@@ -865,12 +863,12 @@ void Executor::Cancel(int signal, bool use_step_signal) {
     }
   }
   Touch();
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 RunStatus Executor::Run() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     state_.status = RunStatus::kRunning;
     state_.started_at = opt_.clock->Now();
     if (dag_.timeout.count() > 0) run_deadline_ = opt_.clock->Monotonic() + dag_.timeout;
@@ -879,7 +877,7 @@ RunStatus Executor::Run() {
   Publish();
   env_.BuildRunVars(opt_.base_env, Runner(ProcKind::kHelper));
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     state_.params.clear();
     for (const auto& [k, v] : env_.params().items()) state_.params.emplace_back(k, v);
     Touch();
@@ -890,9 +888,9 @@ RunStatus Executor::Run() {
   const bool met = ConditionsMet(dag_.preconditions, ProcKind::kHelper, env_.ShellFor(Step()), run_owned,
                                  env_.run_vars(), env_.DagWorkingDir(), &why);
 
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   if (!met) cancelled_ = true;  // nothing runs; the run ends aborted
-  if (!cancelled_ && !RunHandler(&state_.on_init, RunStatusLabel(RunStatus::kRunning), lock)) {
+  if (!cancelled_ && !RunHandler(&state_.on_init, RunStatusLabel(RunStatus::kRunning))) {
     cancelled_ = true;  // a failed init handler aborts the run (its error is the last error)
   }
   for (;;) {
@@ -908,24 +906,24 @@ RunStatus Executor::Run() {
       last_error_ = kDeadlock;
       break;
     }
-    WaitForEvent(lock);
+    WaitForEvent();
   }
-  lock.unlock();
+  mu_.Unlock();
   JoinWorkers();
-  lock.lock();
+  mu_.Lock();
 
   RunStatus status = FinalRunStatus(NodeViews(), cancelled_, !last_error_.empty());
   std::optional<NodeState>* handler = IsSuccess(status)              ? &state_.on_success
                                       : status == RunStatus::kFailed ? &state_.on_failure
                                                                      : &state_.on_cancel;
-  RunHandler(handler, RunStatusLabel(status), lock);
+  RunHandler(handler, RunStatusLabel(status));
   status = FinalRunStatus(NodeViews(), cancelled_, !last_error_.empty());  // the exit handler sees a failed one
-  RunHandler(&state_.on_exit, RunStatusLabel(status), lock);
+  RunHandler(&state_.on_exit, RunStatusLabel(status));
   status = FinalRunStatus(NodeViews(), cancelled_, !last_error_.empty());
   state_.status = status;
   state_.finished_at = opt_.clock->Now();
   Touch();
-  lock.unlock();
+  mu_.Unlock();
   JoinWorkers();
   Publish();
   return status;

@@ -37,12 +37,10 @@
 // and stops preconditions and backticks as well as steps.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <list>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -52,6 +50,7 @@
 #include "agent/node_rules.h"
 #include "agent/step_env.h"
 #include "core/clock.h"
+#include "core/mutex.h"
 #include "dag/dag.h"
 #include "executors/executor_registry.h"
 #include "executors/step_runner.h"
@@ -134,23 +133,23 @@ class Executor {
 
   // For a retry: the nodes of the previous attempt, by step name.
   // `only_step` "" = every non-successful step and its dependants.
-  void SetPreviousNodes(const std::vector<NodeState>& previous, const std::string& only_step);
+  void SetPreviousNodes(const std::vector<NodeState>& previous, const std::string& only_step) EXCLUDES(mu_);
 
   // Runs to the end and returns the final status (also in state().status).
-  RunStatus Run();
+  RunStatus Run() EXCLUDES(mu_);
 
   // Stops the run: `signal` for the running steps (SIGTERM, SIGINT, ...),
   // or each step's signal_on_stop when it has one and `use_step_signal` (a
   // stop request, as `dagu stop` makes; a signal the process received is
   // passed on as it is). Safe from any thread; never blocks on a process.
-  void Cancel(int signal, bool use_step_signal = true);
+  void Cancel(int signal, bool use_step_signal = true) EXCLUDES(mu_);
 
-  ExecutionState state() const;
+  ExecutionState state() const EXCLUDES(mu_);
   // Dagu's lastError: "" or the error that makes `dagu start` exit 1 (unless
   // the run was stopped).
-  std::string last_error() const;
+  std::string last_error() const EXCLUDES(mu_);
   // Whether Cancel() was called.
-  bool stop_requested() const;
+  bool stop_requested() const EXCLUDES(mu_);
 
  private:
   struct Proc;
@@ -166,17 +165,18 @@ class Executor {
   // `children` (may be null; mu_ guards it): where the sub-runs the process
   // started are recorded, after it starts and again when it ends.
   Exec RunProcess(StepRunner* runner, const StepInvocation& inv, ProcKind kind, Duration timeout, bool repeating,
-                  std::vector<SubRunRef>* children = nullptr);
-  void SetChildren(std::vector<SubRunRef>* children, std::vector<SubRunRef> now);  // mu_ held
+                  std::vector<SubRunRef>* children = nullptr) EXCLUDES(mu_);
+  void SetChildren(std::vector<SubRunRef>* children, std::vector<SubRunRef> now) REQUIRES(mu_);
   // One shell command line for its trimmed stdout; its exit code, or -1 when
   // it could not run or was stopped.
   int CaptureAs(ProcKind kind, const std::string& shell, const std::string& command, const VarList& env,
-                const std::string& dir, std::string* out);
+                const std::string& dir, std::string* out) EXCLUDES(mu_);
   CommandRunner Runner(ProcKind kind);
   // Evaluates `conditions` (Dagu's preconditions); false when one is not met
   // or evaluation was stopped. *error is for evaluation errors ("" = not met).
   bool ConditionsMet(const std::vector<Condition>& conditions, ProcKind kind, const std::string& shell,
-                     const OwnedVars& owned, const VarList& env, const std::string& dir, std::string* error);
+                     const OwnedVars& owned, const VarList& env, const std::string& dir, std::string* error)
+      EXCLUDES(mu_);
   // The step's commands and script with Dagu's own variables substituted and
   // backticks run, once per execution of the step.
   struct CommandText {
@@ -190,43 +190,44 @@ class Executor {
   // This run's ID, its root run and whether the step repeats, for a runner
   // that starts sub-runs under them.
   void SetRunRefs(const Step& def, const NodeState& node, StepInvocation* inv) const;
-  // ${id.stdout} and friends of every step with an id (mu_ held).
-  StepRefs StepRefsNow() const;
+  // ${id.stdout} and friends of every step with an id.
+  StepRefs StepRefsNow() const REQUIRES(mu_);
   StepRunner* RunnerFor(const Step& step) const;
 
   // --- a node's life (worker threads) ---
-  void RunNode(size_t index);
+  void RunNode(size_t index) EXCLUDES(mu_);
   // Resolves a retry limit / interval written with variables; the error
   // (Dagu 1.30.2's words) when one is not a number.
   std::string ResolveRetryPolicy(RetryPolicy* policy) const;
-  // Applies one execution's result to the node (mu_ held); true when the
-  // step is retried under `retry`.
-  bool ApplyExecution(size_t index, const Exec& exec, const RetryPolicy& retry);
-  // Waits (mu_ held) until `when` on the clock, a stop or the DAG timeout.
-  void WaitUntil(std::unique_lock<std::mutex>& lock, MonoTime when);
-  void HandlerWorker(NodeState* node, std::string status_label, bool* ok);
-  // Runs a handler to its end from Run's thread (mu_ held); true when it
-  // succeeded, was skipped or is not defined.
-  bool RunHandler(std::optional<NodeState>* slot, const std::string& status_label,
-                  std::unique_lock<std::mutex>& lock);
+  // Applies one execution's result to the node; true when the step is
+  // retried under `retry`.
+  bool ApplyExecution(size_t index, const Exec& exec, const RetryPolicy& retry) REQUIRES(mu_);
+  // Waits until `when` on the clock, a stop or the DAG timeout (mu_ is
+  // released while waiting).
+  void WaitUntil(MonoTime when) REQUIRES(mu_);
+  void HandlerWorker(NodeState* node, std::string status_label, bool* ok) EXCLUDES(mu_);
+  // Runs a handler to its end from Run's thread; true when it succeeded,
+  // was skipped or is not defined.
+  bool RunHandler(std::optional<NodeState>* slot, const std::string& status_label) REQUIRES(mu_);
 
   // --- the loop (Run's thread, mu_ held) ---
   // Marks nodes their dependencies decide (aborted / skipped) and starts
   // ready ones; true if anything changed. *pending: a ready node waits for
   // max_active_steps or the delay.
-  bool Schedule(bool* pending);
+  bool Schedule(bool* pending) REQUIRES(mu_);
   void StartWorker(std::function<void()> body);
-  void ApplyTimers();
-  // Publishes a changed state, or waits for a change or the next timer.
-  void WaitForEvent(std::unique_lock<std::mutex>& lock);
-  bool AllFinished() const;
-  std::vector<NodeView> NodeViews() const;
-  VarList OutputsVisibleTo(size_t index) const;
-  VarList AllOutputs() const;
-  void Touch() { ++version_; }
+  void ApplyTimers() REQUIRES(mu_);
+  // Publishes a changed state (mu_ released meanwhile), or waits for a
+  // change or the next timer.
+  void WaitForEvent() REQUIRES(mu_);
+  bool AllFinished() const REQUIRES(mu_);
+  std::vector<NodeView> NodeViews() const REQUIRES(mu_);
+  VarList OutputsVisibleTo(size_t index) const REQUIRES(mu_);
+  VarList AllOutputs() const REQUIRES(mu_);
+  void Touch() REQUIRES(mu_) { ++version_; }
   // Calls the observer with the latest state if it changed since the last
   // call. Never called with mu_ held.
-  void Publish();
+  void Publish() EXCLUDES(mu_, publish_mu_);
   void JoinWorkers();
 
   Dag dag_;
@@ -234,33 +235,35 @@ class Executor {
   ExecutorOptions opt_;
   StepEnv env_;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  ExecutionState state_;
-  uint64_t version_ = 0;
+  // Everything below mu_ is guarded by it, except what only Run's thread
+  // touches (workers_) and what is fixed once constructed (index_, deps_).
+  mutable Mutex mu_;
+  CondVar cv_;
+  ExecutionState state_ GUARDED_BY(mu_);
+  uint64_t version_ GUARDED_BY(mu_) = 0;
   std::map<std::string, size_t> index_;        // step name -> node index
   std::vector<std::vector<size_t>> deps_;      // node -> its dependencies
-  std::list<Proc> procs_;                      // processes running now
+  std::list<Proc> procs_ GUARDED_BY(mu_);      // processes running now
   struct Worker {
     std::thread thread;
   };
-  std::vector<std::unique_ptr<Worker>> workers_;
-  int running_ = 0;                            // nodes started and not finished
-  bool cancelled_ = false;
-  int cancel_signal_ = 0;
-  bool use_step_signal_ = true;
-  bool stop_requested_ = false;
-  bool timed_out_ = false;                     // the DAG's timeout passed
-  std::string last_error_;
-  int last_error_owner_ = -1;                  // the node whose failure set last_error_
-  bool handler_running_ = false;
-  uint64_t loop_seen_version_ = 0;             // the version Run's thread last published
-  std::optional<MonoTime> run_deadline_;
-  std::optional<MonoTime> next_start_allowed_;
-  std::string only_step_;                      // retry of one step: its dependencies count as met
+  std::vector<std::unique_ptr<Worker>> workers_;  // Run's thread only
+  int running_ GUARDED_BY(mu_) = 0;            // nodes started and not finished
+  bool cancelled_ GUARDED_BY(mu_) = false;
+  int cancel_signal_ GUARDED_BY(mu_) = 0;
+  bool use_step_signal_ GUARDED_BY(mu_) = true;
+  bool stop_requested_ GUARDED_BY(mu_) = false;
+  bool timed_out_ GUARDED_BY(mu_) = false;     // the DAG's timeout passed
+  std::string last_error_ GUARDED_BY(mu_);
+  int last_error_owner_ GUARDED_BY(mu_) = -1;  // the node whose failure set last_error_
+  bool handler_running_ GUARDED_BY(mu_) = false;
+  uint64_t loop_seen_version_ GUARDED_BY(mu_) = 0;  // the version Run's thread last published
+  std::optional<MonoTime> run_deadline_ GUARDED_BY(mu_);
+  std::optional<MonoTime> next_start_allowed_ GUARDED_BY(mu_);
+  std::string only_step_ GUARDED_BY(mu_);      // retry of one step: its dependencies count as met
 
-  std::mutex publish_mu_;                      // taken before mu_, never while holding it
-  uint64_t published_ = 0;
+  Mutex publish_mu_;                           // taken before mu_, never while holding it
+  uint64_t published_ GUARDED_BY(publish_mu_) = 0;
 };
 
 }  // namespace dagu

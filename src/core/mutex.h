@@ -72,6 +72,14 @@ class CondVar {
     cv_.wait(l, pred);
     l.release();
   }
+  // Waits at most `d`; it may also return earlier (a notification or a
+  // spurious wake-up): the caller re-checks what it waits for.
+  template <typename Rep, typename Period>
+  void WaitFor(Mutex* mu, std::chrono::duration<Rep, Period> d) REQUIRES(mu) {
+    std::unique_lock<std::mutex> l(mu->mu_, std::adopt_lock);
+    cv_.wait_for(l, d);
+    l.release();
+  }
   // False when it timed out with `pred` still false.
   template <typename Rep, typename Period, typename Pred>
   bool WaitFor(Mutex* mu, std::chrono::duration<Rep, Period> d, Pred pred) REQUIRES(mu) {
