@@ -243,17 +243,24 @@ TEST(HttpServerTest, PerClientLimitClosesTheOldestWaitingConnection) {
 }
 
 TEST(HttpServerTest, AClientThatDoesNotReadHoldsNoWorker) {
-  TestServer t;
+  Limits limits = FastLimits();
+  limits.write_timeout = 4s;  // the stuck readers stay open while the requests below are served
+  TestServer t(limits);
   std::vector<RawClient> stuck;
   for (int i = 0; i < 4; ++i) {
     stuck.push_back(t.Connect());
     stuck.back().SetReceiveBuffer(4096);
     stuck.back().Send("GET /big HTTP/1.1\r\n\r\n");  // 8 MiB, never read
   }
-  std::this_thread::sleep_for(200ms);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(t.Get("/x", 1s).status, 200) << "two workers, four stuck readers";
-  // The write deadline (600 ms) closes them; reading here would unstick them.
-  EXPECT_TRUE(dagu::testing::PollUntil([&] { return t.server->counters().open == 0; }, 3000ms, 20ms))
+  // Once their handlers have answered (a loaded host may take a while to
+  // build four 8 MiB responses), the stuck readers hold no worker and no
+  // queue slot: the next requests are served.
+  ASSERT_TRUE(dagu::testing::PollUntil([&] { return t.server->counters().handled == 4; }, 10s, 10ms))
+      << t.server->counters().handled << " handled";
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(t.Get("/x", 2s).status, 200) << "two workers, four stuck readers";
+  EXPECT_GE(t.server->counters().open, 4u) << "the stuck readers were closed before the requests were served";
+  // The write deadline closes them; reading here would unstick them.
+  EXPECT_TRUE(dagu::testing::PollUntil([&] { return t.server->counters().open == 0; }, 15s, 20ms))
       << t.server->counters().open << " still open";
 }
 
