@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dag/dag.h"
+#include "dynlib/lazy_library.h"
 #include "executors/executor_support.h"
 #include "executors/go_json.h"
 
@@ -228,6 +229,7 @@ StepResult RunRequest(const StepInvocation& inv, const std::atomic<bool>& cancel
   std::transform(method.begin(), method.end(), method.begin(), [](unsigned char c) { return std::toupper(c); });
   url = WithQuery(url, cfg.query);
 
+  if (Status loaded = LoadLazyLibrary(LazyLibrary::kCurl); !loaded.ok()) return fail(loaded.message());
   CURL* curl = curl_easy_init();
   if (curl == nullptr) return fail("cannot initialise libcurl");
   Response rsp;

@@ -11,8 +11,9 @@ extern "C" {
 #include <mutex>
 #include <thread>
 
-#include "executors/executor_support.h"
 #include "dag/dag.h"
+#include "dynlib/lazy_library.h"
+#include "executors/executor_support.h"
 #include "executors/go_json.h"
 
 namespace dagu {
@@ -127,6 +128,10 @@ Outcome Evaluate(const std::string& query, const std::string& input_text, bool r
   Outcome o;
   nlohmann::json input;
   if (!GoJsonParse(input_text, &input, &o.error)) return o;
+  if (Status loaded = LoadLazyLibrary(LazyLibrary::kJq); !loaded.ok()) {
+    o.error = loaded.message();
+    return o;
+  }
   jq_state* jq = jq_init();
   if (jq == nullptr) {
     o.error = "cannot initialise jq";

@@ -6,6 +6,7 @@
 
 #include "core/duration.h"
 #include "dag/dag.h"
+#include "dynlib/lazy_library.h"
 #include "executors/executor_support.h"
 
 namespace dagu {
@@ -232,6 +233,7 @@ StepResult RunRemote(const StepInvocation& inv, const std::atomic<bool>& cancell
   if (inv.commands.empty() && inv.script.empty()) return result;  // nothing to run
   std::string dir;
   if (inv.step != nullptr && !inv.step->working_dir.empty()) dir = ExpandConfigString(inv, inv.step->working_dir);
+  if (Status loaded = LoadLazyLibrary(LazyLibrary::kSsh); !loaded.ok()) return fail(loaded.message());
   Session session;
   error = Connect(session, cfg);
   if (!error.empty()) return fail(error);

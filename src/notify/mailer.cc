@@ -9,6 +9,7 @@
 
 #include "core/base64.h"
 #include "core/file_system.h"
+#include "dynlib/lazy_library.h"
 
 namespace dagu {
 namespace {
@@ -138,6 +139,7 @@ Status Mailer::Send(const MailMessage& message, const std::atomic<bool>* cancell
 
 Status Mailer::SendOnce(const MailMessage& message, const char* auth, const std::atomic<bool>* cancelled,
                         bool* auth_failed) const {
+  if (Status loaded = LoadLazyLibrary(LazyLibrary::kCurl); !loaded.ok()) return loaded;
   CURL* curl = curl_easy_init();
   if (curl == nullptr) return Status::IOError("cannot initialise libcurl");
   Upload upload{ToCrlf(ComposeMail(message)), 0};

@@ -1,0 +1,83 @@
+#include "dynlib/lazy_library.h"
+
+#include <curl/curl.h>
+#include <gtest/gtest.h>
+#include <libssh/libssh.h>
+
+#include <string>
+
+extern "C" {
+#include <jq.h>
+}
+
+namespace dagu {
+namespace {
+
+// This test binary, like dagu, is not linked against libssh: the library is
+// mapped only once a stub is called.
+TEST(LazyLibraryTest, SshIsMappedOnlyOnceAStubIsCalled) {
+  EXPECT_FALSE(LazyLibraryLoaded(LazyLibrary::kSsh));
+  ssh_session s = ssh_new();
+  ASSERT_NE(s, nullptr);
+  EXPECT_TRUE(LazyLibraryLoaded(LazyLibrary::kSsh));
+  EXPECT_EQ(ssh_is_connected(s), 0);
+  ssh_free(s);
+}
+
+TEST(LazyLibraryTest, CurlThroughTheStubs) {
+  ASSERT_TRUE(LoadLazyLibrary(LazyLibrary::kCurl).ok());
+  EXPECT_TRUE(LazyLibraryLoaded(LazyLibrary::kCurl));
+  // The variadic forwarding: a string, a long and an off_t option, and a
+  // pointer out of getinfo.
+  CURL* c = curl_easy_init();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(curl_easy_setopt(c, CURLOPT_URL, "http://127.0.0.1:9/x"), CURLE_OK);
+  EXPECT_EQ(curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 1000L), CURLE_OK);
+  EXPECT_EQ(curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(1) << 40), CURLE_OK);
+  char* url = nullptr;
+  EXPECT_EQ(curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &url), CURLE_OK);
+  ASSERT_NE(url, nullptr);
+  EXPECT_EQ(std::string(url), "http://127.0.0.1:9/x");
+  EXPECT_EQ(std::string(curl_easy_strerror(CURLE_COULDNT_CONNECT)), "Couldn't connect to server");
+  curl_easy_cleanup(c);
+
+  CURLU* u = curl_url();
+  ASSERT_NE(u, nullptr);
+  ASSERT_EQ(curl_url_set(u, CURLUPART_URL, "https://example.org/a", 0), CURLUE_OK);
+  char* port = nullptr;
+  ASSERT_EQ(curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT), CURLUE_OK);
+  EXPECT_EQ(std::string(port), "443");
+  curl_free(port);
+  curl_url_cleanup(u);
+}
+
+TEST(LazyLibraryTest, JqThroughTheStubs) {
+  ASSERT_TRUE(LoadLazyLibrary(LazyLibrary::kJq).ok());
+  jq_state* jq = jq_init();
+  ASSERT_NE(jq, nullptr);
+  ASSERT_TRUE(jq_compile(jq, ".a + 1"));
+  const std::string input = R"({"a": 41})";
+  jq_start(jq, jv_parse_sized(input.data(), static_cast<int>(input.size())), 0);
+  jv out = jq_next(jq);
+  ASSERT_EQ(jv_get_kind(out), JV_KIND_NUMBER);
+  EXPECT_EQ(jv_number_value(out), 42);
+  jv_free(out);
+  jq_teardown(&jq);
+}
+
+TEST(LazyLibraryTest, AMissingLibraryIsAnErrorNamingIt) {
+  void* handle = nullptr;
+  Status s = OpenSharedLibrary("libdagu-no-such-library.so.9", &handle);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(handle, nullptr);
+  EXPECT_NE(s.message().find("cannot load libdagu-no-such-library.so.9: "), std::string::npos) << s.message();
+}
+
+TEST(LazyLibraryTest, FilesAreTheLibrariesSonames) {
+  EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kCurl)).rfind("libcurl.so.", 0), 0u);
+  EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kSsh)).rfind("libssh.so.", 0), 0u);
+  EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kJq)).rfind("libjq.so.", 0), 0u);
+}
+
+}  // namespace
+}  // namespace dagu
