@@ -1,5 +1,7 @@
 #include "core/clock.h"
 
+#include <algorithm>
+
 namespace dagu {
 namespace {
 
@@ -14,6 +16,14 @@ class RealClock final : public Clock {
 Clock* Clock::Real() {
   static RealClock clock;
   return &clock;
+}
+
+Duration SleepBefore(const Clock& clock, MonoTime deadline) {
+  // At most an hour: `deadline` may be MonoTime::max() ("never"), which a
+  // condition variable's wait_for would overflow into a wait of none.
+  Duration left = std::clamp<Duration>(deadline - clock.Monotonic(), Duration::zero(), std::chrono::hours(1));
+  if (&clock == Clock::Real()) return left;
+  return std::min<Duration>(left, kFakeClockPoll);
 }
 
 }  // namespace dagu

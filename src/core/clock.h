@@ -23,4 +23,12 @@ class Clock {
   static Clock* Real();
 };
 
+// How long a thread may sleep on the steady clock before `deadline` on
+// `clock` can have come, between zero and an hour: all of the time left for
+// the real clock, whose monotonic time is the steady clock; at most
+// kFakeClockPoll for any other, since a test's FakeClock moves without waking
+// anyone.
+inline constexpr std::chrono::milliseconds kFakeClockPoll{250};
+Duration SleepBefore(const Clock& clock, MonoTime deadline);
+
 }  // namespace dagu

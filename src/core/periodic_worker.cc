@@ -59,10 +59,10 @@ bool StoppableThread::WaitFor(std::chrono::nanoseconds d) {
 
 bool StoppableThread::WaitUntil(const Clock& clock, MonoTime deadline) {
   for (;;) {
-    Duration left = deadline - clock.Monotonic();  // read outside mu_
+    Duration sleep = SleepBefore(clock, deadline);  // read outside mu_
     std::unique_lock<std::mutex> l(mu_);
-    if (!stopping_ && !woken_ && left > Duration::zero()) {
-      cv_.wait_for(l, std::min<Duration>(left, kClockPoll), [this] { return stopping_ || woken_; });
+    if (!stopping_ && !woken_ && sleep > Duration::zero()) {
+      cv_.wait_for(l, sleep, [this] { return stopping_ || woken_; });
       if (!stopping_ && !woken_) continue;  // re-read the clock
     }
     woken_ = false;

@@ -3,9 +3,10 @@
 // watchdog, DAG watcher, ...) on threads that stop promptly. Stop() wakes the
 // thread at once and joins it; it waits only for work already in progress.
 //
-// Waits are real (steady) time. WaitUntil() also re-reads an injected Clock
-// at least every 250 ms, so a FakeClock that a test moves ends it too; the
-// logic that depends on time reads that Clock.
+// Waits are real (steady) time. WaitUntil() on the real clock sleeps until
+// the deadline; on any other Clock it re-reads it at least every 250 ms
+// (SleepBefore, core/clock.h), so a FakeClock that a test moves ends it too.
+// The logic that depends on time reads that Clock.
 //
 // Start/Stop/Join/Wake are thread-safe; Stop and Join are idempotent; a
 // stopped thread can be started again. A Start() that comes while a Stop() or
@@ -51,8 +52,6 @@ class StoppableThread {
   // until Wake(); false once Stop() has been called.
   bool WaitUntil(const Clock& clock, MonoTime deadline);
 
-  // How often WaitUntil re-reads its clock.
-  static constexpr std::chrono::milliseconds kClockPoll{250};
 
  private:
   // Joins `t` with `lock` released; other Start()s wait meanwhile.

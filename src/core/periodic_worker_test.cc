@@ -152,5 +152,20 @@ TEST(StoppableThreadTest, JoinWaitsForABodyThatEndsByItself) {
   t.Join();  // idempotent
 }
 
+TEST(SleepBeforeTest, TheRealClockSleepsUntilTheDeadlineAFakeOneAtMostAQuarterSecond) {
+  const Clock& real = *Clock::Real();
+  Duration d = SleepBefore(real, real.Monotonic() + std::chrono::seconds(10));
+  EXPECT_GT(d, std::chrono::seconds(9));
+  EXPECT_LE(d, std::chrono::seconds(10));
+  EXPECT_EQ(SleepBefore(real, real.Monotonic() - std::chrono::seconds(1)), Duration::zero());
+  // "Never" is an hour, not an overflow into no wait at all.
+  EXPECT_EQ(SleepBefore(real, MonoTime::max()), std::chrono::hours(1));
+
+  testing::FakeClock fake;
+  EXPECT_EQ(SleepBefore(fake, fake.Monotonic() + std::chrono::seconds(10)), kFakeClockPoll);
+  EXPECT_EQ(SleepBefore(fake, fake.Monotonic() + std::chrono::milliseconds(100)), std::chrono::milliseconds(100));
+  EXPECT_EQ(SleepBefore(fake, MonoTime::max()), kFakeClockPoll);
+}
+
 }  // namespace
 }  // namespace dagu

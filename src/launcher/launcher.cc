@@ -14,7 +14,19 @@ Launcher::Launcher(ProcessSpawner* spawner, const Clock* clock, LaunchContext co
 Launcher::~Launcher() { StopReaping(); }
 
 void Launcher::StartReaping(std::chrono::milliseconds interval) {
-  reaper_.Start([this] { ReapOnce(); }, interval);
+  reaper_.Start([this, interval](StoppableThread& self) {
+    // With no child and no restart pending there is nothing to reap: the
+    // thread sleeps until Spawn() wakes it (an idle scheduler wakes for
+    // nothing).
+    do {
+      ReapOnce();
+    } while (self.WaitFor(Idle() ? kIdleWait : std::chrono::nanoseconds(interval)));
+  });
+}
+
+bool Launcher::Idle() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return children_.empty() && restarts_.empty();
 }
 
 void Launcher::StopReaping() { reaper_.Stop(); }
@@ -33,6 +45,7 @@ Status Launcher::Spawn(const std::vector<std::string>& argv, std::map<std::strin
     std::lock_guard<std::mutex> l(mu_);
     children_[p] = std::move(child);
   }
+  reaper_.Wake();
   if (pid != nullptr) *pid = p;
   return Status::OK();
 }

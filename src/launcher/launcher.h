@@ -47,7 +47,8 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   Launcher& operator=(const Launcher&) = delete;
 
   // Starts / stops the thread that reaps exited children and advances
-  // pending restarts every `interval`. Idempotent.
+  // pending restarts every `interval` while there are any (it sleeps while
+  // there are none; a spawn wakes it). Idempotent.
   void StartReaping(std::chrono::milliseconds interval = std::chrono::milliseconds(200));
   void StopReaping();
 
@@ -114,7 +115,11 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   std::map<pid_t, int> exit_statuses_;
   std::vector<PendingRestart> restarts_;
 
-  PeriodicWorker reaper_;
+  // No child and no pending restart.
+  bool Idle() const;
+  static constexpr std::chrono::hours kIdleWait{1};
+
+  StoppableThread reaper_;
 };
 
 }  // namespace dagu

@@ -2,11 +2,13 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <mutex>
 #include <set>
 
 #include "core/time_format.h"
 #include "launcher/launcher.h"
 #include "support/fake_clock.h"
+#include "support/subprocess.h"
 
 namespace dagu {
 namespace {
@@ -235,6 +237,49 @@ TEST_F(LauncherTest, RestartIsFencedBeforeItsStart) {
   launcher_.ReapOnce();
   launcher_.ReapOnce();
   EXPECT_EQ(spawner_.spawned.size(), 1u);  // only the stop
+}
+
+// A spawner the reaper thread may call: every child has exited already.
+class ExitedChildren final : public ProcessSpawner {
+ public:
+  Status Spawn(const std::vector<std::string>&, const std::vector<std::string>&, pid_t* pid) override {
+    std::lock_guard<std::mutex> l(mu_);
+    *pid = next_pid_++;
+    return Status::OK();
+  }
+  bool TryReap(pid_t, int* exit_status) override {
+    std::lock_guard<std::mutex> l(mu_);
+    *exit_status = 0;
+    ++reaped_;
+    return true;
+  }
+  Status Signal(pid_t, int) override { return Status::OK(); }
+  int reaped() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return reaped_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  pid_t next_pid_ = 2000;
+  int reaped_ = 0;
+};
+
+// With nothing to reap the reaper sleeps (for up to an hour); a spawn must
+// wake it, or the child would stay unreaped (a zombie) that long.
+TEST(LauncherReapingTest, ASpawnWakesTheIdleReaper) {
+  ExitedChildren spawner;
+  Launcher launcher(&spawner, Clock::Real(), Context());
+  launcher.StartReaping(std::chrono::milliseconds(10));
+  for (int i = 1; i <= 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the reaper is idle again
+    ASSERT_TRUE(launcher.StartSlot(MakeDag("etl"), "run-" + std::to_string(i), T("2026-03-12T14:00:00Z"), kNoDeadline)
+                    .ok());
+    EXPECT_TRUE(testing::PollUntil([&] { return spawner.reaped() == i; }, std::chrono::seconds(10)))
+        << "spawn " << i << " was not reaped";
+    EXPECT_EQ(launcher.live_children(), 0u);
+  }
+  launcher.StopReaping();
 }
 
 }  // namespace

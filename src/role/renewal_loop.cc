@@ -100,10 +100,8 @@ void RenewalThread::Start(MonoTime acquired) {
       MonoTime next = s->loop.Step();  // the only place that may block on storage
       l.lock();
       if (s->stop) break;
-      // Waits on the real clock but re-reads the injected one at least every
-      // 250 ms, so that a test's FakeClock drives it too.
-      Duration wait = std::clamp<Duration>(next - s->clock->Monotonic(), Duration::zero(), std::chrono::milliseconds(250));
-      s->cv.wait_for(l, wait, [&] { return s->stop; });
+      // Until `next`; on a test's FakeClock at least every 250 ms.
+      s->cv.wait_for(l, SleepBefore(*s->clock, next), [&] { return s->stop; });
     }
     s->running = false;
     s->cv.notify_all();

@@ -34,10 +34,10 @@ void RoleDriver::Run(StoppableThread& self) {
     MonoTime next = machine_->Step();
     beat_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
     if (machine_->finished()) break;
-    // Re-Step at least every 250 ms of real time whatever `next` says, so a
-    // FakeClock drives the machine too. Nobody calls Stop(): the machine
-    // decides when it ends.
-    self.WaitFor(std::clamp<Duration>(next - clock_->Monotonic(), Duration::zero(), std::chrono::milliseconds(250)));
+    // Until `next` (the machine's wake-up ends the wait earlier); on a
+    // FakeClock at least every 250 ms of real time. Nobody calls Stop(): the
+    // machine decides when it ends.
+    self.WaitFor(SleepBefore(*clock_, next));
     beat_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
   }
   machine_->SetWakeup(nullptr);
