@@ -55,7 +55,10 @@ int RunRestart(const RestartArgs& a) {
   if (!s.ok()) return CommandError("failed to read DAG from execution history: " + s.message());
 
   LogToStderr(a.flags.quiet, "INFO", "Stopping DAG", {{"dag", name}});
-  if (StopRun(ctx, runs, name, run.run_id) != kExitOk) return kExitFailure;
+  LogToStderr(a.flags.quiet, "INFO", "Stopping DAG", {{"name", name}});
+  if (StopRun(ctx, runs, name, run.run_id, /*found_by_name=*/a.run_id.empty(), a.flags.quiet) != kExitOk) {
+    return kExitFailure;
+  }
   if (req.dag.restart_wait > std::chrono::nanoseconds::zero()) {
     spdlog::info("Waiting for restart duration={}", FormatDuration(req.dag.restart_wait));
     std::this_thread::sleep_for(req.dag.restart_wait);

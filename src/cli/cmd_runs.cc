@@ -582,18 +582,20 @@ struct StopArgs {
 
 }  // namespace
 
-int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std::string& run_id) {
+int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std::string& run_id, bool found_by_name,
+            bool quiet) {
   AttemptDir attempt;
   RunRecord record;
   Status s = runs.ReadLatest(name, run_id, nullptr, &attempt, &record);
   if (!s.ok()) return Fail("stop", s.message());
+  const RunLog::Fields fields = {{"name", name}, {"run-id", run_id}};
   if (record.status != RunStatus::kRunning && record.status != RunStatus::kWaiting) {
-    spdlog::info("Run {} of DAG {} is not running (status: {})", run_id, name, RunStatusLabel(record.status));
+    LogToStderr(quiet, "INFO", "The DAG is not running", fields);
     return kExitOk;
   }
+  if (found_by_name) LogToStderr(quiet, "INFO", "Found matching DAG run to stop", fields);
   s = runs.RequestCancel(attempt);
   if (!s.ok()) return Fail("stop", s.message());
-  spdlog::info("Stop requested dag={} run-id={}", name, run_id);
   ProcStore procs = ctx.Procs();
   const std::string group = runs.QueueOf(attempt, name);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -601,7 +603,8 @@ int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std:
     RunRecord now;
     if (runs.ReadStatus(attempt, &now).ok() && now.status != RunStatus::kRunning &&
         now.status != RunStatus::kWaiting) {
-      spdlog::info("Run stopped dag={} run-id={} status={}", name, run_id, RunStatusLabel(now.status));
+      // 1.30.2's words; here the request goes through the run's cancel file.
+      LogToStderr(quiet, "INFO", "Successfully stopped DAG via socket", fields);
       return kExitOk;
     }
     if (!procs.IsRunAlive(group, name, run_id).value_or(true)) {
@@ -619,7 +622,14 @@ int RunStop(const StopArgs& a) {
   if (int rc = Setup(a.flags, "stop", &ctx); rc != kExitOk) return rc;
   std::string name = DagNameFromArg(a.dag, ctx.config.paths.dags_dir, ctx.dag_options);
   RunStore runs = ctx.Runs();
-  if (!a.run_id.empty()) return StopRun(ctx, runs, name, a.run_id);
+  const bool quiet = a.flags.quiet;
+  LogToStderr(quiet, "INFO", "Dag-run is stopping", {{"dag", name}});
+  LogToStderr(quiet, "INFO", "Stopping DAG", {{"name", name}});
+  if (!a.run_id.empty()) {
+    int rc = StopRun(ctx, runs, name, a.run_id, /*found_by_name=*/false, quiet);
+    if (rc == kExitOk) LogToStderr(quiet, "INFO", "Dag-run stopped", {{"dag", name}});
+    return rc;
+  }
   // Every live run of the DAG in its proc group.
   std::string group = name;
   RunDir latest;
@@ -636,9 +646,10 @@ int RunStop(const StopArgs& a) {
   for (const auto& e : alive) {
     if (e.dag_name != name) continue;
     ++found;
-    if (StopRun(ctx, runs, name, e.run_id) != kExitOk) rc = kExitFailure;
+    if (StopRun(ctx, runs, name, e.run_id, /*found_by_name=*/true, quiet) != kExitOk) rc = kExitFailure;
   }
-  if (found == 0) spdlog::info("DAG {} is not running", name);
+  if (found == 0) LogToStderr(quiet, "INFO", "No running DAG runs found", {{"name", name}});
+  if (rc == kExitOk) LogToStderr(quiet, "INFO", "Dag-run stopped", {{"dag", name}});
   return rc;
 }
 

@@ -79,7 +79,11 @@ int RunAgent(const std::string& command, RunContext& ctx, const AgentRequest& re
 // The summary tree of a record, coloured when stdout is a terminal.
 std::string SummaryTree(const RunRecord& record, bool stale = false);
 
-// Writes CANCEL_REQUESTED for a running run and waits for it to end.
-int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std::string& run_id);
+// Writes CANCEL_REQUESTED for a running run and waits for it to end, with
+// Dagu 1.30.2's log lines on stderr unless `quiet` ("Found matching DAG run
+// to stop" when `found_by_name`, "Successfully stopped DAG via socket" once
+// it has stopped, or "The DAG is not running").
+int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std::string& run_id, bool found_by_name,
+            bool quiet);
 
 }  // namespace dagu::cli

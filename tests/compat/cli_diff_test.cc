@@ -387,6 +387,57 @@ TEST_F(CliDiffTest, RestartStopsTheRunWaitsAndStartsItAgain) {
   ExpectSame({"restart", "--run-id=nope", "sl"});
 }
 
+// The log lines of `stop` and of the stop part of `restart` (stderr): a run
+// found by name, by --run-id, none running, a finished run, and -q.
+TEST_F(CliDiffTest, StopAndRestartLogTheSameLines) {
+  WriteDag("sl", "steps:\n  - name: s\n    command: sleep 30\n");
+  auto lines = [](const Side& s, const std::string& err) {
+    static const std::regex kTimeField("time=\\S+ ");
+    return std::regex_replace(Norm(s, err), kTimeField, "");
+  };
+  std::map<std::string, std::vector<std::string>> seen;  // case -> ours, 1.30.2
+  for (Side* s : {&ours_, &theirs_}) {
+    auto start_sleeper = [&](const std::string& id) {
+      auto run = Background(*s, {"start", "-q", "--run-id=" + id, "sl"});
+      bool running = PollUntil(
+          [&] { return Run(*s, {"status", "sl"}).out.find("Status: Running") != std::string::npos; }, 15000ms, 100ms);
+      EXPECT_TRUE(running) << s->name;
+      return run;
+    };
+    auto record = [&](const std::string& what, const Out& o) {
+      EXPECT_EQ(o.status, 0) << s->name << " " << what << ": " << o.err;
+      seen[what].push_back(lines(*s, o.err));
+    };
+    // 1.30.2's stop takes the DAG's file (a bare name is looked up in the
+    // working directory, not the DAGs folder); restart and status take names.
+    const std::string file = s->home + "/dags/sl.yaml";
+    auto run = start_sleeper("s1");
+    record("stop by name", Run(*s, {"stop", file}));
+    run->Wait(15000ms);
+    record("stop, none running", Run(*s, {"stop", file}));
+    record("stop --run-id of a finished run", Run(*s, {"stop", "--run-id=s1", file}));
+    run = start_sleeper("s2");
+    record("stop -q", Run(*s, {"stop", "-q", file}));
+    run->Wait(15000ms);
+    run = start_sleeper("s3");
+    record("stop --run-id", Run(*s, {"stop", "--run-id=s3", file}));
+    run->Wait(15000ms);
+    run = start_sleeper("s4");
+    Out r = Run(*s, {"restart", "sl"}, "", 60s);
+    // The stop part: the lines before the new run's.
+    std::string err = lines(*s, r.err);
+    seen["restart (its stop lines)"].push_back(err.substr(0, err.find("level=INFO msg=\"Dag-run restart initiated\"")));
+    run->Wait(15000ms);
+    Run(*s, {"stop", "-q", file});  // the restarted run
+  }
+  for (const auto& [what, both] : seen) {
+    ASSERT_EQ(both.size(), 2u) << what;
+    EXPECT_EQ(both[0], both[1]) << what << ": ours, then 1.30.2";
+  }
+  EXPECT_EQ(seen["stop -q"][0], "");
+  EXPECT_THAT(seen["stop by name"][0], HasSubstr("msg=\"Found matching DAG run to stop\" name=sl run-id=s1"));
+}
+
 // ---- cleanup ----
 
 TEST_F(CliDiffTest, CleanupDeletesOldHistoryAfterConfirmation) {
