@@ -29,6 +29,14 @@ DAGU_LAZY_FN(kCurl, CURLUcode, curl_url_get, (CURLU * handle, CURLUPart what, ch
 DAGU_LAZY_FN(kCurl, CURLUcode, curl_url_set,
              (CURLU * handle, CURLUPart what, const char* part, unsigned int flags), (handle, what, part, flags))
 
+// The last named parameter is an enum, as in <curl/curl.h>: Clang warns that
+// va_start after a parameter that may be promoted is undefined, but the
+// signature is libcurl's, and libcurl's own curl_easy_setopt does the same.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wvarargs"
+#endif
+
 extern "C" CURLcode curl_easy_setopt(CURL* curl, CURLoption option, ...) {
   static const auto fn = dagu::lazy_internal::Resolve<decltype(&curl_easy_setopt)>(dagu::LazyLibrary::kCurl,
                                                                                    "curl_easy_setopt");
@@ -59,3 +67,7 @@ extern "C" CURLcode curl_easy_getinfo(CURL* curl, CURLINFO info, ...) {
   va_end(ap);
   return fn(curl, info, out);
 }
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif

@@ -274,8 +274,10 @@ TEST_F(CliDiffTest, StartAndStatusPrintTheSameTree) {
   EXPECT_THAT(o.out, HasSubstr("└─stdout: hello tester\n"));
   auto [of, tf] = ExpectSame({"start", "--run-id=f1", "fail"});
   EXPECT_EQ(of.status, 1);
-  ExpectSame({"start", "-q", "--run-id=q1", "hello"});
-  ExpectSame({"start", "--cpu-profile", "-q", "--run-id=c1", "hello"});
+  // Run IDs in the order of the runs: two runs started in the same second are
+  // ordered by ID (in both), so "the latest run" below is t1 either way.
+  ExpectSame({"start", "-q", "--run-id=s1", "hello"});
+  ExpectSame({"start", "--cpu-profile", "-q", "--run-id=t1", "hello"});
   ExpectSame({"start", "-q", "-N", "renamed", "--run-id=n1", "hello"});
   ExpectSame({"status", "--run-id=r1", "hello"});
   ExpectSame({"status", "-r", "f1", "fail"});
