@@ -53,7 +53,7 @@ namespace dagu {
 
 struct AgentDeps {
   FileSystem* fs = nullptr;
-  Clock* clock = nullptr;
+  const Clock* clock = nullptr;
   StepRunner* runner = nullptr;                     // the shell
   const ExecutorRegistry* executors = nullptr;      // the other executor types; may be null
   std::string dag_runs_dir;   // Config::paths.dag_runs_dir

@@ -101,7 +101,7 @@ struct StepLogPaths {
 };
 
 struct ExecutorOptions {
-  Clock* clock = nullptr;                 // required
+  const Clock* clock = nullptr;                 // required
   StepRunner* runner = nullptr;           // required: the shell (steps without a type,
                                           // preconditions, backticks)
   // Runners of the other executor types (src/executors/executor_registry.h);

@@ -26,7 +26,7 @@ class RunLog {
   // called without the log's mutex.
   using Echo = std::function<void(const std::string& line)>;
 
-  explicit RunLog(Clock* clock) : clock_(clock) {}
+  explicit RunLog(const Clock* clock) : clock_(clock) {}
   ~RunLog();
   RunLog(const RunLog&) = delete;
   RunLog& operator=(const RunLog&) = delete;
@@ -55,7 +55,7 @@ class RunLog {
  private:
   void Write(const char* level, const std::string& msg, const Fields& fields, bool with_context);
 
-  Clock* clock_;
+  const Clock* clock_;
   const Masker* masker_ = nullptr;
   Echo echo_;
   Fields context_;

@@ -92,7 +92,7 @@ int RunDry(const DryArgs& a) {
     s.repeat_policy = RepeatPolicy();
   }
 
-  Clock* clock = Clock::Real();
+  const Clock* clock = Clock::Real();
   WallTime now = clock->Now();
   std::string run_id = NewUuidV7(now);
   std::string log_root = dag.log_dir.empty() ? ctx.config.paths.log_dir : dag.log_dir;
