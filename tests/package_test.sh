@@ -24,6 +24,10 @@ echo "built $(basename "$deb") ($(stat -c %s "$deb") bytes)"
 info="$(dpkg-deb --info "$deb")"
 grep -q '^ Package: dagu$' <<<"$info" || fail "no Package: dagu in $info"
 grep -q '^ Depends: .*libc6' <<<"$info" || fail "no shared-library dependencies (dpkg-shlibdeps): $info"
+# The libraries dagu loads at first use (src/dynlib) are not seen by dpkg-shlibdeps.
+for lib in libcurl4 libssh-4 libjq1; do
+  grep -q "^ Depends: .*\b$lib\b" <<<"$info" || fail "Depends does not name $lib: $info"
+done
 grep -q ' postinst' <<<"$info" || fail "no postinst"
 contents="$(dpkg-deb -c "$deb")"
 for f in ./usr/bin/dagu ./usr/lib/systemd/system/dagu-scheduler.service ./usr/lib/systemd/system/dagu-start-all.service \
