@@ -222,14 +222,21 @@ TEST_F(AgentTest, HeartbeatIsFreshWhileRunningAndStopFileStops) {
 }
 
 TEST_F(AgentTest, StopSignalAbortsTheRun) {
-  dag_.steps = {MakeStep("slow", "sleep 30")};
+  // The step says when its shell runs: a SIGINT that reaches bash while it
+  // is still starting up is taken by bash's own handler and lost when it
+  // execs the command (so the step would end by the SIGKILL that follows).
+  dag_.steps = {MakeStep("slow", "echo ready; sleep 30")};
   Agent agent(Deps());
   ASSERT_TRUE(agent.Prepare(Start("sig-1")).ok());
   RunStatus result = RunStatus::kNotStarted;
   std::thread t([&] { result = agent.Execute(); });
-  ASSERT_TRUE(testing::PollUntil([&] { return !agent.LastRecord().nodes.empty() &&
-                                               agent.LastRecord().nodes[0].status == NodeStatus::kRunning; },
-                                 5000ms));
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        RunRecord r = agent.LastRecord();
+        return !r.nodes.empty() && r.nodes[0].status == NodeStatus::kRunning && !r.nodes[0].stdout_path.empty() &&
+               Read(r.nodes[0].stdout_path).find("ready") != std::string::npos;
+      },
+      5000ms));
   agent.Stop(SIGINT);
   t.join();
   EXPECT_EQ(result, RunStatus::kAborted);

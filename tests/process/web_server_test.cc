@@ -159,15 +159,16 @@ TEST_F(WebProcessTest, StartFromTheApiRunsTheDag) {
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(Json(r)["dagRunId"], "api-run-1");
   std::string label;
+  nlohmann::json details;
   ASSERT_TRUE(PollUntil(
       [&] {
-        auto d = GetJson(s, "/api/v2/dag-runs/hello/api-run-1");
-        label = d.is_object() ? d["dagRunDetails"].value("statusLabel", "") : "";
+        details = GetJson(s, "/api/v2/dag-runs/hello/api-run-1");
+        label = details.is_object() ? details["dagRunDetails"].value("statusLabel", "") : "";
         return label == "succeeded" || label == "failed";
       },
       30s, 200ms))
       << label;
-  EXPECT_EQ(label, "succeeded");
+  EXPECT_EQ(label, "succeeded") << details.dump();
   auto log = GetJson(s, "/api/v2/dag-runs/hello/api-run-1/steps/greet/log?stream=stdout");
   EXPECT_NE(log.value("content", "").find("hello from the api"), std::string::npos) << log.dump();
   // The same run ID again is refused.
