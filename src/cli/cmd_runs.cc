@@ -37,6 +37,7 @@
 #include "store/run_layout.h"
 #include "store/run_operations.h"
 #include "store/run_store.h"
+#include "store/stale_check.h"
 
 namespace dagu::cli {
 int Fail(const std::string& /*command*/, const std::string& message) { return CommandError(message); }
@@ -552,7 +553,7 @@ int RunStatusCmd(const StatusArgs& a) {
   if (s.ok()) s = runs.ReadStatus(attempt, &record);
   if (!s.ok()) return Fail("status", s.message());
   ProcStore procs = ctx.Procs();
-  const bool stale = procs.RunningWithoutHeartbeat(runs.QueueOf(attempt, name), record);
+  const bool stale = RunningWithoutHeartbeatNow(&runs, &procs, attempt, runs.QueueOf(attempt, name), &record);
   std::cout << SummaryTree(record, stale);
   return kExitOk;
 }

@@ -216,7 +216,7 @@ void HandleDagRuns(const ApiContext& ctx, const httplib::Request& req, httplib::
   ApiJson runs = ApiJson::array();
   for (RunEntry& e : entries) {
     if (!e.error.ok()) continue;
-    ApplyStaleCheck(ctx, ctx.runs->QueueOf(e.attempt, e.record.name), &e.record);
+    ApplyStaleCheck(ctx, e.attempt, ctx.runs->QueueOf(e.attempt, e.record.name), &e.record);
     runs.push_back(RunDetailsJson(e.record));
   }
   SendJson(res, 200, {{"dagRuns", runs}});

@@ -55,7 +55,7 @@ void ListRuns(const ApiContext& ctx, RunQuery q, const std::string& run_id, http
   for (RunEntry& e : entries) {
     if (!e.error.ok()) continue;
     if (!run_id.empty() && e.record.dag_run_id.find(run_id) == std::string::npos) continue;
-    ApplyStaleCheck(ctx, ctx.runs->QueueOf(e.attempt, e.record.name), &e.record);
+    ApplyStaleCheck(ctx, e.attempt, ctx.runs->QueueOf(e.attempt, e.record.name), &e.record);
     runs.push_back(RunSummaryJson(e.record));
   }
   SendJson(res, 200, {{"dagRuns", runs}});

@@ -2,11 +2,12 @@
 
 #include "dag/dag_names.h"
 #include "store/run_layout.h"
+#include "store/stale_check.h"
 
 namespace dagu::web {
 
-void ApplyStaleCheck(const ApiContext& ctx, const std::string& queue, RunRecord* record) {
-  if (ctx.procs->RunningWithoutHeartbeat(queue, *record)) record->status = RunStatus::kFailed;
+void ApplyStaleCheck(const ApiContext& ctx, const AttemptDir& attempt, const std::string& queue, RunRecord* record) {
+  if (RunningWithoutHeartbeatNow(ctx.runs, ctx.procs, attempt, queue, record)) record->status = RunStatus::kFailed;
 }
 
 Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, RunView* out) {
@@ -14,7 +15,7 @@ Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::
   DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));
   DAGU_RETURN_IF_ERROR(ctx.runs->ReadLatest(dag_name, run_id, &out->run, &out->attempt, &out->record));
   out->queue = ctx.runs->QueueOf(out->attempt, dag_name);
-  ApplyStaleCheck(ctx, out->queue, &out->record);
+  ApplyStaleCheck(ctx, out->attempt, out->queue, &out->record);
   return Status::OK();
 }
 

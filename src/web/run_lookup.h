@@ -23,7 +23,8 @@ struct RunView {
 // does not exist; other errors as the store gives them.
 Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, RunView* out);
 
-// Applies the stale check to `record` in place.
-void ApplyStaleCheck(const ApiContext& ctx, const std::string& queue, RunRecord* record);
+// Applies the stale check (store/stale_check.h) to `record`, the record of
+// `attempt`, in place.
+void ApplyStaleCheck(const ApiContext& ctx, const AttemptDir& attempt, const std::string& queue, RunRecord* record);
 
 }  // namespace dagu::web
