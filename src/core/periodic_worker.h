@@ -52,7 +52,6 @@ class StoppableThread {
   // until Wake(); false once Stop() has been called.
   bool WaitUntil(const Clock& clock, MonoTime deadline);
 
-
  private:
   // Joins `t` with `lock` released; other Start()s wait meanwhile.
   void JoinLocked(std::unique_lock<std::mutex>& lock, std::thread t);

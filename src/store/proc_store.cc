@@ -122,10 +122,4 @@ StatusOr<bool> ProcStore::IsRunAlive(const std::string& group, const std::string
   return false;
 }
 
-bool ProcStore::RunningWithoutHeartbeat(const std::string& group, const RunRecord& record) {
-  if (record.status != RunStatus::kRunning) return false;
-  StatusOr<bool> alive = IsRunAlive(group, record.name, record.dag_run_id);
-  return alive.ok() && !*alive;
-}
-
 }  // namespace dagu

@@ -69,11 +69,6 @@ class ProcStore {
   StatusOr<int> CountAlive(const std::string& group);
   // Whether a run of `dag_name` in `group` with this ID has a live file.
   StatusOr<bool> IsRunAlive(const std::string& group, const std::string& dag_name, const std::string& run_id);
-  // Dagu's display-side stale check: whether a run whose record says running
-  // (status 1) has no live heartbeat in `group`, so readers show it failed
-  // (nothing is written). False for any other status, and when the
-  // heartbeats cannot be read.
-  bool RunningWithoutHeartbeat(const std::string& group, const RunRecord& record);
 
  private:
   FileSystem* fs_;

@@ -3,7 +3,8 @@
 // failed (nothing is written). A run writes its final record before it
 // removes its heartbeat file, so one that ended between a reader's read of
 // its record and the heartbeat check must not be shown failed: the record is
-// read again before the verdict.
+// read again before the verdict. This is the one home of the check (the
+// API, `dagu status`).
 #pragma once
 
 #include <string>

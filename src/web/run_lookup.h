@@ -1,7 +1,7 @@
 // Reading runs for the API: a run's latest record with Dagu's display-side
 // stale check (a "running" record whose proc heartbeat is gone reads as
-// "failed", nothing is written; ProcStore::RunningWithoutHeartbeat), and the
-// proc group (queue) of the run (RunStore::QueueOf).
+// "failed", nothing is written; store/stale_check.h), and the proc group
+// (queue) of the run (RunStore::QueueOf).
 #pragma once
 
 #include <string>
