@@ -157,7 +157,7 @@ Status Agent::PrepareStart(const AgentRequest& req) {
   dag_ = req.dag;
   params_ = req.params;
   WallTime now = deps_.clock->Now();
-  DAGU_RETURN_IF_ERROR(CheckDispatchDeadline(req.dispatch_deadline, deps_.clock->Monotonic(), "run " + req.run_id));
+  DAGU_RETURN_IF_ERROR(req.dispatch_fence.Check(deps_.clock->Monotonic(), "run " + req.run_id));
   DAGU_RETURN_IF_ERROR(runs_.CreateRun(dag_.name, req.run_id, now, &run_));
   created_run_ = true;
   SnapshotOptions opt;
@@ -196,7 +196,7 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
     }
   }
   if (queued) {
-    DAGU_RETURN_IF_ERROR(CheckDispatchDeadline(req.dispatch_deadline, deps_.clock->Monotonic(), "run " + req.run_id));
+    DAGU_RETURN_IF_ERROR(req.dispatch_fence.Check(deps_.clock->Monotonic(), "run " + req.run_id));
     DAGU_RETURN_IF_ERROR(runs_.ClaimDispatch(run_, latest));
   }
   s = runs_.CreateAttempt(run_, &dag_json, &attempt_);

@@ -43,6 +43,7 @@
 #include "executors/executor_registry.h"
 #include "executors/step_runner.h"
 #include "core/clock.h"
+#include "core/dispatch_deadline.h"
 #include "core/file_system.h"
 #include "core/status.h"
 #include "dag/dag.h"
@@ -83,10 +84,10 @@ struct AgentRequest {
   std::string schedule_time;  // RFC3339 or ""
   std::string retry_step;     // kRetry: only this step
   bool queue_dispatch = false;  // kRetry: only a queued run may be executed
-  // Set when a scheduler spawned this run: its lease deadline (monotonic).
-  // No run record is created, and no queued run's dispatch taken, at or
-  // after it (core/dispatch_deadline.h).
-  std::optional<MonoTime> dispatch_deadline;
+  // Set when a scheduler spawned this run: its lease deadline (monotonic)
+  // and beacon. No run record is created, and no queued run's dispatch
+  // taken, once the fence refuses (core/dispatch_deadline.h).
+  DispatchFence dispatch_fence;
   std::string worker_id = "local";
   // A sub-DAG run (kStart with `dagu start --root --parent`, see
   // agent_subrun.cc): the root run and the run whose step starts this one.

@@ -308,7 +308,7 @@ int RunStartSubRun(const StartArgs& a, RunContext& ctx) {
 }
 
 int RunStart(const StartArgs& a) {
-  const std::optional<MonoTime> deadline = TakeDispatchDeadline();  // set by a scheduler that spawned us
+  DispatchFence fence = TakeDispatchFence();  // set by a scheduler that spawned us
   RunContext ctx;
   if (int rc = Setup(a.flags, "start", &ctx); rc != kExitOk) return rc;
   ctx.dag_options.default_working_dir = a.default_working_dir;
@@ -331,7 +331,7 @@ int RunStart(const StartArgs& a) {
   req.run_id = a.run_id.empty() ? NewUuidV7(Clock::Real()->Now()) : a.run_id;
   if (Status s = ValidateRunId(req.run_id); !s.ok()) return Fail("start", s.message());
   req.worker_id = a.worker_id;
-  req.dispatch_deadline = deadline;
+  req.dispatch_fence = std::move(fence);
   RunLogging logging;
   logging.quiet = a.flags.quiet;
   logging.intro = "Executing root dag-run";
@@ -489,7 +489,7 @@ struct RetryArgs {
 };
 
 int RunRetry(const RetryArgs& a) {
-  const std::optional<MonoTime> deadline = TakeDispatchDeadline();  // set by a scheduler that spawned us
+  DispatchFence fence = TakeDispatchFence();  // set by a scheduler that spawned us
   RunContext ctx;
   if (int rc = Setup(a.flags, "retry", &ctx); rc != kExitOk) return rc;
   AgentRequest req;
@@ -500,7 +500,7 @@ int RunRetry(const RetryArgs& a) {
   req.worker_id = a.worker_id;
   const char* dispatch = ::getenv("DAGU_QUEUE_DISPATCH_RETRY");
   req.queue_dispatch = dispatch != nullptr && std::string(dispatch) == "1";
-  req.dispatch_deadline = deadline;
+  req.dispatch_fence = std::move(fence);
   RunLogging logging;
   logging.quiet = a.flags.quiet;
   logging.intro = "Dag-run retry initiated";

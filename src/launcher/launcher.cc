@@ -36,9 +36,13 @@ Status Launcher::Spawn(const std::vector<std::string>& argv, std::map<std::strin
   if (clock_->Monotonic() >= not_after) {
     return Status::Aborted(child.what + ": not started: the lease deadline has passed");
   }
-  if (not_after != MonoTime::max()) extra_env[kDispatchDeadlineEnv] = EncodeDispatchDeadline(not_after);
+  int pass_fd = -1;
+  if (not_after != MonoTime::max()) {
+    extra_env.merge(DispatchEnvironment(not_after, beacon_));
+    if (beacon_ != nullptr) pass_fd = beacon_->fd();
+  }
   pid_t p = -1;
-  Status s = spawner_->Spawn(argv, ChildEnvironment(context_, extra_env), &p);
+  Status s = spawner_->Spawn(argv, ChildEnvironment(context_, extra_env), pass_fd, &p);
   if (!s.ok()) return s.WithContext(child.what);
   spdlog::info("launched {} (pid {})", child.what, p);
   {

@@ -13,7 +13,8 @@
 //
 // Fencing: nothing is started at or after the lease deadline the caller
 // passes (checked on this launcher's clock right before the spawn), and a
-// started process gets it as DAGU_DISPATCH_DEADLINE (core/dispatch_deadline.h).
+// started process gets it as DAGU_DISPATCH_DEADLINE, with the lease beacon
+// when there is one (SetLeaseBeacon; core/dispatch_deadline.h).
 //
 // The launcher never waits for a run to finish and never kills one on its
 // own; when the scheduler exits, the children are adopted by init.
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/lease_beacon.h"
 #include "core/periodic_worker.h"
 #include "launcher/process_spawner.h"
 #include "launcher/queued_run_starter.h"
@@ -45,6 +47,11 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
 
   Launcher(const Launcher&) = delete;
   Launcher& operator=(const Launcher&) = delete;
+
+  // The lease beacon handed to every child started under a deadline (see
+  // core/lease_beacon.h); null (the default): none. Set it before the first
+  // spawn; it must outlive the launcher.
+  void SetLeaseBeacon(const LeaseBeacon* beacon) { beacon_ = beacon; }
 
   // Starts / stops the thread that reaps exited children and advances
   // pending restarts every `interval` while there are any (it sleeps while
@@ -109,6 +116,7 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   ProcessSpawner* spawner_;
   const Clock* clock_;
   LaunchContext context_;
+  const LeaseBeacon* beacon_ = nullptr;
 
   mutable std::mutex mu_;
   std::map<pid_t, Child> children_;

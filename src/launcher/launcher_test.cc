@@ -26,7 +26,7 @@ class FakeSpawner final : public ProcessSpawner {
     std::vector<std::string> env;
     pid_t pid;
   };
-  Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, pid_t* pid) override {
+  Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, int, pid_t* pid) override {
     if (fail_next) {
       fail_next = false;
       return Status::IOError("EAGAIN");
@@ -242,7 +242,7 @@ TEST_F(LauncherTest, RestartIsFencedBeforeItsStart) {
 // A spawner the reaper thread may call: every child has exited already.
 class ExitedChildren final : public ProcessSpawner {
  public:
-  Status Spawn(const std::vector<std::string>&, const std::vector<std::string>&, pid_t* pid) override {
+  Status Spawn(const std::vector<std::string>&, const std::vector<std::string>&, int, pid_t* pid) override {
     std::lock_guard<std::mutex> l(mu_);
     *pid = next_pid_++;
     return Status::OK();

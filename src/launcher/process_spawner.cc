@@ -20,7 +20,8 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
 
 class PosixSpawner final : public ProcessSpawner {
  public:
-  Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, pid_t* pid) override {
+  Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, int pass_fd,
+               pid_t* pid) override {
     if (argv.empty()) return Status::InvalidArgument("spawn: empty command line");
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
@@ -28,7 +29,15 @@ class PosixSpawner final : public ProcessSpawner {
     posix_spawnattr_init(&attr);
 
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    if (pass_fd >= 0 && pass_fd != kPassedFd) {
+      // dup2 clears close-on-exec on the copy.
+      posix_spawn_file_actions_adddup2(&actions, pass_fd, kPassedFd);
+      posix_spawn_file_actions_addclosefrom_np(&actions, kPassedFd + 1);
+    } else if (pass_fd == kPassedFd) {
+      return Status::InvalidArgument("spawn: the descriptor to pass is already number 3");
+    } else {
+      posix_spawn_file_actions_addclosefrom_np(&actions, kPassedFd);
+    }
 
     sigset_t empty;
     sigemptyset(&empty);

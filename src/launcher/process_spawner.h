@@ -20,13 +20,19 @@
 
 namespace dagu {
 
+// The descriptor number a passed descriptor gets in the child.
+inline constexpr int kPassedFd = 3;
+
 class ProcessSpawner {
  public:
   virtual ~ProcessSpawner() = default;
 
   // Starts argv[0] (a path) with `argv` and the environment `env`
-  // ("KEY=VALUE" entries). On success *pid is the child's pid.
-  virtual Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, pid_t* pid) = 0;
+  // ("KEY=VALUE" entries). `pass_fd` >= 0: the child gets that descriptor as
+  // its descriptor 3 (kPassedFd; every other one above 2 is closed). On
+  // success *pid is the child's pid.
+  virtual Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, int pass_fd,
+                       pid_t* pid) = 0;
 
   // Non-blocking: true when `pid` has exited (it is then reaped, and
   // *exit_status is its exit code, or 128 + signal when killed).

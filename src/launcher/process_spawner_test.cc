@@ -1,6 +1,7 @@
 // The real spawner, with real short-lived processes.
 #include "launcher/process_spawner.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -38,7 +39,7 @@ TEST(PosixProcessSpawnerTest, ChildRunsInItsOwnSessionWithTheGivenEnvironment) {
   ProcessSpawner* sp = PosixProcessSpawner();
   pid_t pid = -1;
   ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "ps -o sid= -o pgid= -p $$ > " + out + "; echo \"$FOO\" >> " + out},
-                        {"FOO=bar", "PATH=/usr/bin:/bin"}, &pid)
+                        {"FOO=bar", "PATH=/usr/bin:/bin"}, -1, &pid)
                   .ok());
   EXPECT_EQ(WaitExit(sp, pid), 0);
   std::istringstream in(ReadAll(out));
@@ -51,6 +52,32 @@ TEST(PosixProcessSpawnerTest, ChildRunsInItsOwnSessionWithTheGivenEnvironment) {
   EXPECT_EQ(foo, "bar");
 }
 
+TEST(PosixProcessSpawnerTest, APassedDescriptorIsTheChildsThirdAndNothingElseLeaks) {
+  TempDir dir;
+  const std::string other_file = dir.Sub("other"), passed_file = dir.Sub("passed"), out = dir.Sub("links");
+  int other_raw = ::open(other_file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  int other = ::fcntl(other_raw, F_DUPFD, 30);  // without close-on-exec
+  ::close(other_raw);
+  ASSERT_GE(other, 30);
+  int raw = ::open(passed_file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  int passed = ::fcntl(raw, F_DUPFD_CLOEXEC, 20);  // close-on-exec and high, as the lease beacon's
+  ::close(raw);
+  ASSERT_GE(passed, 20);
+  ProcessSpawner* sp = PosixProcessSpawner();
+  pid_t pid = -1;
+  // readlink opens no descriptor of its own; it prints the targets of those
+  // that are open.
+  const std::string links = "/proc/self/fd/3 /proc/self/fd/" + std::to_string(other) + " /proc/self/fd/" +
+                            std::to_string(passed);
+  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "exec readlink " + links + " > " + out}, {"PATH=/usr/bin:/bin"}, passed,
+                        &pid)
+                  .ok());
+  WaitExit(sp, pid);
+  ::close(other);
+  ::close(passed);
+  EXPECT_EQ(ReadAll(out), passed_file + "\n");
+}
+
 TEST(PosixProcessSpawnerTest, NoDescriptorLeaksIntoTheChild) {
   TempDir dir;
   int fd = ::dup(2);  // a descriptor without close-on-exec
@@ -58,7 +85,7 @@ TEST(PosixProcessSpawnerTest, NoDescriptorLeaksIntoTheChild) {
   std::string out = dir.Sub("fds");
   ProcessSpawner* sp = PosixProcessSpawner();
   pid_t pid = -1;
-  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "ls /proc/$$/fd > " + out}, {"PATH=/usr/bin:/bin"}, &pid).ok());
+  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "ls /proc/$$/fd > " + out}, {"PATH=/usr/bin:/bin"}, -1, &pid).ok());
   EXPECT_EQ(WaitExit(sp, pid), 0);
   ::close(fd);
   std::istringstream in(ReadAll(out));
@@ -75,7 +102,7 @@ TEST(PosixProcessSpawnerTest, SignalsBlockedInTheParentAreNotBlockedInTheChild) 
   ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &block, &old), 0);
   ProcessSpawner* sp = PosixProcessSpawner();
   pid_t pid = -1;
-  Status s = sp->Spawn({"/bin/sleep", "30"}, {}, &pid);
+  Status s = sp->Spawn({"/bin/sleep", "30"}, {}, -1, &pid);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_TRUE(sp->Signal(pid, SIGTERM).ok());
@@ -85,17 +112,17 @@ TEST(PosixProcessSpawnerTest, SignalsBlockedInTheParentAreNotBlockedInTheChild) 
 TEST(PosixProcessSpawnerTest, ExitCodesAndMissingPrograms) {
   ProcessSpawner* sp = PosixProcessSpawner();
   pid_t pid = -1;
-  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "exit 7"}, {}, &pid).ok());
+  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "exit 7"}, {}, -1, &pid).ok());
   int status = 0;
   EXPECT_EQ(WaitExit(sp, pid), 7);
   EXPECT_TRUE(sp->TryReap(pid, &status));  // already reaped: ECHILD counts as gone
-  Status missing = sp->Spawn({"/nonexistent/dagu", "start"}, {}, &pid);
+  Status missing = sp->Spawn({"/nonexistent/dagu", "start"}, {}, -1, &pid);
   if (missing.ok()) {
     EXPECT_EQ(WaitExit(sp, pid), 127);  // some libcs report exec failure as exit 127
   } else {
     EXPECT_NE(missing.message().find("/nonexistent/dagu"), std::string::npos);
   }
-  EXPECT_FALSE(sp->Spawn({}, {}, &pid).ok());
+  EXPECT_FALSE(sp->Spawn({}, {}, -1, &pid).ok());
 }
 
 }  // namespace

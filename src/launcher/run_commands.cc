@@ -45,7 +45,7 @@ std::vector<std::string> StopDagCommand(const LaunchContext& ctx, const std::str
 std::vector<std::string> ChildEnvironment(const LaunchContext& ctx, const std::map<std::string, std::string>& extra) {
   std::map<std::string, std::string> env = ctx.environment;
   for (const char* key : {"DAGU_QUEUE_DISPATCH_RETRY", "DAGU_DAG_DEFINITION_ID", "DAGU_PARALLEL_ITEM",
-                          kDispatchDeadlineEnv}) {
+                          kDispatchDeadlineEnv, kDispatchLeaseEnv}) {
     env.erase(key);
   }
   for (const auto& [k, v] : extra) env[k] = v;

@@ -73,6 +73,7 @@ void LeaseState::Grant(MonoTime start) {
   last_renewal_ns_.store(Ns(start), std::memory_order_release);
   deadline_ns_.store(Ns(start + lease_length_), std::memory_order_release);
   active_.store(true, std::memory_order_release);
+  if (beacon_ != nullptr) beacon_->BeginTerm(start + lease_length_);
 }
 
 bool LeaseState::Renewed(MonoTime start) {
@@ -88,6 +89,7 @@ bool LeaseState::Renewed(MonoTime start) {
     if (candidate <= current) break;
     if (deadline_ns_.compare_exchange_weak(current, candidate, std::memory_order_acq_rel)) break;
   }
+  if (beacon_ != nullptr) beacon_->Extend(start + lease_length_);
   int64_t last = last_renewal_ns_.load(std::memory_order_acquire);
   while (Ns(start) > last && !last_renewal_ns_.compare_exchange_weak(last, Ns(start))) {
   }
@@ -105,6 +107,7 @@ void LeaseState::LostOwnership(const std::string& reason) { MarkNotOurs(reason);
 
 void LeaseState::MarkNotOurs(const std::string& reason) const {
   active_.store(false, std::memory_order_release);
+  if (beacon_ != nullptr) beacon_->End();
   // Called under the mutex, so that once SetWakeup(nullptr) has returned no
   // call into the old target can still be running.
   std::lock_guard<std::mutex> l(mu_);
@@ -112,7 +115,10 @@ void LeaseState::MarkNotOurs(const std::string& reason) const {
   if (wakeup_) wakeup_();
 }
 
-void LeaseState::Revoke() { active_.store(false, std::memory_order_release); }
+void LeaseState::Revoke() {
+  active_.store(false, std::memory_order_release);
+  if (beacon_ != nullptr) beacon_->End();
+}
 
 MonoTime LeaseState::deadline() const {
   int64_t d = deadline_ns_.load(std::memory_order_acquire);

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "core/lease_beacon.h"
 #include "core/status.h"
 #include "elector/elector.h"
 #include "role/lease.h"
@@ -69,6 +70,10 @@ class LeaseState final : public Lease {
   // machine. It must not call back into this LeaseState. After
   // SetWakeup(nullptr) returns, the previous one is never called again.
   void SetWakeup(std::function<void()> wakeup);
+  // Where grants, renewals and losses are published for the runs this
+  // instance spawns (core/lease_beacon.h); null: nowhere. Set it before the
+  // lease is granted; it must outlive this.
+  void SetBeacon(LeaseBeacon* beacon) { beacon_ = beacon; }
   // How VerifyHeld() looks at the lock (the elector's CheckHeld). Without
   // one, VerifyHeld() is MayDispatch(). Set it before the lease is granted.
   void SetVerifier(std::function<HeldCheck()> verifier);
@@ -93,6 +98,7 @@ class LeaseState final : public Lease {
   Status last_error_;
   std::function<void()> wakeup_;
   std::function<HeldCheck()> verifier_;
+  LeaseBeacon* beacon_ = nullptr;
 };
 
 }  // namespace dagu

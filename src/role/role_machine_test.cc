@@ -538,3 +538,52 @@ TEST_F(RoleMachineTest, AWedgedTickLoopIsUnhealthyThenGivesUpTheRole) {
 
 }  // namespace
 }  // namespace dagu
+
+namespace dagu {
+namespace {
+
+// The lease beacon (core/lease_beacon.h) holds exactly the deadline the lease
+// fences on, for the runs this instance spawns: a grant starts a term, a
+// renewal extends it, a renewal after expiry does not, and a loss or
+// revocation ends it.
+TEST(LeaseBeaconFollowsTheLease, GrantRenewalExpiryLossAndANewTerm) {
+  testing::FakeClock clock;
+  const Duration length = 5s;
+  StatusOr<std::unique_ptr<LeaseBeacon>> created = LeaseBeacon::Create();
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  LeaseBeacon& beacon = *created.value();
+  LeaseState lease(&clock, length);
+  lease.SetBeacon(&beacon);
+
+  const MonoTime start = clock.Monotonic();
+  lease.Grant(start);
+  const uint64_t first = beacon.term();
+  EXPECT_EQ(beacon.DeadlineOf(first), std::optional<MonoTime>(start + length));
+
+  clock.Advance(2s);
+  ASSERT_TRUE(lease.Renewed(clock.Monotonic()));
+  EXPECT_EQ(beacon.DeadlineOf(first), std::optional<MonoTime>(start + 2s + length));
+
+  clock.Advance(length);  // past the deadline: expiry is final
+  EXPECT_FALSE(lease.Renewed(clock.Monotonic() - 1s));
+  EXPECT_EQ(beacon.DeadlineOf(first), std::optional<MonoTime>(start + 2s + length)) << "expiry extended the beacon";
+
+  lease.Grant(clock.Monotonic());
+  const uint64_t second = beacon.term();
+  EXPECT_GT(second, first);
+  EXPECT_EQ(beacon.DeadlineOf(first), std::nullopt) << "a run of the old term would go ahead";
+  EXPECT_EQ(beacon.DeadlineOf(second), std::optional<MonoTime>(clock.Monotonic() + length));
+
+  lease.LostOwnership("the lock is someone else's");
+  EXPECT_EQ(beacon.DeadlineOf(second), std::nullopt);
+  clock.Advance(1s);
+  (void)lease.Renewed(clock.Monotonic());  // a renewal in flight when the loss was seen
+  EXPECT_EQ(beacon.DeadlineOf(second), std::nullopt) << "a renewal revived a lost lease";
+
+  lease.Grant(clock.Monotonic());
+  lease.Revoke();
+  EXPECT_EQ(beacon.DeadlineOf(beacon.term()), std::nullopt);
+}
+
+}  // namespace
+}  // namespace dagu

@@ -192,6 +192,7 @@ SchedulingParts::SchedulingParts(const Config& config, const ActivePartsDeps& de
       retention_(deps.fs, deps.clock, &runs_),
       sweeper_(&retention_, [this] { return RetentionTargets(); }),
       clock_(deps.clock) {
+  launcher_.SetLeaseBeacon(deps.beacon);
   std::lock_guard<std::mutex> l(g_parts_mu);
   g_parts.insert(this);
 }

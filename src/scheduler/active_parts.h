@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "core/clock.h"
 #include "core/file_system.h"
+#include "core/lease_beacon.h"
 #include "role/lease.h"
 #include "role/scheduler_counters.h"
 
@@ -29,6 +30,9 @@ struct ActivePartsDeps {
   std::string host;
   int64_t pid = 0;
   SchedulerCounters* counters = nullptr;  // optional; must outlive the parts
+  // Handed to the runs the launcher spawns (core/lease_beacon.h); optional;
+  // must outlive the parts.
+  const LeaseBeacon* beacon = nullptr;
 };
 
 // In start order; the role machine stops them in reverse order.

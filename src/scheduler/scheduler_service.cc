@@ -9,6 +9,7 @@
 
 #include "core/duration.h"
 #include "core/exit_codes.h"
+#include "core/lease_beacon.h"
 #include "core/log_context.h"
 #include "dagu/version.h"
 #include "elector/elector.h"
@@ -103,6 +104,7 @@ struct SchedulerService::Parts {
   FileSystem* fs = nullptr;
   LockTiming timing;
   InstanceIdentity identity;
+  std::unique_ptr<LeaseBeacon> beacon;  // outlives the lease and the launcher
   std::shared_ptr<SchedulerCounters> counters = std::make_shared<SchedulerCounters>();
   std::shared_ptr<LockHolder> lock;
   std::shared_ptr<Elector> elector;
@@ -172,6 +174,13 @@ Status SchedulerService::Start() {
   p->elector = std::shared_ptr<Elector>(p->lock, &p->lock->elector);
   p->lease = std::make_shared<LeaseState>(p->clock, p->timing.LeaseLength());
   p->lease->SetVerifier([elector = p->elector] { return ToHeldCheck(elector->CheckHeld()); });
+  if (StatusOr<std::unique_ptr<LeaseBeacon>> beacon = LeaseBeacon::Create(); beacon.ok()) {
+    p->beacon = std::move(beacon).value();
+    p->lease->SetBeacon(p->beacon.get());
+  } else {
+    // Runs then fence on the deadline they were spawned with alone.
+    spdlog::warn("No lease beacon for spawned runs: {}", beacon.status().ToString());
+  }
   InstallTestHooks(p->elector.get());
   p->renewal = std::make_unique<RenewalThread>(p->elector, p->lease, p->clock, p->timing, std::chrono::seconds(1),
                                                p->counters);
@@ -182,6 +191,7 @@ Status SchedulerService::Start() {
   deps.host = p->identity.host;
   deps.pid = p->identity.pid;
   deps.counters = p->counters.get();
+  deps.beacon = p->beacon.get();
   p->active_parts = MakeActiveParts(config_, deps);
   std::vector<ActiveComponent*> raw_parts;
   for (auto& part : p->active_parts) raw_parts.push_back(part.get());

@@ -6,6 +6,9 @@
 
 #include <fstream>
 
+#include "core/dispatch_deadline.h"
+#include "core/lease_beacon.h"
+#include "launcher/process_spawner.h"
 #include "ha_cluster.h"
 #include "scheduling_fixture.h"
 
@@ -52,6 +55,56 @@ TEST_F(DispatchDeadlineTest, AQueuedRunIsNotTakenAfterTheDeadline) {
   auto runs = RunsWithId(Runs("queued"), "q-run");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status_code(), kRunQueued) << "the queued run was taken after the deadline: " << runs[0].Describe();
+}
+
+// A run whose own start outlasted the lease it was spawned under goes ahead
+// when its scheduler renewed the same term's lease meanwhile (the lease
+// beacon, core/lease_beacon.h), and refuses when the lease ended or a new
+// term began. Found under ASan: a slow start was refused although the
+// scheduler still held its lease. Spawned exactly as the launcher spawns.
+TEST_F(DispatchDeadlineTest, ALateRunGoesAheadOnlyWhileItsTermsLeaseWasRenewed) {
+  const std::string marker = home_.Scratch("seen");
+  std::string dag = home_.WriteDag(
+      "beaconed", Sequential({"readlink /proc/$$/fd/3 > " + marker + " || true; echo \"lease=${DAGU_DISPATCH_LEASE:-unset}\" >> " +
+                              marker}));
+  StatusOr<std::unique_ptr<LeaseBeacon>> created = LeaseBeacon::Create();
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  std::unique_ptr<LeaseBeacon> beacon = std::move(created).value();
+  const MonoTime passed = Clock::Real()->Monotonic() - 1s;  // the deadline each run is handed
+  beacon->BeginTerm(passed);
+
+  // `dagu start` with the environment and descriptor the launcher gives it.
+  auto start = [&](const std::string& run_id, const std::map<std::string, std::string>& dispatch) {
+    std::map<std::string, std::string> env = Env(0, dispatch);
+    env["PATH"] = ::getenv("PATH");
+    std::vector<std::string> entries;
+    for (const auto& [k, v] : env) entries.push_back(k + "=" + v);
+    pid_t pid = -1;
+    ProcessSpawner* spawner = PosixProcessSpawner();
+    Status s = spawner->Spawn({DAGU_BINARY, "start", "-q", "--run-id=" + run_id, dag}, entries, beacon->fd(), &pid);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    int status = -1;
+    EXPECT_TRUE(s.ok() && PollUntil([&] { return spawner->TryReap(pid, &status); }, 20s, 10ms));
+    return status;
+  };
+
+  beacon->Extend(Clock::Real()->Monotonic() + 60s);  // the scheduler renewed since the spawn
+  EXPECT_EQ(start("renewed", DispatchEnvironment(passed, beacon.get())), 0);
+  EXPECT_EQ(RunsWithId(Runs("beaconed"), "renewed").size(), 1u) << "a renewed lease did not let the run start";
+  EXPECT_EQ(ReadText(marker), "lease=unset\n") << "the beacon leaked into the run's steps";
+
+  EXPECT_NE(start("no-beacon", DispatchEnvironment(passed, nullptr)), 0);  // the deadline alone
+  EXPECT_TRUE(RunsWithId(Runs("beaconed"), "no-beacon").empty());
+
+  // Spawned in one term; the scheduler lost the lease and won it again: the
+  // run was dispatched under a lease that is gone.
+  std::map<std::string, std::string> old_term = DispatchEnvironment(passed, beacon.get());
+  beacon->End();
+  EXPECT_NE(start("ended", old_term), 0);
+  EXPECT_TRUE(RunsWithId(Runs("beaconed"), "ended").empty()) << "a run started after its scheduler's lease ended";
+  beacon->BeginTerm(Clock::Real()->Monotonic() + 60s);
+  EXPECT_NE(start("old-term", old_term), 0);
+  EXPECT_TRUE(RunsWithId(Runs("beaconed"), "old-term").empty()) << "a run of an earlier term started";
 }
 
 // Spec 085 "Runs in progress" (propagation): a stop signal that reaches a
