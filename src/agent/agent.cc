@@ -363,17 +363,8 @@ void Agent::LogRetries(const ExecutionState& state) {
       logged_retries_[i] = previous_[i].retry_count;
     }
   }
-  if (sub_dag_logged_.size() < state.nodes.size()) {
-    size_t from = sub_dag_logged_.size();
-    sub_dag_logged_.resize(state.nodes.size());
-    for (size_t i = from; i < previous_.size() && i < state.nodes.size(); ++i) {
-      if (previous_[i].children.size() != 1) continue;  // a run kept from the attempt retried
-      sub_dag_logged_[i].started = sub_dag_logged_[i].ended = previous_[i].children[0].dag_run_id;
-    }
-  }
   for (size_t i = 0; i < state.nodes.size(); ++i) {
     const NodeState& n = state.nodes[i];
-    LogSubDag(n, &sub_dag_logged_[i]);
     for (; logged_retries_[i] < n.retry_count; ++logged_retries_[i]) {
       const std::string& step = n.step.name;
       log_.Info("Step execution failed; retrying",
@@ -383,29 +374,6 @@ void Agent::LogRetries(const ExecutionState& state) {
                  {"retry", std::to_string(logged_retries_[i])},
                  {"exit-code", std::to_string(n.exit_code)}});
     }
-  }
-}
-
-void Agent::LogSubDag(const NodeState& n, SubDagLogged* logged) {
-  // A call step without `parallel:` and its one sub-run, as 1.30.2 logs it.
-  if (n.status == NodeStatus::kRunning && !logged->ended.empty()) *logged = SubDagLogged();  // run again
-  if (n.step.call.empty() || n.step.parallel.enabled || n.children.size() != 1) return;
-  const std::string& step = n.step.name;
-  const std::string& id = n.children[0].dag_run_id;
-  const RunLog::Fields fields = {{"step", step}, {"step", step}, {"sub-dag", n.step.call}, {"sub-run-id", id}};
-  if (logged->started != id) {
-    log_.Info("Executing sub DAG locally", fields);
-    logged->started = id;
-  }
-  if (logged->ended == id) return;
-  if (n.status == NodeStatus::kSucceeded) {
-    log_.Info("Sub DAG completed successfully", fields);
-    logged->ended = id;
-  } else if (n.status == NodeStatus::kFailed) {
-    RunLog::Fields f = fields;
-    f.emplace_back("err", "exit status 1");  // the sub-run's `dagu start` exits 1 when it fails
-    log_.Error("Sub DAG execution returned error", f);
-    logged->ended = id;
   }
 }
 
@@ -534,6 +502,16 @@ RunStatus Agent::Execute() {
   if (h.failure) note(*h.failure, "onFailure");
   if (h.abort) note(*h.abort, "onCancel");
   if (h.exit) note(*h.exit, "onExit");
+  // A call step's children, logged by its runner as they start and end.
+  opt.step_log = [this](const std::string& step, bool error, const std::string& message, const RunLogFields& fields) {
+    RunLog::Fields f = {{"step", step}, {"step", step}};
+    f.insert(f.end(), fields.begin(), fields.end());
+    if (error) {
+      log_.Error(message, f);
+    } else {
+      log_.Info(message, f);
+    }
+  };
   opt.log_paths = [this, merged](const std::string& step) {
     std::string base = StepLogBase(attempt_log_dir_, step, deps_.clock->Now(), run_.run_id);
     if (RunLog::LogsStepStart(step)) log_.Info("Step started", {{"step", step}});

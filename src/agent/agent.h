@@ -164,12 +164,6 @@ class Agent {
   // "Step execution failed; retrying" for each retry since the last call.
   // Called by the observer.
   void LogRetries(const ExecutionState& state);
-  // "Executing sub DAG locally" and how it ended, for a call step's one
-  // sub-run: the sub-run IDs whose start and end are logged.
-  struct SubDagLogged {
-    std::string started, ended;
-  };
-  void LogSubDag(const NodeState& n, SubDagLogged* logged);
   // The run's context fields on each run-log line, as 1.30.2 writes them.
   RunLog::Fields LogContext() const;
   void Cleanup();
@@ -195,7 +189,6 @@ class Agent {
   std::string init_error_;
   std::vector<bool> step_mailed_;
   std::vector<int> logged_retries_;  // per step: the retries logged so far
-  std::vector<SubDagLogged> sub_dag_logged_;  // per step
   std::vector<std::thread> mail_threads_;
   std::atomic<bool> stop_mail_{false};
   bool ran_ = false;           // Execute() was called: the run is kept whatever happens

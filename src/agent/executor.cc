@@ -12,6 +12,7 @@
 #include "agent/node_rules.h"
 #include "core/duration.h"
 #include "core/file_system.h"
+#include "core/go_format.h"
 #include "core/strings.h"
 
 namespace dagu {
@@ -374,6 +375,10 @@ StepInvocation Executor::MakeInvocation(const Step& def, const NodeState& node, 
   inv.dag = &dag_;
   inv.step = &def;
   inv.expand = [owned](const std::string& value) { return Substitute(value, owned); };
+  if (opt_.step_log) {
+    inv.log = [log = opt_.step_log, name = def.name](bool error, const std::string& message,
+                                                      const RunLogFields& fields) { log(name, error, message, fields); };
+  }
   SetRunRefs(def, node, &inv);
   return inv;
 }

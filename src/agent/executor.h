@@ -122,6 +122,11 @@ struct ExecutorOptions {
   std::string run_id;
   std::string root_name;
   std::string root_run_id;
+  // The run log, for the lines a runner writes about a step
+  // (StepInvocation::log); may be null. Called from the step's thread.
+  std::function<void(const std::string& step_name, bool error, const std::string& message,
+                     const RunLogFields& fields)>
+      step_log;
 };
 
 class Executor {

@@ -130,22 +130,6 @@ RunStatus FinalRunStatus(const std::vector<NodeView>& nodes, bool cancelled, boo
   return has_error ? RunStatus::kFailed : RunStatus::kSucceeded;
 }
 
-std::string SignalText(int sig) {
-  switch (sig) {
-    case SIGTERM: return "signal: terminated";
-    case SIGKILL: return "signal: killed";
-    case SIGINT: return "signal: interrupt";
-    case SIGHUP: return "signal: hangup";
-    case SIGQUIT: return "signal: quit";
-    case SIGUSR1: return "signal: user defined signal 1";
-    case SIGUSR2: return "signal: user defined signal 2";
-    case SIGABRT: return "signal: aborted";
-    case SIGALRM: return "signal: alarm clock";
-    case SIGPIPE: return "signal: broken pipe";
-    default: return "signal: " + std::to_string(sig);
-  }
-}
-
 int SignalNumber(const std::string& name) {
   static const std::pair<const char*, int> kSignals[] = {
       {"SIGHUP", SIGHUP},   {"SIGINT", SIGINT},     {"SIGQUIT", SIGQUIT}, {"SIGILL", SIGILL},

@@ -96,8 +96,6 @@ struct NodeView {
 // an error was recorded; succeeded otherwise.
 RunStatus FinalRunStatus(const std::vector<NodeView>& nodes, bool cancelled, bool has_error);
 
-// Go's text for a process killed by `sig` ("signal: terminated", ...).
-std::string SignalText(int sig);
 
 // "SIGINT" -> SIGINT; 0 when unknown or empty.
 int SignalNumber(const std::string& name);

@@ -1,4 +1,5 @@
 #include "agent/node_rules.h"
+#include "core/go_format.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,5 +1,7 @@
 #include "core/go_format.h"
 
+#include <signal.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -146,6 +148,26 @@ std::string GoQuote(std::string_view s) {
     }
   }
   return out + "\"";
+}
+
+std::string SignalText(int sig) {
+  switch (sig) {
+    case SIGTERM: return "signal: terminated";
+    case SIGKILL: return "signal: killed";
+    case SIGINT: return "signal: interrupt";
+    case SIGHUP: return "signal: hangup";
+    case SIGQUIT: return "signal: quit";
+    case SIGUSR1: return "signal: user defined signal 1";
+    case SIGUSR2: return "signal: user defined signal 2";
+    case SIGABRT: return "signal: aborted";
+    case SIGALRM: return "signal: alarm clock";
+    case SIGPIPE: return "signal: broken pipe";
+    default: return "signal: " + std::to_string(sig);
+  }
+}
+
+std::string GoExitErrorText(int exit_code, int term_signal) {
+  return term_signal != 0 ? SignalText(term_signal) : "exit status " + std::to_string(exit_code);
 }
 
 }  // namespace dagu

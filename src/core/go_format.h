@@ -26,4 +26,11 @@ bool DecodeUtf8Rune(std::string_view s, size_t* i, uint32_t* r);
 // Appends the UTF-8 encoding of `r`.
 void AppendUtf8(std::string* out, uint32_t r);
 
+// Go's text for a process killed by `sig` ("signal: terminated", ...).
+std::string SignalText(int sig);
+
+// Go's *exec.ExitError text for a process that ended with `exit_code`, or
+// was killed by `term_signal` (when not 0): "exit status 3", "signal: killed".
+std::string GoExitErrorText(int exit_code, int term_signal);
+
 }  // namespace dagu

@@ -35,7 +35,11 @@ ChildProcess::~ChildProcess() {
 }
 
 ChildProcess::ChildProcess(ChildProcess&& o) noexcept
-    : pid_(o.pid_), exited_(o.exited_), exit_code_(o.exit_code_), stderr_fd_(o.stderr_fd_) {
+    : pid_(o.pid_),
+      exited_(o.exited_),
+      exit_code_(o.exit_code_),
+      term_signal_(o.term_signal_),
+      stderr_fd_(o.stderr_fd_) {
   o.pid_ = -1;
   o.stderr_fd_ = -1;
 }
@@ -46,6 +50,7 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& o) noexcept {
     pid_ = o.pid_;
     exited_ = o.exited_;
     exit_code_ = o.exit_code_;
+    term_signal_ = o.term_signal_;
     stderr_fd_ = o.stderr_fd_;
     o.pid_ = -1;
     o.stderr_fd_ = -1;
@@ -118,6 +123,7 @@ bool ChildProcess::Poll() {
   if (r == pid_) {
     exited_ = true;
     exit_code_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    term_signal_ = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
     return true;
   }
   if (r < 0 && errno == ECHILD) {

@@ -33,6 +33,8 @@ class ChildProcess {
   bool Poll();
   // Exit code (128 + signal when killed); valid once Poll() returned true.
   int exit_code() const { return exit_code_; }
+  // The signal that killed it (0: it exited); valid once Poll() returned true.
+  int term_signal() const { return term_signal_; }
   // Sends `sig` to the process group while it runs.
   void Signal(int sig);
   // The last `max` bytes the process wrote to stderr.
@@ -45,6 +47,7 @@ class ChildProcess {
   pid_t pid_ = -1;
   bool exited_ = false;
   int exit_code_ = 0;
+  int term_signal_ = 0;
   int stderr_fd_ = -1;
 };
 

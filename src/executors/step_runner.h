@@ -28,6 +28,9 @@ namespace dagu {
 struct Dag;
 struct Step;
 
+// Key/value fields of a run-log line, in order (keys may repeat).
+using RunLogFields = std::vector<std::pair<std::string, std::string>>;
+
 struct StepInvocation {
   std::string step_name;
   std::vector<std::string> commands;  // command lines, already substituted
@@ -65,6 +68,11 @@ struct StepInvocation {
   // The step runs again under its repeat_policy (a call then gives its child
   // a fresh sub-run ID instead of the deterministic one).
   bool repeated = false;
+
+  // Writes a line to the run's log (with the run's and this step's context
+  // fields in front of `fields`), for runners whose events 1.30.2 logs there
+  // (a call step's children). Null: nowhere. Thread-safe.
+  std::function<void(bool error, const std::string& message, const RunLogFields& fields)> log;
 };
 
 struct StepResult {

@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 #include "core/file_system.h"
+#include "core/go_format.h"
 #include "executors/child_dag.h"
 #include "executors/child_process.h"
 #include "executors/subdag_plan.h"
@@ -85,14 +86,44 @@ class SubDagStep final : public RunningStep {
       dag_missing_ = true;
       return Fail(s.message());
     }
+    if (parallel()) {
+      Log(false, "Starting parallel execution",
+          {{"total", std::to_string(plan_.size())}, {"max-concurrent", std::to_string(Limit())},
+           {"dag", inv_.step->call}});
+    }
     std::vector<ChildOutcome> outcomes(plan_.size());
     bool all_ended = RunChildren(file, &outcomes);
+    if (file.temporary) Log(false, "Cleaning up temporary DAG file", {{"file", file.path}});
     ReleaseChildDag(file);
     return Judge(outcomes, all_ended);
   }
 
  private:
   bool parallel() const { return inv_.step->parallel.enabled; }
+  size_t Limit() const {
+    return parallel() ? static_cast<size_t>(std::max(1, inv_.step->parallel.max_concurrent)) : 1;
+  }
+
+  void Log(bool error, const std::string& message, const RunLogFields& fields) const {
+    if (inv_.log) inv_.log(error, message, fields);
+  }
+
+  // 1.30.2's run-log lines for a child's start and end (its process's exit
+  // status decides, as Go's exec error does).
+  RunLogFields ChildFields(const ChildRunPlan& plan) const {
+    return {{"sub-dag", inv_.step->call}, {"sub-run-id", plan.run_id}};
+  }
+  void LogChildEnd(const ChildRunPlan& plan, const ChildProcess& proc) const {
+    if (proc.exit_code() == 0 && proc.term_signal() == 0) {
+      Log(false, "Sub DAG completed successfully", ChildFields(plan));
+      return;
+    }
+    const std::string err = GoExitErrorText(proc.exit_code(), proc.term_signal());
+    RunLogFields f = ChildFields(plan);
+    f.emplace_back("err", err);
+    Log(true, "Sub DAG execution returned error", f);
+    if (parallel()) Log(true, "Sub DAG execution failed", {{"run-id", plan.run_id}, {"err", err}});
+  }
 
   StepResult Fail(const std::string& why) {
     StepResult r;
@@ -122,7 +153,7 @@ class SubDagStep final : public RunningStep {
   // Starts the children (at most max_concurrent at a time) and waits for
   // them. False when abandoned (SIGKILL) before every child had ended.
   bool RunChildren(const ChildDagFile& file, std::vector<ChildOutcome>* outcomes) {
-    const size_t limit = parallel() ? static_cast<size_t>(std::max(1, inv_.step->parallel.max_concurrent)) : 1;
+    const size_t limit = Limit();
     std::vector<ChildProcess> procs(plan_.size());
     std::vector<size_t> active;  // plan indexes with a live process
     size_t next = 0;
@@ -131,6 +162,7 @@ class SubDagStep final : public RunningStep {
       while (!stopped_ && next < plan_.size() && active.size() < limit) {
         size_t i = next++;
         l.unlock();
+        Log(false, "Executing sub DAG locally", ChildFields(plan_[i]));
         Status s = procs[i].Start(ChildArgv(file, plan_[i]), inv_.working_dir);
         l.lock();
         if (!s.ok()) {
@@ -156,6 +188,7 @@ class SubDagStep final : public RunningStep {
         size_t i = *it;
         it = active.erase(it);
         l.unlock();
+        LogChildEnd(plan_[i], p);
         Collect(plan_[i], p, &(*outcomes)[i]);
         l.lock();
       }

@@ -128,7 +128,7 @@ std::string Mask(std::string s, const std::string& home) {
       {std::regex(R"(run_\d{8}_\d{6}Z_[0-9a-f]{6})"), "run_<TS>_<ATTEMPT>"},
       {std::regex(R"(dag-run_\d{8}_\d{6}Z_)"), "dag-run_<TS>_"},
       {std::regex(R"(\d{8}\.\d{6}\.\d{3})"), "<TS>"},
-      // Temp files of local DAGs: Go names them <name>-<digits>.yaml, we <name>-<6 random>.yaml.
+      // Temp files of local DAGs: <name>-<random digits>.yaml in both.
       {std::regex(R"(/tmp/dagu/local-dags/([A-Za-z0-9_.-]+)-[A-Za-z0-9]+\.yaml)"), "<LOCAL-DAG:$1>"},
   };
   for (const auto& [re, to] : kRules) s = std::regex_replace(s, re, to);
