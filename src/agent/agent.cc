@@ -276,10 +276,22 @@ RunRecord Agent::ToRecord(const ExecutionState& state) const {
 }
 
 void Agent::WriteRecord(const RunRecord& record, bool final) {
+  // A change the record does not show (a step's thread and the loop both
+  // report a step's start) appends nothing: the same record with only a new
+  // createdAt would cost a synced write per step for nothing.
+  std::string content;
+  if (!final) {
+    RunRecord same = record;
+    same.created_at = 0;
+    content = SerializeRunRecord(same);
+    std::lock_guard<std::mutex> l(mu_);
+    if (content == last_appended_) return;
+  }
   Status s = final ? runs_.WriteFinalStatus(attempt_, record) : runs_.AppendStatus(attempt_, record);
   if (!s.ok()) log_.Error("Failed to write status", {{"err", s.ToString()}});
   std::lock_guard<std::mutex> l(mu_);
   last_ = record;
+  if (s.ok()) last_appended_ = std::move(content);
 }
 
 void Agent::WriteOutputs(const RunRecord& record) {

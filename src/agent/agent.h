@@ -200,6 +200,7 @@ class Agent {
   int pending_stop_ = 0;       // a Stop() before the executor existed
   bool pending_stop_use_step_signal_ = false;
   RunRecord last_;
+  std::string last_appended_;  // the last record appended, without createdAt ("": none)
 };
 
 }  // namespace dagu
