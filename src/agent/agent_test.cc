@@ -221,6 +221,39 @@ TEST_F(AgentTest, HeartbeatIsFreshWhileRunningAndStopFileStops) {
   EXPECT_FALSE(agent.EndedWithError());                   // a stopped run exits 0
 }
 
+// Each record appended while a run goes on shows something new: a step's
+// start reported by both its thread and the loop appends one record, not two
+// that differ only in createdAt (each append is a synced write).
+TEST_F(AgentTest, EveryAppendedRecordShowsAChange) {
+  const std::string go = dir_.Sub("go");
+  dag_.steps = {MakeStep("a", "true"), MakeStep("b", "true", {"a"}),
+                MakeStep("wait", "while [ ! -e " + go + " ]; do sleep 0.01; done", {"b"})};
+  Agent agent(Deps());
+  ASSERT_TRUE(agent.Prepare(Start("dedupe-1")).ok());
+  std::thread t([&] { agent.Execute(); });
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        RunRecord r = agent.LastRecord();
+        return r.nodes.size() == 3 && r.nodes[2].status == NodeStatus::kRunning && !r.nodes[2].started_at.empty();
+      },
+      5000ms));
+  std::this_thread::sleep_for(100ms);  // any late duplicate of the last start would be written by now
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(Read(agent.attempt().StatusPath()));
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      Json j = Json::parse(line);
+      j.erase("createdAt");
+      lines.push_back(j.dump());
+    }
+  }
+  std::ofstream(go) << "";
+  t.join();
+  ASSERT_GE(lines.size(), 4u);
+  for (size_t i = 1; i < lines.size(); ++i) EXPECT_NE(lines[i], lines[i - 1]) << "record " << i << " repeats the one before";
+}
+
 TEST_F(AgentTest, StopSignalAbortsTheRun) {
   // The step says when its shell runs: a SIGINT that reaches bash while it
   // is still starting up is taken by bash's own handler and lost when it
