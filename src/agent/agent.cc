@@ -514,9 +514,11 @@ RunStatus Agent::Execute() {
   if (h.failure) note(*h.failure, "onFailure");
   if (h.abort) note(*h.abort, "onCancel");
   if (h.exit) note(*h.exit, "onExit");
-  // A call step's children, logged by its runner as they start and end.
+  // Lines the executor and the runners write (preconditions, a call step's
+  // children as they start and end).
   opt.step_log = [this](const std::string& step, bool error, const std::string& message, const RunLogFields& fields) {
-    RunLog::Fields f = {{"step", step}, {"step", step}};
+    RunLog::Fields f;
+    if (!step.empty()) f.emplace_back("step", step);
     f.insert(f.end(), fields.begin(), fields.end());
     if (error) {
       log_.Error(message, f);

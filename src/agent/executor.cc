@@ -299,25 +299,35 @@ CommandRunner Executor::Runner(ProcKind kind) {
 }
 
 bool Executor::ConditionsMet(const std::vector<Condition>& conditions, ProcKind kind, const std::string& shell,
-                             const OwnedVars& owned, const VarList& env, const std::string& dir, std::string* error) {
+                             const OwnedVars& owned, const VarList& env, const std::string& dir, std::string* error,
+                             std::string* reason) {
   error->clear();
   for (const auto& c : conditions) {
     bool met;
     std::string text = Substitute(c.condition, owned);
     std::string value;
+    std::string not_met;  // 1.30.2's words for why it was not met
     if (c.expected.empty()) {
       int code = CaptureAs(kind, shell, text, env, dir, &value);
       met = code == 0;
+      not_met = "exit status " + std::to_string(code);
     } else {
       value = env_.EvalValue(text, env, dir, Runner(kind));
       met = MatchesExpected(value, c.expected);
+      not_met = "expected " + GoQuote(c.expected) + ", got " + GoQuote(value);
     }
     {
       MutexLock l(&mu_);
       if (kind == ProcKind::kHelper && cancelled_) return false;
     }
-    if (c.negate) met = !met;
-    if (!met) return false;
+    if (c.negate) {
+      met = !met;
+      not_met = "condition matched but negate is true";
+    }
+    if (!met) {
+      if (reason != nullptr) *reason = "condition was not met: " + not_met;
+      return false;
+    }
   }
   return true;
 }
@@ -347,6 +357,22 @@ StepRefs Executor::StepRefsNow() const {
     refs[n.step.id] = {n.stdout_path, n.stderr_path, std::to_string(n.exit_code)};
   }
   return refs;
+}
+
+void Executor::RunLogLine(const std::string& step, bool error, const std::string& message,
+                          const RunLogFields& fields) const {
+  if (opt_.step_log) opt_.step_log(step, error, message, fields);
+}
+
+bool Executor::CheckStepConditions(const Step& def, ProcKind kind, const OwnedVars& owned, const VarList& env,
+                                   const std::string& dir, std::string* why) {
+  if (def.preconditions.empty()) return true;
+  // 1.30.2's lines, with the step's context field (a handler's have none).
+  const std::string field = kind == ProcKind::kHandler ? "" : def.name;
+  RunLogLine(field, false, "Checking preconditions for \"" + def.name + "\"", {});
+  const bool met = ConditionsMet(def.preconditions, kind, env_.ShellFor(def), owned, env, dir, why);
+  if (!met) RunLogLine(field, false, "Preconditions failed for \"" + def.name + "\"", {});
+  return met;
 }
 
 StepInvocation Executor::MakeInvocation(const Step& def, const NodeState& node, const VarList& env, CommandText text,
@@ -541,7 +567,7 @@ void Executor::RunNode(size_t index) {
   const std::string dir = env_.WorkingDirFor(def, env);
   const OwnedVars owned = env_.Owned(def, outputs, env, refs);
   std::string why;
-  const bool met = ConditionsMet(def.preconditions, ProcKind::kHelper, env_.ShellFor(def), owned, env, dir, &why);
+  const bool met = CheckStepConditions(def, ProcKind::kHelper, owned, env, dir, &why);
   if (met && !dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -669,8 +695,7 @@ void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok
   const std::string dir = env_.WorkingDirFor(def, env);
   const OwnedVars owned = env_.Owned(def, outputs, env, refs);
   std::string why;
-  bool met = !timed_out &&
-             ConditionsMet(def.preconditions, ProcKind::kHandler, env_.ShellFor(def), owned, env, dir, &why);
+  bool met = !timed_out && CheckStepConditions(def, ProcKind::kHandler, owned, env, dir, &why);
   std::string error;
   NodeStatus status = NodeStatus::kSucceeded;
   if (timed_out) {
@@ -890,8 +915,10 @@ RunStatus Executor::Run() {
   std::string why;
   OwnedVars run_owned;
   run_owned.maps.push_back(env_.params());
+  std::string reason;
   const bool met = ConditionsMet(dag_.preconditions, ProcKind::kHelper, env_.ShellFor(Step()), run_owned,
-                                 env_.run_vars(), env_.DagWorkingDir(), &why);
+                                 env_.run_vars(), env_.DagWorkingDir(), &why, &reason);
+  if (!met) RunLogLine("", false, "Preconditions are not met", {{"err", why.empty() ? reason : why}});
 
   mu_.Lock();
   if (!met) cancelled_ = true;  // nothing runs; the run ends aborted

@@ -123,7 +123,9 @@ struct ExecutorOptions {
   std::string root_name;
   std::string root_run_id;
   // The run log, for the lines a runner writes about a step
-  // (StepInvocation::log); may be null. Called from the step's thread.
+  // (StepInvocation::log) and the executor's own (preconditions); the
+  // agent adds the run's context fields and `step=<step_name>` unless
+  // step_name is "". May be null. Called from any of the run's threads.
   std::function<void(const std::string& step_name, bool error, const std::string& message,
                      const RunLogFields& fields)>
       step_log;
@@ -178,10 +180,18 @@ class Executor {
                 const std::string& dir, std::string* out) EXCLUDES(mu_);
   CommandRunner Runner(ProcKind kind);
   // Evaluates `conditions` (Dagu's preconditions); false when one is not met
-  // or evaluation was stopped. *error is for evaluation errors ("" = not met).
+  // or evaluation was stopped. *error is for evaluation errors ("" = not met);
+  // *reason (optional) says, in 1.30.2's words, why the first condition was
+  // not met ("condition was not met: expected \"ok\", got \"no\"").
   bool ConditionsMet(const std::vector<Condition>& conditions, ProcKind kind, const std::string& shell,
-                     const OwnedVars& owned, const VarList& env, const std::string& dir, std::string* error)
-      EXCLUDES(mu_);
+                     const OwnedVars& owned, const VarList& env, const std::string& dir, std::string* error,
+                     std::string* reason = nullptr) EXCLUDES(mu_);
+  // A step's (or handler's) preconditions, logged as 1.30.2 logs them
+  // ("Checking preconditions for ...", "Preconditions failed for ...").
+  bool CheckStepConditions(const Step& def, ProcKind kind, const OwnedVars& owned, const VarList& env,
+                           const std::string& dir, std::string* why) EXCLUDES(mu_);
+  // A line for the run log (ExecutorOptions::step_log); "" step: no step field.
+  void RunLogLine(const std::string& step, bool error, const std::string& message, const RunLogFields& fields) const;
   // The step's commands and script with Dagu's own variables substituted and
   // backticks run, once per execution of the step.
   struct CommandText {

@@ -69,9 +69,9 @@ struct StepInvocation {
   // a fresh sub-run ID instead of the deterministic one).
   bool repeated = false;
 
-  // Writes a line to the run's log (with the run's and this step's context
-  // fields in front of `fields`), for runners whose events 1.30.2 logs there
-  // (a call step's children). Null: nowhere. Thread-safe.
+  // Writes a line to the run's log (with the run's context fields and
+  // `step=<name>` in front of `fields`), for runners whose events 1.30.2
+  // logs there (a call step's children). Null: nowhere. Thread-safe.
   std::function<void(bool error, const std::string& message, const RunLogFields& fields)> log;
 };
 

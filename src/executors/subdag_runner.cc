@@ -104,8 +104,12 @@ class SubDagStep final : public RunningStep {
     return parallel() ? static_cast<size_t>(std::max(1, inv_.step->parallel.max_concurrent)) : 1;
   }
 
+  // 1.30.2 repeats the step's field on these lines (`step=x step=x`).
   void Log(bool error, const std::string& message, const RunLogFields& fields) const {
-    if (inv_.log) inv_.log(error, message, fields);
+    if (!inv_.log) return;
+    RunLogFields f = {{"step", inv_.step_name}};
+    f.insert(f.end(), fields.begin(), fields.end());
+    inv_.log(error, message, f);
   }
 
   // 1.30.2's run-log lines for a child's start and end (its process's exit
