@@ -655,9 +655,16 @@ void Executor::RunNode(size_t index) {
     Touch();
     mu_.Unlock();
     Publish();
-    mu_.Lock();
     const RepeatPolicy& rp = def.repeat_policy;
+    // 1.30.2's lines (the configured interval, not the backoff's).
+    RunLogLine(def.name, false, "Step will be repeated", {{"step", def.name}, {"interval", FormatDuration(rp.interval)}});
+    mu_.Lock();
     WaitUntil(opt_.clock->Monotonic() + BackoffInterval(rp.interval, rp.backoff, rp.max_interval, n.done_count));
+    if (!cancelled_) {
+      mu_.Unlock();
+      RunLogLine(def.name, false, "Repeating step", {{"step", def.name}});
+      mu_.Lock();
+    }
   }
   if (n.status == NodeStatus::kRunning) {
     n.status = (!repeating && (cancelled_ || timed_out_)) ? NodeStatus::kAborted : NodeStatus::kSucceeded;

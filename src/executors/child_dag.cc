@@ -1,16 +1,15 @@
 #include "executors/child_dag.h"
 
 #include <fcntl.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
 #include "core/file_system.h"
+#include "core/temp_file.h"
 
 namespace dagu {
 namespace {
@@ -64,19 +63,12 @@ Status WriteLocalDag(const Dag& caller, const Dag& local, const std::string& tem
     if (!text.empty() && text.back() != '\n') text += '\n';
     text += "---\n" + other.yaml_data;
   }
-  // <name>-<random decimal>.yaml, as Go's os.CreateTemp(dir, "<name>-*.yaml")
-  // names it in 1.30.2 (the run log shows the path).
   std::string tmpl;
-  int fd = -1;
-  for (int attempt = 0; attempt < 10000 && fd < 0; ++attempt) {
-    uint32_t r = 0;
-    if (::getrandom(&r, sizeof(r), 0) != static_cast<ssize_t>(sizeof(r))) r = static_cast<uint32_t>(::random());
-    tmpl = JoinPath(dir, local.name + "-" + std::to_string(r) + ".yaml");
-    fd = ::open(tmpl.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0 && errno != EEXIST) break;
+  StatusOr<int> created = CreateGoTempFile(dir, local.name + "-*.yaml", 0600, &tmpl);  // as 1.30.2 names it
+  if (!created.ok()) {
+    return Status::IOError("cannot create a file for local DAG \"" + local.name + "\": " + created.status().message());
   }
-  if (fd < 0) return Status::IOError("cannot create a file for local DAG \"" + local.name + "\" in " + dir + ": " +
-                                     std::strerror(errno));
+  const int fd = created.value();
   bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ::close(fd);
   if (!ok) {

@@ -10,17 +10,35 @@
 
 #include <cerrno>
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <string_view>
 
 #include "core/file_system.h"
 #include "core/strings.h"
+#include "core/temp_file.h"
 
 namespace dagu {
 namespace {
 
 // An argv or envp for execve, built before fork (no allocation in the child).
+// The script file's extension for `shell`, as 1.30.2 picks it (Dagu's
+// cmdutil.GetScriptExtension): ".sh" for sh, bash and zsh, ".ps1" for
+// PowerShell, ".bat" for cmd, none otherwise (python3: none).
+std::string ScriptExtension(const std::string& shell) {
+  std::string s;
+  for (char c : shell) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto ends = [&](std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends("powershell.exe") || ends("powershell") || ends("pwsh.exe") || ends("pwsh")) return ".ps1";
+  if (ends("cmd.exe") || ends("cmd")) return ".bat";
+  if (ends("bash.exe") || ends("bash") || ends("zsh") || ends("/sh") || ends("sh.exe") || s == "sh") return ".sh";
+  return "";
+}
+
 class CStrings {
  public:
   explicit CStrings(const std::vector<std::string>& items) : items_(items) {
@@ -246,12 +264,13 @@ class ShellStep final : public RunningStep {
  private:
   bool WriteScript(std::string* path, StepResult* result) {
     std::string dir = inv_.working_dir.empty() ? "." : inv_.working_dir;
-    std::string tmpl = JoinPath(dir, "dagu_script-XXXXXX");
-    int fd = ::mkstemp(tmpl.data());
-    if (fd < 0) {
-      result->start_error = "cannot write script in " + dir + ": " + std::strerror(errno);
+    std::string tmpl;
+    StatusOr<int> created = CreateGoTempFile(dir, "dagu_script-*" + ScriptExtension(inv_.shell), 0600, &tmpl);
+    if (!created.ok()) {
+      result->start_error = "cannot write script: " + created.status().message();
       return false;
     }
+    const int fd = created.value();
     std::string text = inv_.script;
     if (text.empty() || text.back() != '\n') text += '\n';
     bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
