@@ -18,6 +18,12 @@
 namespace dagu {
 namespace {
 
+// A step's error when its own timeout stopped it, in 1.30.2's words.
+std::string StepTimeoutError(Duration elapsed, Duration timeout) {
+  return "step timed out after " + FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed)) +
+         " (timeout: " + FormatDuration(timeout) + "): context deadline exceeded";
+}
+
 // The error a step's execution ends with, as Dagu's executor reports it ("" =
 // none): the start failure, the killing signal, or the exit status with the
 // tail of stderr.
@@ -223,6 +229,11 @@ void Executor::SetPreviousNodes(const std::vector<NodeState>& previous, const st
 Executor::Exec Executor::RunProcess(StepRunner* runner, const StepInvocation& inv, ProcKind kind, Duration timeout,
                                     bool repeating, std::vector<SubRunRef>* children) {
   Exec exec;
+  const bool step_timeout = kind == ProcKind::kStep && timeout.count() > 0;
+  if (step_timeout) {  // 1.30.2's lines about a step's own timeout
+    RunLogLine(inv.step_name, false, "Step execution started with timeout",
+               {{"step", inv.step_name}, {"timeout", FormatDuration(timeout)}});
+  }
   std::unique_ptr<RunningStep> step = runner->Start(inv);
   std::vector<SubRunRef> started_children = step->SubRuns();
   std::list<Proc>::iterator it;
@@ -257,12 +268,23 @@ Executor::Exec Executor::RunProcess(StepRunner* runner, const StepInvocation& in
   exec.result = step->Wait();
   exec.elapsed = opt_.clock->Monotonic() - started;
   std::vector<SubRunRef> finished_children = step->SubRuns();
-  MutexLock l(&mu_);
-  SetChildren(children, std::move(finished_children));
-  exec.stopped = it->stopped;
-  exec.timed_out = it->timed_out;
-  exec.dag_timeout = it->dag_timeout;
-  procs_.erase(it);
+  {
+    MutexLock l(&mu_);
+    SetChildren(children, std::move(finished_children));
+    exec.stopped = it->stopped;
+    exec.timed_out = it->timed_out;
+    exec.dag_timeout = it->dag_timeout;
+    procs_.erase(it);
+  }
+  if (step_timeout && exec.timed_out && exec.result.started) {
+    const std::string limit = FormatDuration(timeout);
+    RunLogLine(inv.step_name, true, "Step execution timed out",
+               {{"step", inv.step_name}, {"timeout", limit}, {"duration", FormatDuration(exec.elapsed)}});
+    RunLogLine(inv.step_name, false, "Step timed out (step-level timeout)",
+               {{"step", inv.step_name},
+                {"timeout", limit},
+                {"err", "failed to execute step \"" + inv.step_name + "\": " + StepTimeoutError(exec.elapsed, timeout)}});
+  }
   return exec;
 }
 
@@ -485,9 +507,7 @@ bool Executor::ApplyExecution(size_t index, const Exec& exec, const RetryPolicy&
   }
   std::string raw = RawError(r);
   if (r.started && exec.timed_out) {
-    raw = "step timed out after " +
-          FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(exec.elapsed)) +
-          " (timeout: " + FormatDuration(def.timeout) + "): context deadline exceeded";
+    raw = StepTimeoutError(exec.elapsed, def.timeout);
     n.exit_code = 124;
   } else if (too_large && raw.empty()) {
     raw = "failed to capture output: output exceeded maximum size limit of " + std::to_string(dag_.max_output_size) +
