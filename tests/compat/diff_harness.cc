@@ -211,10 +211,13 @@ class Normaliser {
     static const std::regex kRfc3339(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}))");
     static const std::regex kCompact(R"(\d{8}[._]\d{6}([._]\d{3})?Z?)");
     static const std::regex kScript(R"(dagu_script-[A-Za-z0-9]+)");
+    // Local DAGs' temp files: <name>-<random digits>.yaml in both.
+    static const std::regex kLocalDag(R"(/tmp/dagu/local-dags/([A-Za-z0-9_.-]+)-[0-9]+\.yaml)");
     static const std::regex kUuid("[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}");
     s = std::regex_replace(s, kRfc3339, "<TIME>");
     s = std::regex_replace(s, kCompact, "<TS>");
     s = std::regex_replace(s, kScript, "dagu_script-<X>");
+    s = std::regex_replace(s, kLocalDag, "<LOCAL-DAG:$1>");
     s = std::regex_replace(s, kUuid, "<RUN_ID>");
     return s;
   }
