@@ -65,14 +65,14 @@ struct TestServer {
     o.name = "test";
     o.limits = limits;
     Handlers h;
-    h.priority = [](const httplib::Request& req) { return req.path == "/health"; };
-    h.screen = [](const httplib::Request& req, httplib::Response& res) {
+    h.priority = [](const Request& req) { return req.path == "/health"; };
+    h.screen = [](const Request& req, Response& res) {
       if (req.path != "/refused") return false;
       res.status = 401;
       res.set_content("{}", "application/json");
       return true;
     };
-    h.handle = [this](const httplib::Request& req, httplib::Response& res) {
+    h.handle = [this](const Request& req, Response& res) {
       handled++;
       if (req.path == "/block") gate.Wait();
       if (req.path == "/throw") throw std::runtime_error("boom");
