@@ -1,5 +1,6 @@
 #include "http/http_server.h"
 #include "core/json_text.h"
+#include "dynlib/lazy_library.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -752,7 +753,13 @@ Server::~Server() { Stop(); }
 Status Server::Start() {
   Impl& s = *impl_;
   if (s.started) return Status::OK();
-  if (!s.options.cert_file.empty() || !s.options.key_file.empty()) DAGU_RETURN_IF_ERROR(s.LoadTls());
+  if (!s.options.cert_file.empty() || !s.options.key_file.empty()) {
+    // OpenSSL is loaded only now (src/dynlib): a host without it fails here
+    // with an error naming the library, before any OpenSSL call.
+    DAGU_RETURN_IF_ERROR(LoadLazyLibrary(LazyLibrary::kCrypto));
+    DAGU_RETURN_IF_ERROR(LoadLazyLibrary(LazyLibrary::kSsl));
+    DAGU_RETURN_IF_ERROR(s.LoadTls());
+  }
   DAGU_RETURN_IF_ERROR(s.Listen());
   s.wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (s.wake_fd < 0) return Status::FromErrno(errno, "creating the HTTP server's wakeup descriptor");
