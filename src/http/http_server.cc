@@ -755,9 +755,11 @@ Status Server::Start() {
   if (s.started) return Status::OK();
   if (!s.options.cert_file.empty() || !s.options.key_file.empty()) {
     // OpenSSL is loaded only now (src/dynlib): a host without it fails here
-    // with an error naming the library, before any OpenSSL call.
-    DAGU_RETURN_IF_ERROR(LoadLazyLibrary(LazyLibrary::kCrypto));
+    // with an error naming the library, before any OpenSSL call. libssl
+    // first: it brings libcrypto, so a host without Debian's libssl3 is told
+    // "cannot load libssl.so.3".
     DAGU_RETURN_IF_ERROR(LoadLazyLibrary(LazyLibrary::kSsl));
+    DAGU_RETURN_IF_ERROR(LoadLazyLibrary(LazyLibrary::kCrypto));
     DAGU_RETURN_IF_ERROR(s.LoadTls());
   }
   DAGU_RETURN_IF_ERROR(s.Listen());
