@@ -12,8 +12,10 @@ PACKAGES=(
   # toolchain
   build-essential g++ cmake ninja-build ccache pkg-config git
   # libraries (headers and CMake/pkg-config files)
-  libcli11-dev libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev libssl-dev
+  libcli11-dev libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libssl-dev
   libhowardhinnant-date-dev tzdata libgtest-dev libgmock-dev libsystemd-dev
+  # tests: cpp-httplib's HTTP(S) client (the web unit tests; dagu does not link it)
+  libcpp-httplib-dev
   # executors and notifications: jq, HTTP(S) and SMTP(S), ssh
   libjq-dev libcurl4-openssl-dev libssh-dev
   # tests: fetching the reference Dagu 1.30.2 from the npm registry, promtool, UI end-to-end

@@ -20,6 +20,8 @@ std::string_view TrimRightSpace(std::string_view s);
 
 // `s` with 'A'-'Z' turned into 'a'-'z'; other bytes unchanged.
 std::string AsciiLower(std::string_view s);
+// The same for one byte.
+char AsciiLowerChar(char c);
 
 // A list as Go's fmt prints a []string with %v: "[a b c]", "[]" when empty.
 std::string GoStringList(const std::vector<std::string>& items);

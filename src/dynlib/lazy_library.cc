@@ -28,15 +28,21 @@ Slot& SlotOf(LazyLibrary lib) {
   static Slot curl{DAGU_CURL_SONAME, {}, nullptr, {}};
   static Slot ssh{DAGU_SSH_SONAME, {}, nullptr, {}};
   static Slot jq{DAGU_JQ_SONAME, {}, nullptr, {}};
+  static Slot ssl{DAGU_SSL_SONAME, {}, nullptr, {}};
+  static Slot crypto{DAGU_CRYPTO_SONAME, {}, nullptr, {}};
   switch (lib) {
     case LazyLibrary::kCurl:
       return curl;
     case LazyLibrary::kSsh:
       return ssh;
     case LazyLibrary::kJq:
+      return jq;
+    case LazyLibrary::kSsl:
+      return ssl;
+    case LazyLibrary::kCrypto:
       break;
   }
-  return jq;
+  return crypto;
 }
 
 Slot& Opened(LazyLibrary lib) {

@@ -3,6 +3,8 @@
 #include <curl/curl.h>
 #include <gtest/gtest.h>
 #include <libssh/libssh.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include <string>
 
@@ -12,6 +14,29 @@ extern "C" {
 
 namespace dagu {
 namespace {
+
+// This test binary, like dagu, is not linked against OpenSSL: libssl and
+// libcrypto (its dependency) are mapped only once a stub is called. First in
+// the file: when the whole binary runs in one process, libssh maps
+// libcrypto, and libcurl both.
+TEST(LazyLibraryTest, OpenSslIsMappedOnlyOnceAStubIsCalled) {
+  EXPECT_FALSE(LazyLibraryLoaded(LazyLibrary::kSsl));
+  EXPECT_FALSE(LazyLibraryLoaded(LazyLibrary::kCrypto));
+  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+  ASSERT_NE(ctx, nullptr);
+  EXPECT_TRUE(LazyLibraryLoaded(LazyLibrary::kSsl));
+  EXPECT_TRUE(LazyLibraryLoaded(LazyLibrary::kCrypto));  // libssl's dependency
+  // A macro over SSL_CTX_ctrl, and an error through libcrypto's stubs.
+  EXPECT_EQ(SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION), 1);
+  EXPECT_NE(SSL_CTX_use_certificate_chain_file(ctx, "/nonexistent/cert.pem"), 1);
+  unsigned long e = ERR_get_error();
+  EXPECT_NE(e, 0u);
+  char buf[256];
+  ERR_error_string_n(e, buf, sizeof buf);
+  EXPECT_NE(std::string(buf).find("error:"), std::string::npos) << buf;
+  ERR_clear_error();
+  SSL_CTX_free(ctx);
+}
 
 // This test binary, like dagu, is not linked against libssh: the library is
 // mapped only once a stub is called.
@@ -77,6 +102,8 @@ TEST(LazyLibraryTest, FilesAreTheLibrariesSonames) {
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kCurl)).rfind("libcurl.so.", 0), 0u);
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kSsh)).rfind("libssh.so.", 0), 0u);
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kJq)).rfind("libjq.so.", 0), 0u);
+  EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kSsl)).rfind("libssl.so.", 0), 0u);
+  EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kCrypto)).rfind("libcrypto.so.", 0), 0u);
 }
 
 }  // namespace

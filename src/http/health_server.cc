@@ -60,7 +60,7 @@ HealthServer::HealthServer(std::string bind_host, int port, SnapshotFn snapshot,
 
 HealthServer::~HealthServer() { Stop(); }
 
-void HealthServer::Handle(const httplib::Request& req, httplib::Response& res) const {
+void HealthServer::Handle(const http::Request& req, http::Response& res) const {
   bool metrics = req.path == "/metrics" && metrics_;
   if (req.path != "/health" && !metrics) {
     res.status = 404;
@@ -98,8 +98,8 @@ Status HealthServer::Start() {
   o.port = options_.port;
   o.limits = options_.limits;
   http::Handlers h;
-  h.handle = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };
-  h.error = [](int status, const std::string& message, httplib::Response& res) {
+  h.handle = [this](const http::Request& req, http::Response& res) { Handle(req, res); };
+  h.error = [](int status, const std::string& message, http::Response& res) {
     res.status = status;
     res.set_content(JsonText(nlohmann::json{{"error", message}}) + "\n", "application/json");
   };

@@ -61,7 +61,7 @@ class HealthServer {
   int port() const;
 
  private:
-  void Handle(const httplib::Request& req, httplib::Response& res) const;
+  void Handle(const http::Request& req, http::Response& res) const;
 
   HealthServerOptions options_;
   SnapshotFn snapshot_;

@@ -50,7 +50,7 @@ bool Fail(HttpError* err, int status, std::string message) {
   return false;
 }
 
-void ParseQuery(std::string_view query, httplib::Params* params) {
+void ParseQuery(std::string_view query, Params* params) {
   size_t start = 0;
   while (start < query.size()) {
     size_t amp = query.find('&', start);
@@ -131,7 +131,7 @@ HeadScanner::Result HeadScanner::Scan(std::string_view buf) {
   return Result::kIncomplete;
 }
 
-bool ParseHead(std::string_view head, const HeadLimits& limits, size_t max_body, httplib::Request* req,
+bool ParseHead(std::string_view head, const HeadLimits& limits, size_t max_body, Request* req,
                BodyFraming* framing, HttpError* err) {
   *framing = BodyFraming{};
   // Skip leading empty lines.
@@ -175,7 +175,6 @@ bool ParseHead(std::string_view head, const HeadLimits& limits, size_t max_body,
   }
   req->method = std::string(method);
   req->version = std::string(version);
-  req->target = std::string(target);
   size_t q = target.find('?');
   req->path = PercentDecode(target.substr(0, q), false);
   req->params.clear();

@@ -5,8 +5,8 @@
 //   HeadScanner  finds the end of a request head incrementally (each byte is
 //                looked at once however the head trickles in) and refuses a
 //                head over its byte or line limits before it is complete;
-//   ParseHead    turns a complete head into an httplib::Request (method,
-//                target, version, decoded path, query params, headers) and
+//   ParseHead    turns a complete head into a Request (http_types.h:
+//                method, version, decoded path, query params, headers) and
 //                reads the body framing (Content-Length / chunked);
 //   ChunkDecoder decodes a chunked body incrementally, up to a byte limit.
 //
@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include <httplib.h>
+#include "http/http_types.h"
 
 namespace dagu::http {
 
@@ -73,7 +73,7 @@ struct BodyFraming {
 // body accepted: a larger Content-Length is a 413 here, before any of the
 // body is read. A Content-Encoding other than identity is refused with 415
 // (bodies are never decompressed). False with `err` set on any error.
-bool ParseHead(std::string_view head, const HeadLimits& limits, size_t max_body, httplib::Request* req,
+bool ParseHead(std::string_view head, const HeadLimits& limits, size_t max_body, Request* req,
                BodyFraming* framing, HttpError* err);
 
 // Percent-decodes `in`; with `plus_is_space` ('+' in a query) '+' becomes ' '.

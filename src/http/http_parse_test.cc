@@ -53,8 +53,8 @@ TEST(HeadScannerTest, RefusesOversizeHeadsAndRequestLines) {
   EXPECT_EQ(head.error().message.find("cccc"), std::string::npos) << "never quotes the request";
 }
 
-httplib::Request Parse(const std::string& head, size_t max_body, BodyFraming* framing, HttpError* err, bool* ok) {
-  httplib::Request req;
+Request Parse(const std::string& head, size_t max_body, BodyFraming* framing, HttpError* err, bool* ok) {
+  Request req;
   *ok = ParseHead(head, HeadLimits{}, max_body, &req, framing, err);
   return req;
 }
@@ -63,7 +63,7 @@ TEST(ParseHeadTest, ReadsTheRequest) {
   BodyFraming f;
   HttpError err;
   bool ok = false;
-  httplib::Request req = Parse(
+  Request req = Parse(
       "POST /api/v2/dags/a%20b/start?x=1&y=a+b&z=%2F HTTP/1.1\r\nHost: h:1\r\nContent-Length: 12\r\n"
       "Content-Type: application/json\r\nExpect: 100-continue\r\n\r\n",
       100, &f, &err, &ok);

@@ -1,5 +1,6 @@
 #include "http/http_server.h"
 #include "core/json_text.h"
+#include "dynlib/lazy_library.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -42,7 +43,7 @@ void NameThread(const std::string& name) {
   pthread_setname_np(pthread_self(), short_name.c_str());
 }
 
-void DefaultError(int status, const std::string& message, httplib::Response& res) {
+void DefaultError(int status, const std::string& message, Response& res) {
   const char* code = status == 401   ? "unauthorized"
                      : status == 403 ? "forbidden"
                      : status == 404 ? "not_found"
@@ -131,7 +132,6 @@ struct Conn {
   uint64_t id = 0;
   int fd = -1;
   std::string peer;
-  int peer_port = 0;
   SSL* ssl = nullptr;  // with memory BIOs: every socket read and write is ours
 
   Phase phase = Phase::kHead;
@@ -147,7 +147,7 @@ struct Conn {
   size_t discarded = 0;  // kLinger
 
   HeadScanner scanner{HeadLimits{}};
-  std::shared_ptr<httplib::Request> req;
+  std::shared_ptr<Request> req;
   BodyFraming framing;
   std::unique_ptr<ChunkDecoder> chunks;
 
@@ -191,7 +191,7 @@ std::string OpenSslError() {
 
 }  // namespace
 
-std::string SerializeResponse(const httplib::Request& req, const httplib::Response& res, bool keep_alive) {
+std::string SerializeResponse(const Request& req, const Response& res, bool keep_alive) {
   int status = res.status < 0 ? 200 : res.status;
   bool no_body = req.method == "HEAD" || status < 200 || status == 204 || status == 304;
   std::string out = "HTTP/1.1 " + std::to_string(status) + " " + ReasonPhrase(status) + "\r\n";
@@ -239,7 +239,7 @@ struct Server::Impl {
   void Advance(Conn& c, SteadyTime now);
   void Dispatch(Conn& c, SteadyTime now);
   void QueueBytes(Conn& c, const std::string& bytes);
-  void Answer(Conn& c, const httplib::Response& res, bool close, SteadyTime now);
+  void Answer(Conn& c, const Response& res, bool close, SteadyTime now);
   void AnswerError(Conn& c, int status, const std::string& message, SteadyTime now);
   void BeginRequest(Conn& c, SteadyTime now);
   void DrainTls(Conn& c);
@@ -372,7 +372,7 @@ void Server::Impl::AcceptAll(SteadyTime now) {
       }
       return;
     }
-    int peer_port = 0;
+    int peer_port = 0;  // not kept: clients are told apart by address
     std::string peer = PeerAddress(addr, &peer_port);
     if (!MakeRoom(peer)) {
       counters.refused++;
@@ -383,7 +383,6 @@ void Server::Impl::AcceptAll(SteadyTime now) {
     c->id = next_id++;
     c->fd = fd;
     c->peer = peer;
-    c->peer_port = peer_port;
     c->scanner = HeadScanner(options.limits.head);
     if (ssl_ctx != nullptr) {
       c->ssl = SSL_new(ssl_ctx);
@@ -447,8 +446,8 @@ void Server::Impl::QueueBytes(Conn& c, const std::string& bytes) {
   DrainTls(c);
 }
 
-void Server::Impl::Answer(Conn& c, const httplib::Response& res, bool close, SteadyTime now) {
-  httplib::Request head_only;
+void Server::Impl::Answer(Conn& c, const Response& res, bool close, SteadyTime now) {
+  Request head_only;
   head_only.method = c.req ? c.req->method : "GET";
   QueueBytes(c, SerializeResponse(head_only, res, !close));
   c.close_after_write = close;
@@ -457,7 +456,7 @@ void Server::Impl::Answer(Conn& c, const httplib::Response& res, bool close, Ste
 }
 
 void Server::Impl::AnswerError(Conn& c, int status, const std::string& message, SteadyTime now) {
-  httplib::Response res;
+  Response res;
   handlers.error(status, message, res);
   res.status = status;
   if (status == 503) res.set_header("Retry-After", "1");
@@ -520,17 +519,14 @@ void Server::Impl::Advance(Conn& c, SteadyTime now) {
       if (c.eof) CloseConn(c.id);
       return;
     }
-    auto req = std::make_shared<httplib::Request>();
+    auto req = std::make_shared<Request>();
     HttpError err;
     bool parsed = ParseHead(std::string_view(c.in).substr(0, c.scanner.head_end()), options.limits.head,
                             options.limits.max_body_bytes, req.get(), &c.framing, &err);
     c.in.erase(0, c.scanner.head_end());
     c.req = req;
     if (!parsed) return AnswerError(c, err.status, err.message, now);
-    req->remote_addr = c.peer;
-    req->remote_port = c.peer_port;
-    req->local_port = bound_port;
-    httplib::Response res;
+    Response res;
     bool screened = false;
     if (handlers.screen) {
       try {
@@ -572,7 +568,7 @@ void Server::Impl::Advance(Conn& c, SteadyTime now) {
 
 void Server::Impl::Dispatch(Conn& c, SteadyTime now) {
   bool keep_alive = c.framing.keep_alive && c.served + 1 < options.limits.max_requests_per_connection;
-  std::shared_ptr<httplib::Request> req = c.req;
+  std::shared_ptr<Request> req = c.req;
   bool prio = false;
   if (handlers.priority && options.limits.priority_workers > 0) {
     try {
@@ -583,15 +579,15 @@ void Server::Impl::Dispatch(Conn& c, SteadyTime now) {
   }
   uint64_t id = c.id;
   auto job = [this, id, req, keep_alive] {
-    httplib::Response res;
+    Response res;
     try {
       handlers.handle(*req, res);
     } catch (const std::exception& e) {
       spdlog::error("{}: {} {} failed: {}", options.name, req->method, req->path, e.what());
-      res = httplib::Response();
+      res = Response();
       handlers.error(500, std::string("internal error: ") + e.what(), res);
     } catch (...) {
-      res = httplib::Response();
+      res = Response();
       handlers.error(500, "internal error", res);
     }
     if (res.status < 0) res.status = 200;
@@ -757,7 +753,15 @@ Server::~Server() { Stop(); }
 Status Server::Start() {
   Impl& s = *impl_;
   if (s.started) return Status::OK();
-  if (!s.options.cert_file.empty() || !s.options.key_file.empty()) DAGU_RETURN_IF_ERROR(s.LoadTls());
+  if (!s.options.cert_file.empty() || !s.options.key_file.empty()) {
+    // OpenSSL is loaded only now (src/dynlib): a host without it fails here
+    // with an error naming the library, before any OpenSSL call. libssl
+    // first: it brings libcrypto, so a host without Debian's libssl3 is told
+    // "cannot load libssl.so.3".
+    DAGU_RETURN_IF_ERROR(LoadLazyLibrary(LazyLibrary::kSsl));
+    DAGU_RETURN_IF_ERROR(LoadLazyLibrary(LazyLibrary::kCrypto));
+    DAGU_RETURN_IF_ERROR(s.LoadTls());
+  }
   DAGU_RETURN_IF_ERROR(s.Listen());
   s.wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (s.wake_fd < 0) return Status::FromErrno(errno, "creating the HTTP server's wakeup descriptor");

@@ -2,8 +2,8 @@
 // the scheduler's /health port. It replaces cpp-httplib's thread-per-
 // connection loop, which lets a few slow or idle clients occupy every thread
 // and reads whole heads and bodies before any limit applies (see
-// docs/web.md, "Serving loop"). Handlers still see httplib::Request and
-// httplib::Response.
+// docs/web.md, "Serving loop"). Handlers see the Request and Response of
+// http_types.h.
 //
 // One loop thread owns every connection, non-blocking:
 //   - it accepts (listen backlog 128) and counts connections per client
@@ -35,10 +35,9 @@
 #include <memory>
 #include <string>
 
-#include <httplib.h>
-
 #include "core/status.h"
 #include "http/http_parse.h"
+#include "http/http_types.h"
 
 namespace dagu::http {
 
@@ -62,16 +61,16 @@ struct Handlers {
   // Loop thread, once the head is read: fill `res` and return true to
   // answer at once (any body is then not read and the connection closes).
   // Must not block. Null: nothing is screened.
-  std::function<bool(const httplib::Request&, httplib::Response&)> screen;
+  std::function<bool(const Request&, Response&)> screen;
   // Loop thread: true sends the request to the priority workers. Must not
   // block. Null: none does.
-  std::function<bool(const httplib::Request&)> priority;
+  std::function<bool(const Request&)> priority;
   // A worker thread: answers the request (status -1 left alone means 200).
   // An exception is answered with `error(500, ...)`.
-  std::function<void(const httplib::Request&, httplib::Response&)> handle;
+  std::function<void(const Request&, Response&)> handle;
   // Formats an error the loop answers by itself (400, 408, 413, 415, 431,
   // 503, ...). Null: a JSON {"code","message"} body.
-  std::function<void(int status, const std::string& message, httplib::Response&)> error;
+  std::function<void(int status, const std::string& message, Response&)> error;
 };
 
 struct Options {
@@ -121,6 +120,6 @@ class Server {
 
 // The wire form of `res` answering `req` (status line, headers with
 // Content-Length and Connection, body unless HEAD/1xx/204/304).
-std::string SerializeResponse(const httplib::Request& req, const httplib::Response& res, bool keep_alive);
+std::string SerializeResponse(const Request& req, const Response& res, bool keep_alive);
 
 }  // namespace dagu::http

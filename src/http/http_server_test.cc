@@ -10,8 +10,11 @@
 #include <thread>
 #include <vector>
 
+#include "dynlib/lazy_library.h"
+#include "support/counterparts.h"
 #include "support/raw_client.h"
 #include "support/subprocess.h"
+#include "support/temp_dir.h"
 
 namespace dagu::http {
 namespace {
@@ -65,14 +68,14 @@ struct TestServer {
     o.name = "test";
     o.limits = limits;
     Handlers h;
-    h.priority = [](const httplib::Request& req) { return req.path == "/health"; };
-    h.screen = [](const httplib::Request& req, httplib::Response& res) {
+    h.priority = [](const Request& req) { return req.path == "/health"; };
+    h.screen = [](const Request& req, Response& res) {
       if (req.path != "/refused") return false;
       res.status = 401;
       res.set_content("{}", "application/json");
       return true;
     };
-    h.handle = [this](const httplib::Request& req, httplib::Response& res) {
+    h.handle = [this](const Request& req, Response& res) {
       handled++;
       if (req.path == "/block") gate.Wait();
       if (req.path == "/throw") throw std::runtime_error("boom");
@@ -290,6 +293,41 @@ TEST(HttpServerTest, ABusyPortIsAnErrorNamingIt) {
   Status s = b.Start();
   EXPECT_EQ(s.code(), Status::Code::kIOError) << s.ToString();
   EXPECT_NE(s.message().find(std::to_string(o.port)), std::string::npos) << s.ToString();
+}
+
+// This test binary, like dagu, is not linked against OpenSSL (src/dynlib):
+// a server without a certificate never maps it; one with a certificate loads
+// it in Start() and serves HTTPS through the stubs. (ctest runs each test in
+// a process of its own.)
+TEST(HttpServerTlsTest, OpenSslIsMappedOnlyOnceTlsIsConfigured) {
+  {
+    TestServer plain;
+    EXPECT_EQ(plain.Get("/x").status, 200);
+  }
+  EXPECT_FALSE(LazyLibraryLoaded(LazyLibrary::kSsl));
+  EXPECT_FALSE(LazyLibraryLoaded(LazyLibrary::kCrypto));
+
+  dagu::testing::TempDir dir;
+  dagu::testing::TestCa ca(dir.path());
+  ASSERT_TRUE(ca.ok()) << "openssl CLI needed to make a test certificate";
+  Options o;
+  o.name = "tls";
+  o.cert_file = ca.server_cert;
+  o.key_file = ca.server_key;
+  Handlers h;
+  h.handle = [](const Request& req, Response& res) { res.set_content("hello over " + req.path, "text/plain"); };
+  Server server(o, h);
+  Status s = server.Start();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(server.tls());
+  EXPECT_TRUE(LazyLibraryLoaded(LazyLibrary::kSsl));
+  EXPECT_TRUE(LazyLibraryLoaded(LazyLibrary::kCrypto));
+  std::string out;
+  EXPECT_TRUE(dagu::testing::RunCommand("curl -sS --max-time 5 --cacert '" + ca.ca_cert + "' https://127.0.0.1:" +
+                                        std::to_string(server.port()) + "/tls",
+                                        &out))
+      << out;
+  EXPECT_EQ(out, "hello over /tls");
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ ApiJson DagFileJson(const ApiContext& ctx, const DagFile& f, bool details) {
 }
 
 // Finds the DAG file of the request's first capture; false after an error response.
-bool FindDag(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res, DagFile* f) {
+bool FindDag(const ApiContext& ctx, const http::Request& req, http::Response& res, DagFile* f) {
   Status s = ctx.dags->Find(req.matches[1].str(), f);
   if (!s.ok()) {
     SendStatusError(res, s);
@@ -45,7 +45,7 @@ bool FindDag(const ApiContext& ctx, const httplib::Request& req, httplib::Respon
 }
 
 // A loadable DAG, for start/enqueue; false after an error response.
-bool RunnableDag(const DagFile& f, httplib::Response& res) {
+bool RunnableDag(const DagFile& f, http::Response& res) {
   if (f.dag) return true;
   SendError(res, 400, error_code::kBadRequest,
             "DAG " + f.file_name + " does not load: " + (f.errors.empty() ? "unknown error" : f.errors.front()));
@@ -54,7 +54,7 @@ bool RunnableDag(const DagFile& f, httplib::Response& res) {
 
 // Reads {params, dagRunId} and picks a fresh ID when none is given; checks
 // the ID is valid and unused. False after an error response.
-bool NewRunRequest(const ApiContext& ctx, const ApiJson& body, const std::string& dag_name, httplib::Response& res,
+bool NewRunRequest(const ApiContext& ctx, const ApiJson& body, const std::string& dag_name, http::Response& res,
                    std::string* run_id, std::string* params) {
   auto id = JsonString(body, "dagRunId", res);
   if (!id) return false;
@@ -85,7 +85,7 @@ std::vector<std::string> RunFlags(const std::string& run_id, const std::string& 
   return flags;
 }
 
-void HandleStart(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleStart(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   DagFile f;
   if (!FindDag(ctx, req, res, &f) || !RunnableDag(f, res)) return;
   auto body = ParseJsonBody(req, res);
@@ -114,7 +114,7 @@ void HandleStart(const ApiContext& ctx, const httplib::Request& req, httplib::Re
   SendError(res, 500, error_code::kInternal, why);
 }
 
-void HandleEnqueue(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleEnqueue(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   DagFile f;
   if (!FindDag(ctx, req, res, &f) || !RunnableDag(f, res)) return;
   if (!ctx.queues_enabled) return SendError(res, 400, error_code::kBadRequest, "queues are disabled (queues.enabled)");
@@ -142,7 +142,7 @@ void HandleEnqueue(const ApiContext& ctx, const httplib::Request& req, httplib::
   SendJson(res, 200, {{"dagRunId", run_id}});
 }
 
-void HandleSuspend(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleSuspend(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   DagFile f;
   if (!FindDag(ctx, req, res, &f)) return;
   auto body = ParseJsonBody(req, res);
@@ -156,7 +156,7 @@ void HandleSuspend(const ApiContext& ctx, const httplib::Request& req, httplib::
   SendJson(res, 200, ApiJson::object());
 }
 
-void HandleList(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleList(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   auto page = QueryInt(req, res, "page", 1, 1, 1000000);
   if (!page) return;
   auto per_page = QueryInt(req, res, "perPage", 100, 1, 10000);
@@ -196,13 +196,13 @@ void HandleList(const ApiContext& ctx, const httplib::Request& req, httplib::Res
               {"prevPage", *page > 1 ? *page - 1 : 1}}}});
 }
 
-void HandleDetail(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleDetail(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   DagFile f;
   if (!FindDag(ctx, req, res, &f)) return;
   SendJson(res, 200, DagFileJson(ctx, f, /*details=*/true));
 }
 
-void HandleDagRuns(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleDagRuns(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   DagFile f;
   if (!FindDag(ctx, req, res, &f)) return;
   auto limit = QueryInt(req, res, "limit", 50, 1, 1000);
@@ -222,7 +222,7 @@ void HandleDagRuns(const ApiContext& ctx, const httplib::Request& req, httplib::
   SendJson(res, 200, {{"dagRuns", runs}});
 }
 
-void HandleDagRun(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleDagRun(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   DagFile f;
   if (!FindDag(ctx, req, res, &f)) return;
   RunView view;
@@ -235,17 +235,17 @@ void HandleDagRun(const ApiContext& ctx, const httplib::Request& req, httplib::R
 
 void AddDagRoutes(WebServer* server, const ApiContext* ctx) {
   const std::string p = "/api/v2/dags";
-  server->Get(p, [ctx](const httplib::Request& q, httplib::Response& r) { HandleList(*ctx, q, r); });
-  server->Get(p + "/([^/]+)", [ctx](const httplib::Request& q, httplib::Response& r) { HandleDetail(*ctx, q, r); });
+  server->Get(p, [ctx](const http::Request& q, http::Response& r) { HandleList(*ctx, q, r); });
+  server->Get(p + "/([^/]+)", [ctx](const http::Request& q, http::Response& r) { HandleDetail(*ctx, q, r); });
   server->Get(p + "/([^/]+)/dag-runs",
-              [ctx](const httplib::Request& q, httplib::Response& r) { HandleDagRuns(*ctx, q, r); });
+              [ctx](const http::Request& q, http::Response& r) { HandleDagRuns(*ctx, q, r); });
   server->Get(p + "/([^/]+)/dag-runs/([^/]+)",
-              [ctx](const httplib::Request& q, httplib::Response& r) { HandleDagRun(*ctx, q, r); });
-  server->Post(p + "/([^/]+)/start", [ctx](const httplib::Request& q, httplib::Response& r) { HandleStart(*ctx, q, r); });
+              [ctx](const http::Request& q, http::Response& r) { HandleDagRun(*ctx, q, r); });
+  server->Post(p + "/([^/]+)/start", [ctx](const http::Request& q, http::Response& r) { HandleStart(*ctx, q, r); });
   server->Post(p + "/([^/]+)/enqueue",
-               [ctx](const httplib::Request& q, httplib::Response& r) { HandleEnqueue(*ctx, q, r); });
+               [ctx](const http::Request& q, http::Response& r) { HandleEnqueue(*ctx, q, r); });
   server->Post(p + "/([^/]+)/suspend",
-               [ctx](const httplib::Request& q, httplib::Response& r) { HandleSuspend(*ctx, q, r); });
+               [ctx](const http::Request& q, http::Response& r) { HandleSuspend(*ctx, q, r); });
 }
 
 }  // namespace dagu::web

@@ -4,7 +4,7 @@
 
 namespace dagu::web {
 
-std::optional<LogWindow> ParseLogWindow(const httplib::Request& req, httplib::Response& res) {
+std::optional<LogWindow> ParseLogWindow(const http::Request& req, http::Response& res) {
   constexpr long long kMax = 1000000;
   LogWindow w;
   auto tail = QueryInt(req, res, "tail", 0, 0, kMax);
@@ -22,7 +22,7 @@ std::optional<LogWindow> ParseLogWindow(const httplib::Request& req, httplib::Re
   return w;
 }
 
-void SendLogFile(const std::string& path, const LogWindow& w, const std::string& what, httplib::Response& res) {
+void SendLogFile(const std::string& path, const LogWindow& w, const std::string& what, http::Response& res) {
   if (path.empty()) return SendError(res, 404, error_code::kNotFound, what + " has no log yet");
   ApiJson log;
   Status s = ReadLogFile(path, w, &log);
@@ -30,7 +30,7 @@ void SendLogFile(const std::string& path, const LogWindow& w, const std::string&
   SendJson(res, 200, log);
 }
 
-std::optional<StepLogQuery> ParseStepLogQuery(const httplib::Request& req, httplib::Response& res) {
+std::optional<StepLogQuery> ParseStepLogQuery(const http::Request& req, http::Response& res) {
   auto w = ParseLogWindow(req, res);
   if (!w) return std::nullopt;
   StepLogQuery q{*w, req.has_param("stream") ? req.get_param_value("stream") : "stdout"};
@@ -42,7 +42,7 @@ std::optional<StepLogQuery> ParseStepLogQuery(const httplib::Request& req, httpl
 }
 
 void SendStepLog(const RunRecord& record, const std::string& step, const StepLogQuery& query,
-                 httplib::Response& res) {
+                 http::Response& res) {
   RunRecord copy = record;
   const NodeRecord* node = copy.FindNode(step);
   if (node == nullptr) {

@@ -13,11 +13,11 @@
 namespace dagu::web {
 
 // The window of the request's query; nullopt after a 400.
-std::optional<LogWindow> ParseLogWindow(const httplib::Request& req, httplib::Response& res);
+std::optional<LogWindow> ParseLogWindow(const http::Request& req, http::Response& res);
 
 // 200 with the window of the file at `path`; 404 naming `what` when the
 // path is empty (no log yet) or the file is missing.
-void SendLogFile(const std::string& path, const LogWindow& window, const std::string& what, httplib::Response& res);
+void SendLogFile(const std::string& path, const LogWindow& window, const std::string& what, http::Response& res);
 
 // A step log request's query: the window and ?stream=stdout|stderr
 // (default stdout); nullopt after a 400. Checked before the run is looked up.
@@ -25,10 +25,10 @@ struct StepLogQuery {
   LogWindow window;
   std::string stream;
 };
-std::optional<StepLogQuery> ParseStepLogQuery(const httplib::Request& req, httplib::Response& res);
+std::optional<StepLogQuery> ParseStepLogQuery(const http::Request& req, http::Response& res);
 
 // The log of step `step` of `record`; 404 when the run has no such step.
 void SendStepLog(const RunRecord& record, const std::string& step, const StepLogQuery& query,
-                 httplib::Response& res);
+                 http::Response& res);
 
 }  // namespace dagu::web

@@ -21,7 +21,7 @@ ApiJson Summary(const ApiContext& ctx, const std::string& dag_name, const std::s
   return RunSummaryJson(r);
 }
 
-void HandleQueues(const ApiContext& ctx, const httplib::Request&, httplib::Response& res) {
+void HandleQueues(const ApiContext& ctx, const http::Request&, http::Response& res) {
   std::vector<DagFile> files;
   Status s = ctx.dags->List(/*metadata_only=*/true, &files);
   if (!s.ok()) return SendStatusError(res, s);
@@ -74,7 +74,7 @@ void HandleQueues(const ApiContext& ctx, const httplib::Request&, httplib::Respo
 }  // namespace
 
 void AddQueueRoutes(WebServer* server, const ApiContext* ctx) {
-  server->Get("/api/v2/queues", [ctx](const httplib::Request& q, httplib::Response& r) { HandleQueues(*ctx, q, r); });
+  server->Get("/api/v2/queues", [ctx](const http::Request& q, http::Response& r) { HandleQueues(*ctx, q, r); });
 }
 
 }  // namespace dagu::web

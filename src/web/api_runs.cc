@@ -12,7 +12,7 @@ namespace {
 
 // The run of the request's captures 1 (DAG name) and 2 (run ID); false after
 // an error response.
-bool FindRun(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res, RunView* view) {
+bool FindRun(const ApiContext& ctx, const http::Request& req, http::Response& res, RunView* view) {
   Status s = LookupRun(ctx, req.matches[1].str(), req.matches[2].str(), view);
   if (!s.ok()) {
     SendStatusError(res, s);
@@ -22,7 +22,7 @@ bool FindRun(const ApiContext& ctx, const httplib::Request& req, httplib::Respon
 }
 
 // Waits for a short command; sends 200 {} or the failure.
-void FinishCommand(const ApiContext& ctx, const char* what, pid_t pid, httplib::Response& res) {
+void FinishCommand(const ApiContext& ctx, const char* what, pid_t pid, http::Response& res) {
   std::optional<int> rc = ctx.cli->Wait(pid, ctx.command_timeout);
   if (rc && *rc == 0) return SendJson(res, 200, ApiJson::object());
   SendError(res, 500, error_code::kInternal,
@@ -31,7 +31,7 @@ void FinishCommand(const ApiContext& ctx, const char* what, pid_t pid, httplib::
 }
 
 // Parses fromDate/toDate (Unix seconds); false after a 400.
-bool DateRange(const httplib::Request& req, httplib::Response& res, RunQuery* q, WallTime now) {
+bool DateRange(const http::Request& req, http::Response& res, RunQuery* q, WallTime now) {
   constexpr long long kMaxSeconds = 253402300799LL;  // 9999-12-31
   auto from = QueryInt(req, res, "fromDate", -1, 0, kMaxSeconds);
   if (!from) return false;
@@ -47,7 +47,7 @@ bool DateRange(const httplib::Request& req, httplib::Response& res, RunQuery* q,
   return true;
 }
 
-void ListRuns(const ApiContext& ctx, RunQuery q, const std::string& run_id, httplib::Response& res) {
+void ListRuns(const ApiContext& ctx, RunQuery q, const std::string& run_id, http::Response& res) {
   std::vector<RunEntry> entries;
   Status s = ctx.runs->ListRuns(q, &entries);
   if (!s.ok()) return SendStatusError(res, s);
@@ -61,7 +61,7 @@ void ListRuns(const ApiContext& ctx, RunQuery q, const std::string& run_id, http
   SendJson(res, 200, {{"dagRuns", runs}});
 }
 
-void HandleList(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleList(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   RunQuery q;
   if (!DateRange(req, res, &q, ctx.clock->Now())) return;
   auto status = QueryInt(req, res, "status", -1, 0, 9);
@@ -74,7 +74,7 @@ void HandleList(const ApiContext& ctx, const httplib::Request& req, httplib::Res
   ListRuns(ctx, q, req.get_param_value("dagRunId"), res);
 }
 
-void HandleDagList(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleDagList(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   RunQuery q;
   q.dag_name = req.matches[1].str();
   auto limit = QueryInt(req, res, "limit", 100, 1, 10000);
@@ -83,13 +83,13 @@ void HandleDagList(const ApiContext& ctx, const httplib::Request& req, httplib::
   ListRuns(ctx, q, "", res);
 }
 
-void HandleDetail(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleDetail(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   RunView view;
   if (!FindRun(ctx, req, res, &view)) return;
   SendJson(res, 200, {{"dagRunDetails", RunDetailsJson(view.record)}});
 }
 
-void HandleRunLog(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleRunLog(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   auto w = ParseLogWindow(req, res);
   if (!w) return;
   RunView view;
@@ -97,7 +97,7 @@ void HandleRunLog(const ApiContext& ctx, const httplib::Request& req, httplib::R
   SendLogFile(view.record.log, *w, "DAG run " + view.record.dag_run_id, res);
 }
 
-void HandleStepLog(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleStepLog(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   auto query = ParseStepLogQuery(req, res);
   if (!query) return;
   RunView view;
@@ -105,7 +105,7 @@ void HandleStepLog(const ApiContext& ctx, const httplib::Request& req, httplib::
   SendStepLog(view.record, req.matches[3].str(), *query, res);
 }
 
-void HandleStop(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleStop(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   RunView view;
   if (!FindRun(ctx, req, res, &view)) return;
   if (view.record.status != RunStatus::kRunning) {
@@ -118,7 +118,7 @@ void HandleStop(const ApiContext& ctx, const httplib::Request& req, httplib::Res
   FinishCommand(ctx, "stop", pid, res);
 }
 
-void HandleRetry(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleRetry(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   auto body = ParseJsonBody(req, res);
   if (!body) return;
   auto body_id = JsonString(*body, "dagRunId", res);
@@ -153,7 +153,7 @@ void HandleRetry(const ApiContext& ctx, const httplib::Request& req, httplib::Re
   SendJson(res, 200, ApiJson::object());
 }
 
-void HandleDequeue(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleDequeue(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   RunView view;
   if (!FindRun(ctx, req, res, &view)) return;
   if (view.record.status != RunStatus::kQueued) {
@@ -172,17 +172,17 @@ void HandleDequeue(const ApiContext& ctx, const httplib::Request& req, httplib::
 void AddRunRoutes(WebServer* server, const ApiContext* ctx) {
   const std::string p = "/api/v2/dag-runs";
   const std::string run = p + "/([^/]+)/([^/]+)";
-  server->Get(p, [ctx](const httplib::Request& q, httplib::Response& r) { HandleList(*ctx, q, r); });
-  server->Get(p + "/([^/]+)", [ctx](const httplib::Request& q, httplib::Response& r) { HandleDagList(*ctx, q, r); });
-  server->Get(run, [ctx](const httplib::Request& q, httplib::Response& r) { HandleDetail(*ctx, q, r); });
-  server->Get(run + "/log", [ctx](const httplib::Request& q, httplib::Response& r) { HandleRunLog(*ctx, q, r); });
+  server->Get(p, [ctx](const http::Request& q, http::Response& r) { HandleList(*ctx, q, r); });
+  server->Get(p + "/([^/]+)", [ctx](const http::Request& q, http::Response& r) { HandleDagList(*ctx, q, r); });
+  server->Get(run, [ctx](const http::Request& q, http::Response& r) { HandleDetail(*ctx, q, r); });
+  server->Get(run + "/log", [ctx](const http::Request& q, http::Response& r) { HandleRunLog(*ctx, q, r); });
   server->Get(run + "/steps/([^/]+)/log",
-              [ctx](const httplib::Request& q, httplib::Response& r) { HandleStepLog(*ctx, q, r); });
-  server->Post(run + "/stop", [ctx](const httplib::Request& q, httplib::Response& r) { HandleStop(*ctx, q, r); });
-  server->Post(run + "/retry", [ctx](const httplib::Request& q, httplib::Response& r) { HandleRetry(*ctx, q, r); });
+              [ctx](const http::Request& q, http::Response& r) { HandleStepLog(*ctx, q, r); });
+  server->Post(run + "/stop", [ctx](const http::Request& q, http::Response& r) { HandleStop(*ctx, q, r); });
+  server->Post(run + "/retry", [ctx](const http::Request& q, http::Response& r) { HandleRetry(*ctx, q, r); });
   // POST only: a GET must never change state (a link or an <img> could).
   server->Post(run + "/dequeue",
-               [ctx](const httplib::Request& q, httplib::Response& r) { HandleDequeue(*ctx, q, r); });
+               [ctx](const http::Request& q, http::Response& r) { HandleDequeue(*ctx, q, r); });
 }
 
 }  // namespace dagu::web

@@ -10,7 +10,7 @@
 namespace dagu::web {
 namespace {
 
-void HandleSchedulers(const ApiContext& ctx, const httplib::Request&, httplib::Response& res) {
+void HandleSchedulers(const ApiContext& ctx, const http::Request&, http::Response& res) {
   std::vector<ServiceEntry> entries;
   WallTime now = ctx.clock->Now();
   Status s = ctx.registry->List(kSchedulerServiceName, now, kServiceEntryStaleAfter, &entries);
@@ -22,7 +22,7 @@ void HandleSchedulers(const ApiContext& ctx, const httplib::Request&, httplib::R
   SendJson(res, 200, {{"schedulers", list}});
 }
 
-void HandleHistory(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleHistory(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   auto limit = QueryInt(req, res, "limit", 100, 1, 10000);
   if (!limit) return;
   std::vector<RoleChange> changes;
@@ -37,9 +37,9 @@ void HandleHistory(const ApiContext& ctx, const httplib::Request& req, httplib::
 
 void AddServiceRoutes(WebServer* server, const ApiContext* ctx) {
   server->Get("/api/v2/services/scheduler",
-              [ctx](const httplib::Request& q, httplib::Response& r) { HandleSchedulers(*ctx, q, r); });
+              [ctx](const http::Request& q, http::Response& r) { HandleSchedulers(*ctx, q, r); });
   server->Get("/api/v2/services/scheduler/history",
-              [ctx](const httplib::Request& q, httplib::Response& r) { HandleHistory(*ctx, q, r); });
+              [ctx](const http::Request& q, http::Response& r) { HandleHistory(*ctx, q, r); });
 }
 
 void AddApiRoutes(WebServer* server, const ApiContext* ctx) {

@@ -24,7 +24,7 @@
 namespace dagu::web {
 namespace {
 
-bool FindParent(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res, RunView* view) {
+bool FindParent(const ApiContext& ctx, const http::Request& req, http::Response& res, RunView* view) {
   Status s = LookupRun(ctx, req.matches[1].str(), req.matches[2].str(), view);
   if (!s.ok()) {
     SendStatusError(res, s);
@@ -53,7 +53,7 @@ Status ReadSubRun(const ApiContext& ctx, const RunRecord& parent, const std::str
   return Status::OK();
 }
 
-bool FindSubRun(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res, RunRecord* out) {
+bool FindSubRun(const ApiContext& ctx, const http::Request& req, http::Response& res, RunRecord* out) {
   RunView parent;
   if (!FindParent(ctx, req, res, &parent)) return false;
   Status s = ReadSubRun(ctx, parent.record, req.matches[3].str(), out);
@@ -64,7 +64,7 @@ bool FindSubRun(const ApiContext& ctx, const httplib::Request& req, httplib::Res
   return true;
 }
 
-void HandleList(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleList(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   RunView root;
   if (!FindParent(ctx, req, res, &root)) return;
   RunRecord parent = root.record;
@@ -99,13 +99,13 @@ void HandleList(const ApiContext& ctx, const httplib::Request& req, httplib::Res
   SendJson(res, 200, {{"subRuns", list}});
 }
 
-void HandleDetail(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleDetail(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   RunRecord child;
   if (!FindSubRun(ctx, req, res, &child)) return;
   SendJson(res, 200, {{"dagRunDetails", RunDetailsJson(child)}});
 }
 
-void HandleLog(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleLog(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   auto w = ParseLogWindow(req, res);
   if (!w) return;
   RunRecord child;
@@ -113,7 +113,7 @@ void HandleLog(const ApiContext& ctx, const httplib::Request& req, httplib::Resp
   SendLogFile(child.log, *w, "sub dag-run " + child.dag_run_id, res);
 }
 
-void HandleStepLog(const ApiContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void HandleStepLog(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   auto query = ParseStepLogQuery(req, res);
   if (!query) return;
   RunRecord child;
@@ -126,11 +126,11 @@ void HandleStepLog(const ApiContext& ctx, const httplib::Request& req, httplib::
 void AddSubRunRoutes(WebServer* server, const ApiContext* ctx) {
   const std::string subs = "/api/v2/dag-runs/([^/]+)/([^/]+)/sub-dag-runs";
   const std::string sub = subs + "/([^/]+)";
-  server->Get(subs, [ctx](const httplib::Request& q, httplib::Response& r) { HandleList(*ctx, q, r); });
-  server->Get(sub, [ctx](const httplib::Request& q, httplib::Response& r) { HandleDetail(*ctx, q, r); });
-  server->Get(sub + "/log", [ctx](const httplib::Request& q, httplib::Response& r) { HandleLog(*ctx, q, r); });
+  server->Get(subs, [ctx](const http::Request& q, http::Response& r) { HandleList(*ctx, q, r); });
+  server->Get(sub, [ctx](const http::Request& q, http::Response& r) { HandleDetail(*ctx, q, r); });
+  server->Get(sub + "/log", [ctx](const http::Request& q, http::Response& r) { HandleLog(*ctx, q, r); });
   server->Get(sub + "/steps/([^/]+)/log",
-              [ctx](const httplib::Request& q, httplib::Response& r) { HandleStepLog(*ctx, q, r); });
+              [ctx](const http::Request& q, http::Response& r) { HandleStepLog(*ctx, q, r); });
 }
 
 }  // namespace dagu::web

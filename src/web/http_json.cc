@@ -5,16 +5,16 @@
 
 namespace dagu::web {
 
-void SendJson(httplib::Response& res, int http_status, const nlohmann::ordered_json& body) {
+void SendJson(http::Response& res, int http_status, const nlohmann::ordered_json& body) {
   res.status = http_status;
   res.set_content(JsonText(body), "application/json");
 }
 
-void SendError(httplib::Response& res, int http_status, std::string_view code, std::string_view message) {
+void SendError(http::Response& res, int http_status, std::string_view code, std::string_view message) {
   SendJson(res, http_status, nlohmann::ordered_json{{"code", code}, {"message", message}});
 }
 
-void SendStatusError(httplib::Response& res, const Status& status) {
+void SendStatusError(http::Response& res, const Status& status) {
   switch (status.code()) {
     case Status::Code::kNotFound:
       SendError(res, 404, error_code::kNotFound, status.message());
@@ -37,7 +37,7 @@ void SendStatusError(httplib::Response& res, const Status& status) {
   }
 }
 
-std::optional<nlohmann::ordered_json> ParseJsonBody(const httplib::Request& req, httplib::Response& res) {
+std::optional<nlohmann::ordered_json> ParseJsonBody(const http::Request& req, http::Response& res) {
   if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::ordered_json::object();
   nlohmann::ordered_json body = nlohmann::ordered_json::parse(req.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded() || !body.is_object()) {
@@ -47,7 +47,7 @@ std::optional<nlohmann::ordered_json> ParseJsonBody(const httplib::Request& req,
   return body;
 }
 
-std::optional<long long> QueryInt(const httplib::Request& req, httplib::Response& res, const char* name,
+std::optional<long long> QueryInt(const http::Request& req, http::Response& res, const char* name,
                                   long long fallback, long long min, long long max) {
   if (!req.has_param(name)) return fallback;
   std::string text = req.get_param_value(name);
@@ -62,7 +62,7 @@ std::optional<long long> QueryInt(const httplib::Request& req, httplib::Response
   return value;
 }
 
-std::optional<std::string> JsonString(const nlohmann::ordered_json& body, const char* field, httplib::Response& res) {
+std::optional<std::string> JsonString(const nlohmann::ordered_json& body, const char* field, http::Response& res) {
   auto it = body.find(field);
   if (it == body.end() || it->is_null()) return std::string();
   if (!it->is_string()) {

@@ -88,7 +88,7 @@ bool HostAllowed(std::string_view host_header, const GuardConfig& config) {
 
 bool MayChangeState(std::string_view method) { return method != "GET" && method != "HEAD" && method != "OPTIONS"; }
 
-std::string CrossSiteReason(const httplib::Request& req, const GuardConfig& config) {
+std::string CrossSiteReason(const http::Request& req, const GuardConfig& config) {
   if (req.has_header("Sec-Fetch-Site")) {
     std::string site = AsciiLower(TrimSpace(req.get_header_value("Sec-Fetch-Site")));
     if (site != "same-origin" && site != "none") return "cross-site request refused (Sec-Fetch-Site: " + site + ")";

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include <httplib.h>
+#include "http/http_types.h"
 
 namespace dagu::web {
 
@@ -41,7 +41,7 @@ bool HostAllowed(std::string_view host_header, const GuardConfig& config);
 bool MayChangeState(std::string_view method);
 
 // "" when a state-changing request is same-site; else why it is refused.
-std::string CrossSiteReason(const httplib::Request& req, const GuardConfig& config);
+std::string CrossSiteReason(const http::Request& req, const GuardConfig& config);
 
 // Whether a Content-Type value is application/json (parameters allowed).
 bool IsJsonContentType(std::string_view content_type);

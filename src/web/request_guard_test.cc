@@ -5,8 +5,8 @@
 namespace dagu::web {
 namespace {
 
-httplib::Request Req(const std::string& method, std::map<std::string, std::string> headers) {
-  httplib::Request r;
+http::Request Req(const std::string& method, std::map<std::string, std::string> headers) {
+  http::Request r;
   r.method = method;
   for (auto& [k, v] : headers) r.headers.emplace(k, v);
   return r;

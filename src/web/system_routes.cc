@@ -9,7 +9,7 @@ namespace dagu::web {
 
 void AddSystemRoutes(WebServer* server, const metrics::Registry* registry, const Clock* clock, WallTime started,
                      std::string version) {
-  auto health = [clock, started, version](const httplib::Request&, httplib::Response& res) {
+  auto health = [clock, started, version](const http::Request&, http::Response& res) {
     WallTime now = clock->Now();
     SendJson(res, 200,
              {{"status", "healthy"},
@@ -21,7 +21,7 @@ void AddSystemRoutes(WebServer* server, const metrics::Registry* registry, const
   server->Get("/api/v2/health", health);
   server->Get("/api/v1/health", health);
 
-  auto metrics = [registry](const httplib::Request&, httplib::Response& res) {
+  auto metrics = [registry](const http::Request&, http::Response& res) {
     res.set_content(registry->Render(), metrics::kTextContentType);
   };
   server->Get("/metrics", metrics);

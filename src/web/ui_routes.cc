@@ -58,7 +58,7 @@ std::string RenderIndexHtml(const UiSettings& settings, const std::string& base_
 
 void AddUiRoutes(WebServer* server, const UiSettings& settings) {
   std::string base = server->base_path();
-  server->Get("/assets/(.+)", [](const httplib::Request& req, httplib::Response& res) {
+  server->Get("/assets/(.+)", [](const http::Request& req, http::Response& res) {
     const Asset* asset = FindAsset(req.matches[1].str());
     if (asset == nullptr || asset->path == "index.html") {
       SendError(res, 404, error_code::kNotFound, "no such asset: " + req.matches[1].str());
@@ -68,7 +68,7 @@ void AddUiRoutes(WebServer* server, const UiSettings& settings) {
     res.set_content(std::string(asset->body), std::string(asset->content_type));
   });
   std::string html = RenderIndexHtml(settings, base);
-  server->Get("/(?!api/|assets/).*", [html](const httplib::Request&, httplib::Response& res) {
+  server->Get("/(?!api/|assets/).*", [html](const http::Request&, http::Response& res) {
     res.set_header("Cache-Control", "no-cache");
     res.set_content(html, "text/html; charset=utf-8");
   });

@@ -28,7 +28,7 @@ const char* CodeOf(int status) {
   }
 }
 
-void SecurityHeaders(const std::string& path, const std::string& base, httplib::Response& res) {
+void SecurityHeaders(const std::string& path, const std::string& base, http::Response& res) {
   res.set_header("X-Content-Type-Options", "nosniff");
   res.set_header("X-Frame-Options", "DENY");
   res.set_header("Referrer-Policy", "same-origin");
@@ -82,7 +82,7 @@ void WebServer::Post(const std::string& pattern, Handler handler) { Add("POST", 
 void WebServer::Put(const std::string& pattern, Handler handler) { Add("PUT", pattern, std::move(handler)); }
 void WebServer::Delete(const std::string& pattern, Handler handler) { Add("DELETE", pattern, std::move(handler)); }
 
-const WebServer::Route* WebServer::FindRoute(const httplib::Request& req, std::string* allow) const {
+const WebServer::Route* WebServer::FindRoute(const http::Request& req, std::string* allow) const {
   std::string method = req.method == "HEAD" ? "GET" : req.method;
   const Route* found = nullptr;
   std::vector<std::string> others;
@@ -101,7 +101,7 @@ const WebServer::Route* WebServer::FindRoute(const httplib::Request& req, std::s
   return found;
 }
 
-bool WebServer::IsProbe(const httplib::Request& req) const {
+bool WebServer::IsProbe(const http::Request& req) const {
   if (req.method != "GET" && req.method != "HEAD") return false;
   const std::string& base = options_.base_path;
   if (!req.path.starts_with(base)) return false;
@@ -109,7 +109,7 @@ bool WebServer::IsProbe(const httplib::Request& req) const {
   return rest == "/health" || rest == "/api/v2/health" || rest == "/api/v1/health";
 }
 
-bool WebServer::IsPublic(const httplib::Request& req) const {
+bool WebServer::IsPublic(const http::Request& req) const {
   if (IsProbe(req)) return true;
   if (!options_.metrics_public || (req.method != "GET" && req.method != "HEAD")) return false;
   const std::string& base = options_.base_path;
@@ -118,7 +118,7 @@ bool WebServer::IsPublic(const httplib::Request& req) const {
   return rest == "/metrics" || rest == "/api/v2/metrics";
 }
 
-bool WebServer::Screen(const httplib::Request& req, httplib::Response& res) const {
+bool WebServer::Screen(const http::Request& req, http::Response& res) const {
   auto refuse = [&](int status, const std::string& message) {
     SendError(res, status, CodeOf(status), message);
     SecurityHeaders(req.path, options_.base_path, res);
@@ -150,8 +150,8 @@ bool WebServer::Screen(const httplib::Request& req, httplib::Response& res) cons
   return false;
 }
 
-void WebServer::Handle(const httplib::Request& in, httplib::Response& res) const {
-  httplib::Request req = in;  // req.matches points into this copy's path
+void WebServer::Handle(const http::Request& in, http::Response& res) const {
+  http::Request req = in;  // req.matches points into this copy's path
   const Route* route = FindRoute(req, nullptr);
   if (route == nullptr) {
     SendError(res, 404, error_code::kNotFound, "no such endpoint: " + req.method + " " + req.path);
@@ -161,7 +161,7 @@ void WebServer::Handle(const httplib::Request& in, httplib::Response& res) const
       route->handler(req, res);
     } catch (const std::exception& e) {
       spdlog::error("web: {} {} failed: {}", req.method, req.path, e.what());
-      res = httplib::Response();
+      res = http::Response();
       SendError(res, 500, error_code::kInternal, std::string("internal error: ") + e.what());
     }
   }
@@ -179,10 +179,10 @@ Status WebServer::Start() {
   o.key_file = options_.key_file;
   o.limits = options_.limits;
   http::Handlers h;
-  h.screen = [this](const httplib::Request& req, httplib::Response& res) { return Screen(req, res); };
-  h.priority = [this](const httplib::Request& req) { return IsProbe(req); };
-  h.handle = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };
-  h.error = [](int status, const std::string& message, httplib::Response& res) {
+  h.screen = [this](const http::Request& req, http::Response& res) { return Screen(req, res); };
+  h.priority = [this](const http::Request& req) { return IsProbe(req); };
+  h.handle = [this](const http::Request& req, http::Response& res) { Handle(req, res); };
+  h.error = [](int status, const std::string& message, http::Response& res) {
     SendError(res, status, CodeOf(status), message);
     res.set_header("X-Content-Type-Options", "nosniff");
   };

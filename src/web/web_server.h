@@ -34,11 +34,10 @@
 #include <string>
 #include <vector>
 
-#include <httplib.h>
-
 #include "config/config.h"
 #include "core/status.h"
 #include "http/http_server.h"
+#include "http/http_types.h"
 #include "web/auth.h"
 #include "web/request_guard.h"
 
@@ -70,7 +69,7 @@ class WebServer {
   WebServer(const WebServer&) = delete;
   WebServer& operator=(const WebServer&) = delete;
 
-  using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+  using Handler = std::function<void(const http::Request&, http::Response&)>;
   void Get(const std::string& pattern, Handler handler);
   void Post(const std::string& pattern, Handler handler);
   void Put(const std::string& pattern, Handler handler);
@@ -100,11 +99,11 @@ class WebServer {
   void Add(const char* method, const std::string& pattern, Handler handler);
   // The route for the request (HEAD uses GET routes), or null; `allow` lists
   // the methods whose routes match the path when none of this method does.
-  const Route* FindRoute(const httplib::Request& req, std::string* allow) const;
-  bool Screen(const httplib::Request& req, httplib::Response& res) const;
-  void Handle(const httplib::Request& req, httplib::Response& res) const;
-  bool IsProbe(const httplib::Request& req) const;
-  bool IsPublic(const httplib::Request& req) const;
+  const Route* FindRoute(const http::Request& req, std::string* allow) const;
+  bool Screen(const http::Request& req, http::Response& res) const;
+  void Handle(const http::Request& req, http::Response& res) const;
+  bool IsProbe(const http::Request& req) const;
+  bool IsPublic(const http::Request& req) const;
 
   WebServerOptions options_;
   Authenticator auth_;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "core/clock.h"
@@ -23,13 +24,13 @@ using nlohmann::json;
 struct TestServer {
   explicit TestServer(WebServerOptions o) : server(WithFreePort(std::move(o))) {
     registry.AddGauge("dagu_test_gauge", "A test gauge.")->Set(7);
-    server.Get("/api/v2/echo", [](const httplib::Request& req, httplib::Response& res) {
+    server.Get("/api/v2/echo", [](const http::Request& req, http::Response& res) {
       SendJson(res, 200, {{"q", req.get_param_value("q")}});
     });
-    server.Get("/api/v2/throw", [](const httplib::Request&, httplib::Response&) {
+    server.Get("/api/v2/throw", [](const http::Request&, http::Response&) {
       throw std::runtime_error("boom");
     });
-    server.Post("/api/v2/body", [](const httplib::Request& req, httplib::Response& res) {
+    server.Post("/api/v2/body", [](const http::Request& req, http::Response& res) {
       auto body = ParseJsonBody(req, res);
       if (!body) return;
       auto n = QueryInt(req, res, "n", 1, 1, 10);
@@ -278,7 +279,7 @@ TEST(WebServerTest, ErrorBodiesNeverShowServerPaths) {
   WebServerOptions o;
   o.redacted_paths = {{"/srv/dagu", "<home>"}, {"/srv/dagu/data", "<data>"}};
   TestServer t{o};
-  t.server.Get("/api/v2/fail", [](const httplib::Request&, httplib::Response& res) {
+  t.server.Get("/api/v2/fail", [](const http::Request&, http::Response& res) {
     SendError(res, 500, error_code::kInternal, "cannot read /srv/dagu/data/x and /srv/dagu/y");
   });
   auto c = t.Client();

@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (r != dagu::http::HeadScanner::Result::kComplete) return 0;
   FUZZ_CHECK(scanner.head_end() <= size, "head_end %zu past %zu bytes", scanner.head_end(), size);
 
-  httplib::Request req;
+  dagu::http::Request req;
   dagu::http::BodyFraming framing;
   dagu::http::HttpError err;
   if (!dagu::http::ParseHead(input.substr(0, scanner.head_end()), limits, max_body, &req, &framing, &err)) {
@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(framing.content_length <= max_body, "a body over the limit was accepted");
   }
   for (const auto& [name, value] : req.params) {
-    httplib::Response res;
+    dagu::http::Response res;
     (void)dagu::web::QueryInt(req, res, name.c_str(), 0, -1000, 1000);
   }
   (void)dagu::http::PercentDecode(input, true);

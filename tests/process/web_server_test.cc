@@ -9,6 +9,17 @@ namespace {
 
 constexpr char kHello[] = "steps:\n  - name: greet\n    run: echo hello from the api\n";
 
+// Whether process `pid` has a file whose name contains `library` mapped
+// (dagu loads OpenSSL only for TLS: src/dynlib).
+bool Maps(pid_t pid, const std::string& library) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find(library) != std::string::npos) return true;
+  }
+  return false;
+}
+
 TEST_F(WebProcessTest, ServerServesUiApiAndStopsOnSigterm) {
   home_.WriteDag("hello", kHello);
   DaguProcess* s = Launch("server", "server");
@@ -16,6 +27,8 @@ TEST_F(WebProcessTest, ServerServesUiApiAndStopsOnSigterm) {
 
   auto health = GetJson(s, "/health");
   EXPECT_EQ(health["status"], "healthy");
+  EXPECT_FALSE(Maps(s->pid(), "/libssl.so")) << "plain HTTP needs no OpenSSL";
+  EXPECT_FALSE(Maps(s->pid(), "/libcrypto.so"));
   auto ui = Call(s, "GET", "/");
   EXPECT_EQ(ui.status, 200);
   EXPECT_EQ(ui.headers["content-type"], "text/html; charset=utf-8");
@@ -86,6 +99,7 @@ TEST_F(WebProcessTest, TlsServesHttpsOnly) {
   std::string http_code;
   code >> http_code;
   EXPECT_EQ(http_code, "200");
+  EXPECT_TRUE(Maps(s->pid(), "/libssl.so")) << "loaded for TLS";
   EXPECT_EQ(s->Web("/health").status, 0);  // plain HTTP gets no HTTP answer
 }
 
