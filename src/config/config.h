@@ -45,6 +45,9 @@ struct SchedulerConfig {
   std::chrono::nanoseconds lock_retry_interval = std::chrono::seconds(5);    // R
   std::chrono::nanoseconds failover_recovery_window = std::chrono::minutes(2);  // 0 disables replay
   std::chrono::nanoseconds zombie_detection_interval = std::chrono::seconds(45);  // 0 disables
+  // How long before a minute its due runs are started and held at their
+  // dispatch gate (docs/scheduling.md, "Armed slot runs"); 0 disables.
+  std::chrono::nanoseconds arm_lead = std::chrono::seconds(2);
   // Checked on load: T > 0, 0 < R < T, the other two >= 0, port 0..65535.
 
   // I = min(7s, T/4): how often the active instance renews the lock.

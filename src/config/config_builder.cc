@@ -153,6 +153,11 @@ Status BuildScheduler(const Reader& r, SchedulerConfig* s) {
   DAGU_RETURN_IF_ERROR(r.Duration("scheduler.lock_retry_interval", false, &s->lock_retry_interval));
   DAGU_RETURN_IF_ERROR(r.Duration("scheduler.failover_recovery_window", true, &s->failover_recovery_window));
   DAGU_RETURN_IF_ERROR(r.Duration("scheduler.zombie_detection_interval", true, &s->zombie_detection_interval));
+  DAGU_RETURN_IF_ERROR(r.Duration("scheduler.arm_lead", true, &s->arm_lead));
+  if (s->arm_lead > std::chrono::seconds(30)) {
+    return Status::InvalidArgument(r.Describe("scheduler.arm_lead", FormatDuration(s->arm_lead)) +
+                                   " must be at most 30s");
+  }
   if (s->lock_retry_interval >= s->lock_stale_threshold) {
     return Status::InvalidArgument(
         r.Describe("scheduler.lock_retry_interval", FormatDuration(s->lock_retry_interval)) +

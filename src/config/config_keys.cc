@@ -61,6 +61,7 @@ const std::vector<KeySpec>& Table() {
       {"scheduler.lock_retry_interval", "scheduler.lockRetryInterval", VT::kDuration, ""},
       {"scheduler.failover_recovery_window", "scheduler.failoverRecoveryWindow", VT::kDuration, ""},
       {"scheduler.zombie_detection_interval", "scheduler.zombieDetectionInterval", VT::kDuration, ""},
+      {"scheduler.arm_lead", "scheduler.armLead", VT::kDuration, ""},
       // Queues.
       {"queues.enabled", "", VT::kBool, ""},
       {"queues.config", "", VT::kQueueList, ""},

@@ -48,6 +48,10 @@ class DispatchFence {
 
   bool empty() const { return !deadline_.has_value(); }
 
+  // The deadline from now on: an armed run gets a fresh one when its gate
+  // opens (core/dispatch_gate.h); the beacon and term stay.
+  void SetDeadline(MonoTime deadline) { deadline_ = deadline; }
+
   // OK while `now` is before the deadline, or before the deadline the
   // beacon shows for this run's term; Aborted naming `what` otherwise.
   Status Check(MonoTime now, std::string_view what) const;

@@ -1,8 +1,14 @@
 #include "launcher/launcher.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "core/dispatch_deadline.h"
+#include "core/dispatch_gate.h"
 #include "core/time_format.h"
 #include "dag/dag_names.h"
 
@@ -11,7 +17,10 @@ namespace dagu {
 Launcher::Launcher(ProcessSpawner* spawner, const Clock* clock, LaunchContext context)
     : spawner_(spawner), clock_(clock), context_(std::move(context)) {}
 
-Launcher::~Launcher() { StopReaping(); }
+Launcher::~Launcher() {
+  ReleaseArmed(WallTime::max());
+  StopReaping();
+}
 
 void Launcher::StartReaping(std::chrono::milliseconds interval) {
   reaper_.Start([this, interval](StoppableThread& self) {
@@ -32,17 +41,23 @@ bool Launcher::Idle() const {
 void Launcher::StopReaping() { reaper_.Stop(); }
 
 Status Launcher::Spawn(const std::vector<std::string>& argv, std::map<std::string, std::string> extra_env,
-                       Child child, MonoTime not_after, pid_t* pid) {
+                       Child child, MonoTime not_after, pid_t* pid, int gate_fd) {
   if (clock_->Monotonic() >= not_after) {
     return Status::Aborted(child.what + ": not started: the lease deadline has passed");
   }
-  int pass_fd = -1;
+  // Descriptor 3: the lease beacon (kDispatchLeaseFd); 4: the gate.
+  std::vector<int> pass_fds;
   if (not_after != MonoTime::max()) {
     extra_env.merge(DispatchEnvironment(not_after, beacon_));
-    if (beacon_ != nullptr) pass_fd = beacon_->fd();
+    if (beacon_ != nullptr) pass_fds.push_back(beacon_->fd());
+  }
+  if (gate_fd >= 0) {
+    pass_fds.resize(kDispatchGateFd - kPassedFd, -1);
+    pass_fds.push_back(gate_fd);
+    extra_env[kDispatchGateEnv] = DispatchGateValue(kDispatchGateFd, kArmedWaitLimit);
   }
   pid_t p = -1;
-  Status s = spawner_->Spawn(argv, ChildEnvironment(context_, extra_env), pass_fd, &p);
+  Status s = spawner_->Spawn(argv, ChildEnvironment(context_, extra_env), pass_fds, &p);
   if (!s.ok()) return s.WithContext(child.what);
   spdlog::info("launched {} (pid {})", child.what, p);
   {
@@ -63,8 +78,94 @@ Status Launcher::SpawnSlotRun(const std::string& dag_name, const std::string& lo
                {{"DAGU_DAG_DEFINITION_ID", DagNameFromPath(location)}}, std::move(child), not_after, nullptr);
 }
 
+Status Launcher::ArmSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (armed_.count(run_id)) return Status::OK();
+  }
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    return Status::FromErrno(errno, "arming run " + run_id + ": socketpair");
+  }
+  Child child;
+  child.what = "armed run " + run_id + " of DAG " + dag.name + " for slot " + FormatRFC3339UTC(slot);
+  child.propagate = dag.signal_propagation;
+  ArmedRun run;
+  run.gate = sv[0];
+  run.location = dag.location;
+  run.slot = slot;
+  Status s = Spawn(StartSlotCommand(context_, run_id, slot, dag.location),
+                   {{"DAGU_DAG_DEFINITION_ID", DagNameFromPath(dag.location)}}, std::move(child), not_after, &run.pid,
+                   sv[1]);
+  ::close(sv[1]);
+  if (!s.ok()) {
+    ::close(sv[0]);
+    return s;
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  armed_[run_id] = run;
+  return Status::OK();
+}
+
+void Launcher::ReleaseArmed(WallTime up_to) {
+  std::vector<std::pair<std::string, ArmedRun>> released;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto it = armed_.begin(); it != armed_.end();) {
+      if (it->second.slot <= up_to) {
+        released.emplace_back(it->first, it->second);
+        it = armed_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const auto& [run_id, run] : released) {
+    ::close(run.gate);  // the run sees its gate closed and goes without a trace
+    spdlog::debug("released armed run {} (pid {})", run_id, run.pid);
+  }
+}
+
+bool Launcher::OpenGate(const ArmedRun& run, const std::string& run_id, MonoTime not_after) {
+  const std::string message = GateOpenMessage(not_after);
+  ssize_t n = ::send(run.gate, message.data(), message.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  const int err = errno;
+  ::close(run.gate);
+  if (n == static_cast<ssize_t>(message.size())) {
+    spdlog::info("started armed run {} (pid {})", run_id, run.pid);
+    return true;
+  }
+  spdlog::warn("armed run {} (pid {}) is gone ({}); starting it afresh", run_id, run.pid,
+               n < 0 ? std::strerror(err) : "short write");
+  return false;
+}
+
 Status Launcher::StartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) {
+  std::optional<ArmedRun> armed;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = armed_.find(run_id);
+    if (it != armed_.end()) {
+      armed = it->second;
+      armed_.erase(it);
+    }
+  }
+  if (armed) {
+    if (clock_->Monotonic() >= not_after) {
+      ::close(armed->gate);
+      return Status::Aborted("run " + run_id + ": not started: the lease deadline has passed");
+    }
+    if (armed->location == dag.location && armed->slot == slot && OpenGate(*armed, run_id, not_after)) {
+      return Status::OK();
+    }
+    if (armed->location != dag.location || armed->slot != slot) ::close(armed->gate);
+  }
   return SpawnSlotRun(dag.name, dag.location, dag.signal_propagation, run_id, slot, not_after);
+}
+
+size_t Launcher::armed_runs() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return armed_.size();
 }
 
 Status Launcher::StopDag(const DagHeader& dag, MonoTime not_after) {

@@ -59,7 +59,10 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   void StartReaping(std::chrono::milliseconds interval = std::chrono::milliseconds(200));
   void StopReaping();
 
-  // RunDispatcher.
+  // RunDispatcher. An armed run's gate is one end of a socket pair; its
+  // process is a child like any other (reaped, signalled on propagation).
+  Status ArmSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override;
+  void ReleaseArmed(WallTime up_to) override;
   Status StartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override;
   Status StopDag(const DagHeader& dag, MonoTime not_after) override;
   Status RestartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override;
@@ -87,6 +90,12 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
 
   // Children started and not yet reaped.
   size_t live_children() const;
+  // Armed runs waiting at their gate.
+  size_t armed_runs() const;
+
+  // How long an armed run waits for its gate to open before it lets itself
+  // go (a scheduler that hangs): longer than any arming lead.
+  static constexpr std::chrono::milliseconds kArmedWaitLimit{std::chrono::minutes(2)};
 
  private:
   struct Child {
@@ -106,9 +115,19 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
     MonoTime wait_until;     // set once the stop command exited
   };
 
-  // Starts argv unless `not_after` has passed, handing it to the child.
+  struct ArmedRun {
+    int gate = -1;  // our end of the gate
+    pid_t pid = -1;
+    std::string location;
+    WallTime slot;
+  };
+
+  // Starts argv unless `not_after` has passed, handing it to the child (and
+  // `gate_fd`, when >= 0, as its dispatch gate).
   Status Spawn(const std::vector<std::string>& argv, std::map<std::string, std::string> extra_env, Child child,
-               MonoTime not_after, pid_t* pid);
+               MonoTime not_after, pid_t* pid, int gate_fd = -1);
+  // Opens an armed run's gate under `not_after`; false when the run is gone.
+  bool OpenGate(const ArmedRun& run, const std::string& run_id, MonoTime not_after);
   Status SpawnSlotRun(const std::string& dag_name, const std::string& location, bool propagate,
                       const std::string& run_id, WallTime slot, MonoTime not_after);
   void AdvanceRestarts();
@@ -122,6 +141,7 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   std::map<pid_t, Child> children_;
   std::map<pid_t, int> exit_statuses_;
   std::vector<PendingRestart> restarts_;
+  std::map<std::string, ArmedRun> armed_;  // by run ID
 
   // No child and no pending restart.
   bool Idle() const;

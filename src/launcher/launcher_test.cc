@@ -1,6 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <mutex>
 #include <set>
@@ -25,14 +28,25 @@ class FakeSpawner final : public ProcessSpawner {
     std::vector<std::string> argv;
     std::vector<std::string> env;
     pid_t pid;
+    std::vector<int> fds;  // copies of the passed descriptors (-1 kept)
   };
-  Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, int, pid_t* pid) override {
+  ~FakeSpawner() override {
+    for (const Spawned& s : spawned) {
+      for (int fd : s.fds) {
+        if (fd >= 0) ::close(fd);
+      }
+    }
+  }
+  Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::vector<int>& fds,
+               pid_t* pid) override {
     if (fail_next) {
       fail_next = false;
       return Status::IOError("EAGAIN");
     }
     *pid = next_pid++;
-    spawned.push_back({argv, env, *pid});
+    std::vector<int> copies;
+    for (int fd : fds) copies.push_back(fd >= 0 ? ::fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1);
+    spawned.push_back({argv, env, *pid, copies});
     return Status::OK();
   }
   bool TryReap(pid_t pid, int* exit_status) override {
@@ -130,6 +144,93 @@ TEST_F(LauncherTest, TheLeaseDeadlineFencesEverySpawnAndIsHandedToTheRun) {
   EXPECT_EQ(launcher_.RetryQueued("etl", "q1", false, deadline, &pid).code(), Status::Code::kAborted);
   EXPECT_EQ(launcher_.StopDag(MakeDag("etl"), deadline).code(), Status::Code::kAborted);
   EXPECT_EQ(spawner_.spawned.size(), 1u) << "a process was started after the lease deadline";
+}
+
+// What the other end of an armed run's gate reads: the message, or "" once
+// closed; "(open)" when nothing came and it is still open.
+std::string ReadGate(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, 0) == 0) return "(open)";
+  std::string got;
+  char buf[128];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+  return got;
+}
+
+std::string DeadlineText(MonoTime deadline) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count());
+}
+
+// Armed slot runs (docs/scheduling.md): the run is spawned ahead with its
+// gate as descriptor 4, and StartSlot then opens the gate with the lease
+// deadline of that moment instead of starting a second process.
+TEST_F(LauncherTest, AnArmedRunIsStartedByOpeningItsGate) {
+  const WallTime slot = T("2026-03-12T14:00:00Z");
+  MonoTime armed_deadline = clock_.Monotonic() + std::chrono::seconds(5);
+  ASSERT_TRUE(launcher_.ArmSlot(MakeDag("etl"), "sched-x", slot, armed_deadline).ok());
+  ASSERT_EQ(spawner_.spawned.size(), 1u);
+  const FakeSpawner::Spawned& armed = spawner_.spawned[0];
+  EXPECT_THAT(armed.argv, Contains("--run-id=sched-x"));
+  EXPECT_THAT(armed.env, Contains("DAGU_DISPATCH_GATE=4:120000"));
+  ASSERT_EQ(armed.fds.size(), 2u);  // 3: no beacon here; 4: the gate
+  EXPECT_EQ(armed.fds[0], -1);
+  EXPECT_EQ(ReadGate(armed.fds[1]), "(open)");
+  EXPECT_EQ(launcher_.armed_runs(), 1u);
+
+  clock_.Advance(std::chrono::seconds(2));
+  MonoTime deadline = clock_.Monotonic() + std::chrono::seconds(5);
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("etl"), "sched-x", slot, deadline).ok());
+  EXPECT_EQ(spawner_.spawned.size(), 1u) << "a second process was started";
+  EXPECT_EQ(ReadGate(armed.fds[1]), "go " + DeadlineText(deadline) + "\n");
+  EXPECT_EQ(launcher_.armed_runs(), 0u);
+}
+
+TEST_F(LauncherTest, ArmedRunsNotStartedAreLetGoByTheirSlot) {
+  MonoTime deadline = clock_.Monotonic() + std::chrono::seconds(5);
+  ASSERT_TRUE(launcher_.ArmSlot(MakeDag("a"), "sched-a", T("2026-03-12T14:00:00Z"), deadline).ok());
+  ASSERT_TRUE(launcher_.ArmSlot(MakeDag("b"), "sched-b", T("2026-03-12T14:01:00Z"), deadline).ok());
+  ASSERT_TRUE(launcher_.ArmSlot(MakeDag("b"), "sched-b", T("2026-03-12T14:01:00Z"), deadline).ok());
+  ASSERT_EQ(spawner_.spawned.size(), 2u) << "arming the same run twice starts it once";
+  launcher_.ReleaseArmed(T("2026-03-12T14:00:00Z"));
+  EXPECT_EQ(ReadGate(spawner_.spawned[0].fds[1]), "") << "closed without a word";
+  EXPECT_EQ(ReadGate(spawner_.spawned[1].fds[1]), "(open)");
+  launcher_.ReleaseArmed(WallTime::max());
+  EXPECT_EQ(ReadGate(spawner_.spawned[1].fds[1]), "");
+  EXPECT_EQ(launcher_.armed_runs(), 0u);
+}
+
+TEST_F(LauncherTest, AnArmedRunThatIsGoneIsStartedAfresh) {
+  const WallTime slot = T("2026-03-12T14:00:00Z");
+  MonoTime deadline = clock_.Monotonic() + std::chrono::seconds(5);
+  ASSERT_TRUE(launcher_.ArmSlot(MakeDag("etl"), "sched-x", slot, deadline).ok());
+  ::close(spawner_.spawned[0].fds[1]);  // the armed process died: its end is closed
+  spawner_.spawned[0].fds[1] = -1;
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("etl"), "sched-x", slot, deadline).ok());
+  ASSERT_EQ(spawner_.spawned.size(), 2u);
+  EXPECT_THAT(spawner_.spawned[1].argv, Contains("--run-id=sched-x"));
+  for (const std::string& e : spawner_.spawned[1].env) EXPECT_NE(e.rfind("DAGU_DISPATCH_GATE=", 0), 0u) << e;
+}
+
+TEST_F(LauncherTest, AnArmedRunIsNotStartedAfterTheLeaseDeadline) {
+  const WallTime slot = T("2026-03-12T14:00:00Z");
+  MonoTime deadline = clock_.Monotonic() + std::chrono::seconds(2);
+  ASSERT_TRUE(launcher_.ArmSlot(MakeDag("etl"), "sched-x", slot, deadline).ok());
+  clock_.Advance(std::chrono::seconds(2));
+  EXPECT_EQ(launcher_.StartSlot(MakeDag("etl"), "sched-x", slot, deadline).code(), Status::Code::kAborted);
+  EXPECT_EQ(ReadGate(spawner_.spawned[0].fds[1]), "") << "let go, not opened";
+  EXPECT_EQ(spawner_.spawned.size(), 1u);
+}
+
+TEST_F(LauncherTest, AnArmedRunOfAMovedDagIsLetGoAndTheRunStartedAfresh) {
+  const WallTime slot = T("2026-03-12T14:00:00Z");
+  MonoTime deadline = clock_.Monotonic() + std::chrono::seconds(5);
+  ASSERT_TRUE(launcher_.ArmSlot(MakeDag("etl"), "sched-x", slot, deadline).ok());
+  Dag moved = MakeDag("etl");
+  moved.location = "/home/dags/etl2.yaml";
+  ASSERT_TRUE(launcher_.StartSlot(moved, "sched-x", slot, deadline).ok());
+  EXPECT_EQ(ReadGate(spawner_.spawned[0].fds[1]), "");
+  ASSERT_EQ(spawner_.spawned.size(), 2u);
+  EXPECT_THAT(spawner_.spawned[1].argv, Contains("/home/dags/etl2.yaml"));
 }
 
 TEST_F(LauncherTest, NoConfigFlagWithoutAConfigFile) {
@@ -242,7 +343,7 @@ TEST_F(LauncherTest, RestartIsFencedBeforeItsStart) {
 // A spawner the reaper thread may call: every child has exited already.
 class ExitedChildren final : public ProcessSpawner {
  public:
-  Status Spawn(const std::vector<std::string>&, const std::vector<std::string>&, int, pid_t* pid) override {
+  Status Spawn(const std::vector<std::string>&, const std::vector<std::string>&, const std::vector<int>&, pid_t* pid) override {
     std::lock_guard<std::mutex> l(mu_);
     *pid = next_pid_++;
     return Status::OK();

@@ -5,6 +5,8 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <cerrno>
 
 namespace dagu {
@@ -20,24 +22,40 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
 
 class PosixSpawner final : public ProcessSpawner {
  public:
-  Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, int pass_fd,
-               pid_t* pid) override {
+  Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+               const std::vector<int>& pass_fds, pid_t* pid) override {
     if (argv.empty()) return Status::InvalidArgument("spawn: empty command line");
+    const int first_free = kPassedFd + static_cast<int>(pass_fds.size());
+    // A source numbered inside the target range could be overwritten by an
+    // earlier dup2 (or, dup2'd onto itself, keep its close-on-exec flag):
+    // such sources are first copied above the range.
+    std::vector<int> sources(pass_fds);
+    std::vector<int> copies;
+    for (int& fd : sources) {
+      if (fd < 0 || fd >= first_free) continue;
+      int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, first_free);
+      if (copy < 0) {
+        int err = errno;
+        for (int c : copies) ::close(c);
+        return Status::FromErrno(err, "spawn: copying descriptor " + std::to_string(fd));
+      }
+      copies.push_back(copy);
+      fd = copy;
+    }
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&actions);
     posix_spawnattr_init(&attr);
 
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    if (pass_fd >= 0 && pass_fd != kPassedFd) {
-      // dup2 clears close-on-exec on the copy.
-      posix_spawn_file_actions_adddup2(&actions, pass_fd, kPassedFd);
-      posix_spawn_file_actions_addclosefrom_np(&actions, kPassedFd + 1);
-    } else if (pass_fd == kPassedFd) {
-      return Status::InvalidArgument("spawn: the descriptor to pass is already number 3");
-    } else {
-      posix_spawn_file_actions_addclosefrom_np(&actions, kPassedFd);
+    // dup2 clears close-on-exec on the copy.
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (sources[i] >= 0) posix_spawn_file_actions_adddup2(&actions, sources[i], kPassedFd + static_cast<int>(i));
     }
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (sources[i] < 0) posix_spawn_file_actions_addclose(&actions, kPassedFd + static_cast<int>(i));
+    }
+    posix_spawn_file_actions_addclosefrom_np(&actions, first_free);
 
     sigset_t empty;
     sigemptyset(&empty);
@@ -53,6 +71,7 @@ class PosixSpawner final : public ProcessSpawner {
     int err = ::posix_spawn(pid, argv[0].c_str(), &actions, &attr, c_argv.data(), c_env.data());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
+    for (int c : copies) ::close(c);
     if (err != 0) return Status::FromErrno(err, "starting " + argv[0]);
     return Status::OK();
   }

@@ -20,7 +20,8 @@
 
 namespace dagu {
 
-// The descriptor number a passed descriptor gets in the child.
+// The descriptor number the first passed descriptor gets in the child; the
+// next ones follow (4, 5, ...).
 inline constexpr int kPassedFd = 3;
 
 class ProcessSpawner {
@@ -28,11 +29,11 @@ class ProcessSpawner {
   virtual ~ProcessSpawner() = default;
 
   // Starts argv[0] (a path) with `argv` and the environment `env`
-  // ("KEY=VALUE" entries). `pass_fd` >= 0: the child gets that descriptor as
-  // its descriptor 3 (kPassedFd; every other one above 2 is closed). On
-  // success *pid is the child's pid.
-  virtual Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, int pass_fd,
-                       pid_t* pid) = 0;
+  // ("KEY=VALUE" entries). The child gets pass_fds[i] as its descriptor
+  // kPassedFd + i (an entry of -1 leaves that number closed); every other
+  // descriptor above 2 is closed. On success *pid is the child's pid.
+  virtual Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                       const std::vector<int>& pass_fds, pid_t* pid) = 0;
 
   // Non-blocking: true when `pid` has exited (it is then reaped, and
   // *exit_status is its exit code, or 128 + signal when killed).

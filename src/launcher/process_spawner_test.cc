@@ -39,7 +39,7 @@ TEST(PosixProcessSpawnerTest, ChildRunsInItsOwnSessionWithTheGivenEnvironment) {
   ProcessSpawner* sp = PosixProcessSpawner();
   pid_t pid = -1;
   ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "ps -o sid= -o pgid= -p $$ > " + out + "; echo \"$FOO\" >> " + out},
-                        {"FOO=bar", "PATH=/usr/bin:/bin"}, -1, &pid)
+                        {"FOO=bar", "PATH=/usr/bin:/bin"}, {}, &pid)
                   .ok());
   EXPECT_EQ(WaitExit(sp, pid), 0);
   std::istringstream in(ReadAll(out));
@@ -69,13 +69,40 @@ TEST(PosixProcessSpawnerTest, APassedDescriptorIsTheChildsThirdAndNothingElseLea
   // that are open.
   const std::string links = "/proc/self/fd/3 /proc/self/fd/" + std::to_string(other) + " /proc/self/fd/" +
                             std::to_string(passed);
-  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "exec readlink " + links + " > " + out}, {"PATH=/usr/bin:/bin"}, passed,
+  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "exec readlink " + links + " > " + out}, {"PATH=/usr/bin:/bin"}, {passed},
                         &pid)
                   .ok());
   WaitExit(sp, pid);
   ::close(other);
   ::close(passed);
   EXPECT_EQ(ReadAll(out), passed_file + "\n");
+}
+
+// The lease beacon goes to 3 and an armed run's gate to 4; a hole (-1)
+// leaves its number closed.
+TEST(PosixProcessSpawnerTest, SeveralDescriptorsArePassedInOrder) {
+  TempDir dir;
+  const std::string a_file = dir.Sub("a"), b_file = dir.Sub("b"), out = dir.Sub("out");
+  auto open_high = [](const std::string& path) {
+    int raw = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    int fd = ::fcntl(raw, F_DUPFD_CLOEXEC, 20);
+    ::close(raw);
+    return fd;
+  };
+  int a = open_high(a_file), b = open_high(b_file);
+  ASSERT_GE(a, 20);
+  ASSERT_GE(b, 20);
+  ProcessSpawner* sp = PosixProcessSpawner();
+  const std::string show = "for n in 3 4 5; do readlink /proc/self/fd/$n || echo none; done > " + out;
+  pid_t pid = -1;
+  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", show}, {"PATH=/usr/bin:/bin"}, {a, b}, &pid).ok());
+  EXPECT_EQ(WaitExit(sp, pid), 0);
+  EXPECT_EQ(ReadAll(out), a_file + "\n" + b_file + "\nnone\n");
+  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", show}, {"PATH=/usr/bin:/bin"}, {-1, b}, &pid).ok());
+  EXPECT_EQ(WaitExit(sp, pid), 0);
+  EXPECT_EQ(ReadAll(out), "none\n" + b_file + "\nnone\n");
+  ::close(a);
+  ::close(b);
 }
 
 TEST(PosixProcessSpawnerTest, NoDescriptorLeaksIntoTheChild) {
@@ -85,7 +112,7 @@ TEST(PosixProcessSpawnerTest, NoDescriptorLeaksIntoTheChild) {
   std::string out = dir.Sub("fds");
   ProcessSpawner* sp = PosixProcessSpawner();
   pid_t pid = -1;
-  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "ls /proc/$$/fd > " + out}, {"PATH=/usr/bin:/bin"}, -1, &pid).ok());
+  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "ls /proc/$$/fd > " + out}, {"PATH=/usr/bin:/bin"}, {}, &pid).ok());
   EXPECT_EQ(WaitExit(sp, pid), 0);
   ::close(fd);
   std::istringstream in(ReadAll(out));
@@ -102,7 +129,7 @@ TEST(PosixProcessSpawnerTest, SignalsBlockedInTheParentAreNotBlockedInTheChild) 
   ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &block, &old), 0);
   ProcessSpawner* sp = PosixProcessSpawner();
   pid_t pid = -1;
-  Status s = sp->Spawn({"/bin/sleep", "30"}, {}, -1, &pid);
+  Status s = sp->Spawn({"/bin/sleep", "30"}, {}, {}, &pid);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_TRUE(sp->Signal(pid, SIGTERM).ok());
@@ -112,17 +139,17 @@ TEST(PosixProcessSpawnerTest, SignalsBlockedInTheParentAreNotBlockedInTheChild) 
 TEST(PosixProcessSpawnerTest, ExitCodesAndMissingPrograms) {
   ProcessSpawner* sp = PosixProcessSpawner();
   pid_t pid = -1;
-  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "exit 7"}, {}, -1, &pid).ok());
+  ASSERT_TRUE(sp->Spawn({"/bin/sh", "-c", "exit 7"}, {}, {}, &pid).ok());
   int status = 0;
   EXPECT_EQ(WaitExit(sp, pid), 7);
   EXPECT_TRUE(sp->TryReap(pid, &status));  // already reaped: ECHILD counts as gone
-  Status missing = sp->Spawn({"/nonexistent/dagu", "start"}, {}, -1, &pid);
+  Status missing = sp->Spawn({"/nonexistent/dagu", "start"}, {}, {}, &pid);
   if (missing.ok()) {
     EXPECT_EQ(WaitExit(sp, pid), 127);  // some libcs report exec failure as exit 127
   } else {
     EXPECT_NE(missing.message().find("/nonexistent/dagu"), std::string::npos);
   }
-  EXPECT_FALSE(sp->Spawn({}, {}, -1, &pid).ok());
+  EXPECT_FALSE(sp->Spawn({}, {}, {}, &pid).ok());
 }
 
 }  // namespace

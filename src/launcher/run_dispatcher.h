@@ -37,6 +37,20 @@ class RunDispatcher {
   // scheduler. OK once the process was started (not once the run began).
   virtual Status StartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) = 0;
 
+  // Arming (docs/scheduling.md, "Armed slot runs"): starts the slot's run a
+  // moment ahead of the slot, held at its dispatch gate
+  // (core/dispatch_gate.h) before its first write. A later StartSlot with
+  // the same run ID opens the gate instead of starting a process; an armed
+  // run that is not started is let go by ReleaseArmed and leaves no trace.
+  // Optional: by default nothing is armed and StartSlot starts cold.
+  virtual Status ArmSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) {
+    (void)dag, (void)run_id, (void)slot, (void)not_after;
+    return Status::OK();
+  }
+  // Lets go every armed run whose slot is at or before `up_to` and that was
+  // not started.
+  virtual void ReleaseArmed(WallTime up_to) { (void)up_to; }
+
   // Asks the DAG's live runs to stop (a stop schedule).
   virtual Status StopDag(const DagHeader& dag, MonoTime not_after) = 0;
 

@@ -140,6 +140,7 @@ TickerOptions TickOptions(const Config& config, const ActivePartsDeps& deps) {
   o.data_dir = config.paths.data_dir;
   o.instance_id = deps.instance_id;
   o.queues_enabled = config.queues.enabled;
+  o.arm_lead = config.scheduler.arm_lead;
   return o;
 }
 

@@ -46,6 +46,7 @@ void Ticker::Start(const Activation& activation, const Lease* lease) {
 void Ticker::Stop() {
   thread_.Stop();
   looping_ = false;
+  dispatcher_->ReleaseArmed(WallTime::max());
 }
 
 void Ticker::NoteProgress() {
@@ -60,6 +61,8 @@ std::optional<MonoTime> Ticker::LastProgress() const {
 
 void Ticker::Loop(StoppableThread& self, WallTime first, const Lease* lease) {
   WallTime next = FloorToMinute(first);
+  std::optional<WallTime> armed_for;  // the slot whose runs were armed
+  const bool arming = options_.arm_lead > Duration::zero();
   for (;;) {
     NoteProgress();
     WallTime now = clock_->Now();
@@ -68,7 +71,17 @@ void Ticker::Loop(StoppableThread& self, WallTime first, const Lease* lease) {
       next = FloorToMinute(now);
     }
     if (now < next) {
-      if (!self.WaitFor(std::min<Duration>(next - now, options_.max_wait))) return;
+      Duration wait = next - now;
+      if (arming && armed_for != next) {
+        const WallTime arm_at = next - options_.arm_lead;
+        if (now >= arm_at) {
+          Arm(next, lease);
+          armed_for = next;
+          continue;
+        }
+        wait = arm_at - now;
+      }
+      if (!self.WaitFor(std::min<Duration>(wait, options_.max_wait))) return;
       continue;
     }
     if (now - next > minutes(kMaxBackToBackTicks)) {
@@ -78,6 +91,7 @@ void Ticker::Loop(StoppableThread& self, WallTime first, const Lease* lease) {
       next = current;
     }
     RunTick(next, lease);
+    dispatcher_->ReleaseArmed(next);  // the ones the tick did not start
     next += minutes(1);
     if (!self.WaitFor(Duration::zero())) return;
   }
@@ -200,25 +214,25 @@ bool Ticker::HasLiveRun(const DagHeader& dag, WallTime slot, const char* what) {
   return false;
 }
 
-bool Ticker::StartAllowed(const DagHeader& dag, WallTime slot) {
-  std::string slot_text = FormatRFC3339UTC(slot);
-  auto skip = [&](const std::string& why) {
-    spdlog::info("DAG {} slot {}: {}; not started", dag.name, slot_text, why);
-    return false;
-  };
-  auto unreadable = [&](const char* what, const Status& s) {
-    spdlog::error("DAG {} slot {}: {} cannot be read ({}); no run is created", dag.name, slot_text, what,
-                  s.ToString());
-    return false;
-  };
+// Why a start is not made (empty: it may be), and whether the reason is an
+// error (something could not be read) rather than a rule.
+struct Ticker::StartCheck {
+  std::string why;
+  bool error = false;
+  bool allowed() const { return why.empty(); }
+};
 
+Ticker::StartCheck Ticker::CheckStart(const DagHeader& dag, WallTime slot) {
+  auto unreadable = [&](const char* what, const Status& s) {
+    return StartCheck{std::string(what) + " cannot be read (" + s.ToString() + ")", true};
+  };
   StatusOr<int> alive = runs_->CountAlive(dag);
   if (!alive.ok()) return unreadable("heartbeat files", alive.status());
-  if (*alive > 0) return skip("already running");
+  if (*alive > 0) return {"already running"};
   if (options_.queues_enabled) {
     StatusOr<bool> queued = runs_->IsQueued(dag);
     if (!queued.ok()) return unreadable("the queue", queued.status());
-    if (*queued) return skip("a run is queued");
+    if (*queued) return {"a run is queued"};
   }
   RunSummary latest;
   std::optional<RunSummary> have;
@@ -228,14 +242,54 @@ bool Ticker::StartAllowed(const DagHeader& dag, WallTime slot) {
   } else if (!s.IsNotFound()) {
     return unreadable("existing runs", s);
   }
-  if (have && have->status == RunStatus::kRunning) return skip("latest run " + have->run_id + " is running");
+  if (have && have->status == RunStatus::kRunning) return {"latest run " + have->run_id + " is running"};
   StartRule rule = CheckStartRules(dag, slot, have);
-  if (rule != StartRule::kStart) return skip(std::string(StartRuleName(rule)) + " (run " + have->run_id + ")");
+  if (rule != StartRule::kStart) return {std::string(StartRuleName(rule)) + " (run " + have->run_id + ")"};
 
   StatusOr<bool> exists = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, slot));
   if (!exists.ok()) return unreadable("existing runs", exists.status());
-  if (*exists) return skip("a run for this slot exists already");
-  return true;
+  if (*exists) return {"a run for this slot exists already"};
+  return {};
+}
+
+bool Ticker::StartAllowed(const DagHeader& dag, WallTime slot) {
+  StartCheck check = CheckStart(dag, slot);
+  if (check.allowed()) return true;
+  const std::string slot_text = FormatRFC3339UTC(slot);
+  if (check.error) {
+    spdlog::error("DAG {} slot {}: {}; no run is created", dag.name, slot_text, check.why);
+  } else {
+    spdlog::info("DAG {} slot {}: {}; not started", dag.name, slot_text, check.why);
+  }
+  return false;
+}
+
+void Ticker::Arm(WallTime slot, const Lease* lease) {
+  if (!lease->MayDispatch()) return;
+  Status rescanned = dags_->Refresh();
+  if (!rescanned.ok()) spdlog::error("arming slot {}: {}", FormatRFC3339UTC(slot), rescanned.ToString());
+  int armed = 0;
+  for (const DagPtr& dag_ptr : dags_->Snapshot()) {
+    const DagHeader& dag = *dag_ptr;
+    // Only a plain start: a stop or restart due in the same slot orders the
+    // start after it, which a cold start at the slot keeps.
+    if (!AnyDueAt(dag.schedules.start, slot) || AnyDueAt(dag.schedules.stop, slot) ||
+        AnyDueAt(dag.schedules.restart, slot)) {
+      continue;
+    }
+    if (armed >= options_.max_armed) break;
+    bool suspended = true;
+    if (!suspend_->IsSuspended(dag, &suspended).ok() || suspended) continue;
+    if (!CheckStart(dag, slot).allowed()) continue;  // the tick decides (and logs) at the slot
+    if (!lease->MayDispatch()) return;
+    Status s = dispatcher_->ArmSlot(dag, ScheduledRunId(options_.data_dir, dag.name, slot), slot, lease->Deadline());
+    if (s.ok()) {
+      ++armed;
+    } else {
+      spdlog::warn("DAG {} slot {}: not armed ({}); it starts at the slot", dag.name, FormatRFC3339UTC(slot),
+                   s.ToString());
+    }
+  }
 }
 
 Status Ticker::Dispatch(const Plan& plan, const Lease* lease) {

@@ -2,6 +2,12 @@
 // due in that minute for every loaded, non-suspended DAG's start, stop and
 // restart schedules (spec 085 "Missed slots", docs/decisions.md §5).
 //
+// Armed runs (TickerOptions::arm_lead, docs/scheduling.md "Armed slot runs"):
+// shortly before each minute the plain starts due then whose guards pass
+// are armed through the RunDispatcher (spawned and held at their dispatch
+// gate); the tick below opens the gates of the starts it dispatches, and
+// the armed runs it did not start are let go right after it.
+//
 // Per tick:
 //  1. Fencing: if Lease::MayDispatch() is false the tick does nothing at all
 //     (not even the ledger). Once the slots are planned, Lease::VerifyHeld()
@@ -69,6 +75,12 @@ struct TickerOptions {
   std::chrono::milliseconds max_wait = std::chrono::seconds(1);
   // Optional: ticks handled, runs started, and refusals by the lease fence.
   SchedulerCounters* counters = nullptr;
+  // Armed slot runs (docs/scheduling.md): this long before each minute the
+  // runs due then whose guards pass are started ahead and held at their
+  // dispatch gate, at most `max_armed` of them; the tick opens the gates of
+  // those it starts and lets the others go. Zero: no arming.
+  Duration arm_lead = std::chrono::seconds(2);
+  int max_armed = 64;
 };
 
 class Ticker final : public ActiveComponent {
@@ -90,9 +102,13 @@ class Ticker final : public ActiveComponent {
 
  private:
   struct Plan;
+  struct StartCheck;
   void Loop(StoppableThread& self, WallTime first, const Lease* lease);
   void NoteProgress();
+  // Arms the runs due at `slot` (see TickerOptions::arm_lead).
+  void Arm(WallTime slot, const Lease* lease);
   void PlanDag(const DagPtr& dag, WallTime tick, std::vector<Plan>* plans);
+  StartCheck CheckStart(const DagHeader& dag, WallTime slot);
   bool StartAllowed(const DagHeader& dag, WallTime slot);
   bool HasLiveRun(const DagHeader& dag, WallTime slot, const char* what);
   Status Dispatch(const Plan& plan, const Lease* lease);

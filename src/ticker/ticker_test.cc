@@ -350,6 +350,57 @@ TEST_F(TickerTest, LoopHandlesTheCurrentMinuteFirstThenEachMinute) {
   EXPECT_EQ(dispatcher_.Calls().size(), 5u);
 }
 
+// Armed slot runs (docs/scheduling.md): arm_lead before each minute the
+// runs due then whose guards pass are armed (a plain start only), under the
+// lease deadline; the tick starts those its guards still allow, and every
+// armed run of the slot is then let go; stopping lets all go.
+TEST_F(TickerTest, LoopArmsTheDueRunsAheadAndLetsGoThoseTheTickDidNotStart) {
+  AddDag("etl", {"* * * * *"});
+  AddDag("busy", {"* * * * *"});
+  AddDag("hourly", {"5 * * * *"});
+  AddDag("stopped", {"* * * * *"}, {"* * * * *"});
+  AddDag("running", {"* * * * *"});
+  runs_.dags["running"].alive = 1;
+  lease_.deadline_ns = 777;
+  clock_.SetWall(T("2026-03-12T14:00:40Z"));
+  RecordingTickListener listener;
+  auto ticker = MakeTicker(true, &listener);
+  ticker->Start(Activation{Activation::Kind::kFreshLock, clock_.Now()}, &lease_);
+  ASSERT_TRUE(testing::PollUntil([&] { return listener.Ticks().size() == 1; }, seconds(5)));  // 14:00
+
+  clock_.SetWall(T("2026-03-12T14:00:57.900Z"));
+  std::this_thread::sleep_for(milliseconds(30));
+  EXPECT_TRUE(dispatcher_.Armed().empty()) << "armed earlier than arm_lead";
+  clock_.SetWall(T("2026-03-12T14:00:58Z"));
+  ASSERT_TRUE(testing::PollUntil([&] { return dispatcher_.Armed().size() == 2; }, seconds(5)));
+  std::this_thread::sleep_for(milliseconds(30));
+  std::vector<FakeDispatcher::Call> armed = dispatcher_.Armed();
+  ASSERT_EQ(armed.size(), 2u) << "only plain starts whose guards pass are armed, once";
+  EXPECT_EQ(armed[0].dag, "busy");
+  EXPECT_EQ(armed[1].dag, "etl");
+  EXPECT_EQ(armed[1].run_id, ScheduledRunId(kDataDir, "etl", T("2026-03-12T14:01:00Z")));
+  EXPECT_EQ(armed[1].slot, T("2026-03-12T14:01:00Z"));
+  EXPECT_EQ(armed[1].not_after, MonoTime(std::chrono::nanoseconds(777)));
+  EXPECT_TRUE(dispatcher_.Released().empty() || dispatcher_.Released().back() < T("2026-03-12T14:01:00Z"));
+
+  runs_.dags["busy"].alive = 1;  // started by hand since: the tick's guards decide
+  clock_.SetWall(T("2026-03-12T14:01:00Z"));
+  ASSERT_TRUE(testing::PollUntil([&] { return listener.Ticks().size() == 2; }, seconds(5)));
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        std::vector<WallTime> r = dispatcher_.Released();
+        return !r.empty() && r.back() == T("2026-03-12T14:01:00Z");
+      },
+      seconds(5)));
+  std::vector<std::string> started;
+  for (const auto& c : dispatcher_.Calls()) {
+    if (c.slot == T("2026-03-12T14:01:00Z") && c.kind == "start") started.push_back(c.dag);
+  }
+  EXPECT_EQ(started, (std::vector<std::string>{"etl", "stopped"}));
+  ticker->Stop();
+  EXPECT_EQ(dispatcher_.Released().back(), WallTime::max()) << "a stopped ticker must let every armed run go";
+}
+
 TEST_F(TickerTest, LoopSkipsALongGapAndRecoversFromAClockStepBack) {
   RecordingTickListener listener;
   auto ticker = MakeTicker(true, &listener);

@@ -47,7 +47,7 @@ class FakeSpawner final : public ProcessSpawner {
     return commands_;
   }
 
-  Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>&, int, pid_t* pid) override {
+  Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string>&, const std::vector<int>&, pid_t* pid) override {
     Action action;
     {
       std::lock_guard<std::mutex> l(mu_);

@@ -37,7 +37,7 @@ Status CliRunner::Spawn(const std::string& subcommand, const std::vector<std::st
   }
   std::vector<std::string> argv = CommandLine(subcommand, flags, positional);
   std::lock_guard<std::mutex> l(mu_);
-  Status s = spawner_->Spawn(argv, ChildEnvironment(context_, {}), -1, pid);
+  Status s = spawner_->Spawn(argv, ChildEnvironment(context_, {}), {}, pid);
   if (!s.ok()) return s.WithContext("dagu " + subcommand);
   spdlog::info("web: started dagu {} (pid {})", subcommand, *pid);
   running_.push_back(*pid);

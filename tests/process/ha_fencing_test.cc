@@ -1,12 +1,14 @@
 // Fencing of spawned runs (issue 10 item 6) and the wedged tick loop (issue
 // 19 item 6), against the real binary.
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
 
 #include "core/dispatch_deadline.h"
+#include "core/dispatch_gate.h"
 #include "core/lease_beacon.h"
 #include "launcher/process_spawner.h"
 #include "ha_cluster.h"
@@ -81,7 +83,7 @@ TEST_F(DispatchDeadlineTest, ALateRunGoesAheadOnlyWhileItsTermsLeaseWasRenewed) 
     for (const auto& [k, v] : env) entries.push_back(k + "=" + v);
     pid_t pid = -1;
     ProcessSpawner* spawner = PosixProcessSpawner();
-    Status s = spawner->Spawn({DAGU_BINARY, "start", "-q", "--run-id=" + run_id, dag}, entries, beacon->fd(), &pid);
+    Status s = spawner->Spawn({DAGU_BINARY, "start", "-q", "--run-id=" + run_id, dag}, entries, {beacon->fd()}, &pid);
     EXPECT_TRUE(s.ok()) << s.ToString();
     int status = -1;
     EXPECT_TRUE(s.ok() && PollUntil([&] { return spawner->TryReap(pid, &status); }, 20s, 10ms));
@@ -105,6 +107,68 @@ TEST_F(DispatchDeadlineTest, ALateRunGoesAheadOnlyWhileItsTermsLeaseWasRenewed) 
   beacon->BeginTerm(Clock::Real()->Monotonic() + 60s);
   EXPECT_NE(start("old-term", old_term), 0);
   EXPECT_TRUE(RunsWithId(Runs("beaconed"), "old-term").empty()) << "a run of an earlier term started";
+}
+
+// Armed slot runs (docs/scheduling.md): a `dagu start` spawned ahead of its
+// slot with a dispatch gate (descriptor 4) writes nothing until the gate
+// opens, then runs under the deadline the "go" carries, with the DAG file
+// as it is then (not as it was when it was armed). A gate closed without a
+// word lets it go without a trace.
+TEST_F(DispatchDeadlineTest, AnArmedRunWritesNothingUntilItsGateOpens) {
+  const std::string marker = home_.Scratch("armed");
+  std::string dag = home_.WriteDag("armed", Sequential({"echo v1 >> " + marker}));
+  StatusOr<std::unique_ptr<LeaseBeacon>> created = LeaseBeacon::Create();
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  std::unique_ptr<LeaseBeacon> beacon = std::move(created).value();
+  const MonoTime passed = Clock::Real()->Monotonic() - 1s;  // the deadline at arming: passed by the slot
+  beacon->BeginTerm(passed);
+
+  struct Armed {
+    pid_t pid = -1;
+    int gate = -1;
+  };
+  auto arm = [&](const std::string& run_id) {
+    std::map<std::string, std::string> env = Env(0, DispatchEnvironment(passed, beacon.get()));
+    env["PATH"] = ::getenv("PATH");
+    env[kDispatchGateEnv] = DispatchGateValue(kDispatchGateFd, 60s);
+    std::vector<std::string> entries;
+    for (const auto& [k, v] : env) entries.push_back(k + "=" + v);
+    int sv[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    Armed a;
+    Status s = PosixProcessSpawner()->Spawn({DAGU_BINARY, "start", "-q", "--run-id=" + run_id, dag}, entries,
+                                            {beacon->fd(), sv[1]}, &a.pid);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    ::close(sv[1]);
+    a.gate = sv[0];
+    return a;
+  };
+  auto reap = [](pid_t pid) {
+    int status = -1;
+    EXPECT_TRUE(PollUntil([&] { return PosixProcessSpawner()->TryReap(pid, &status); }, 20s, 10ms));
+    return status;
+  };
+
+  Armed opened = arm("opened");
+  std::this_thread::sleep_for(500ms);  // time enough to reach the gate, and to run if it did not wait
+  int status = -1;
+  EXPECT_FALSE(PosixProcessSpawner()->TryReap(opened.pid, &status)) << "the armed run did not wait";
+  EXPECT_TRUE(RunsWithId(Runs("armed"), "opened").empty()) << "an armed run wrote its record before its gate opened";
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  home_.WriteDag("armed", Sequential({"echo v2 >> " + marker}));  // edited while it waits
+  const std::string go = GateOpenMessage(Clock::Real()->Monotonic() + 60s);
+  ASSERT_EQ(::write(opened.gate, go.data(), go.size()), ssize_t(go.size()));
+  ::close(opened.gate);
+  EXPECT_EQ(reap(opened.pid), 0);
+  EXPECT_EQ(RunsWithId(Runs("armed"), "opened").size(), 1u) << "the opened run did not run under the deadline of its go";
+  EXPECT_EQ(ReadText(marker), "v2\n") << "the run did not use the DAG file as it was when its gate opened";
+
+  Armed released = arm("released");
+  std::this_thread::sleep_for(200ms);
+  ::close(released.gate);  // a guard said no at the slot, or the scheduler ended
+  EXPECT_EQ(reap(released.pid), 0);
+  EXPECT_TRUE(RunsWithId(Runs("armed"), "released").empty()) << "a released run left a record";
+  EXPECT_EQ(ReadText(marker), "v2\n");
 }
 
 // Spec 085 "Runs in progress" (propagation): a stop signal that reaches a

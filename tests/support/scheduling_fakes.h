@@ -104,13 +104,32 @@ class FakeDispatcher final : public RunDispatcher {
     calls.push_back({"restart", dag.name, run_id, slot, MonoTime::max()});
     return fail;
   }
+  Status ArmSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override {
+    std::lock_guard<std::mutex> l(mu);
+    armed.push_back({"arm", dag.name, run_id, slot, not_after});
+    return Status::OK();
+  }
+  void ReleaseArmed(WallTime up_to) override {
+    std::lock_guard<std::mutex> l(mu);
+    released.push_back(up_to);
+  }
   std::vector<Call> Calls() {
     std::lock_guard<std::mutex> l(mu);
     return calls;
   }
+  std::vector<Call> Armed() {
+    std::lock_guard<std::mutex> l(mu);
+    return armed;
+  }
+  std::vector<WallTime> Released() {
+    std::lock_guard<std::mutex> l(mu);
+    return released;
+  }
 
   std::mutex mu;
   std::vector<Call> calls;
+  std::vector<Call> armed;        // ArmSlot calls (kind "arm")
+  std::vector<WallTime> released;  // ReleaseArmed calls
   Status fail;  // returned by every call when not OK
   RestartGuards last_guards;
   std::function<void()> on_call;  // run after each call is recorded (outside the lock)
