@@ -11,6 +11,8 @@ namespace {
 
 constexpr size_t kTrimAfterLoads = 100;
 
+}  // namespace
+
 bool IsDagFileName(const std::string& name) {
   if (name.empty() || name[0] == '.') return false;
   auto ends_with = [&](const char* suffix) {
@@ -19,8 +21,6 @@ bool IsDagFileName(const std::string& name) {
   };
   return ends_with(".yaml") || ends_with(".yml");
 }
-
-}  // namespace
 
 DagCatalog::DagCatalog(FileSystem* fs, std::string dags_dir, DagFileLoader loader)
     : fs_(fs), dir_(std::move(dags_dir)), loader_(std::move(loader)) {}
@@ -53,46 +53,78 @@ Status DagCatalog::Rescan() {
     }
     if (info.is_dir) continue;
     present.insert(name);
-    FileKey key{info.size, info.mtime, info.inode};
-    auto it = files_.find(name);
-    if (it != files_.end() && it->second.key == key) continue;
-
-    Entry entry;
-    entry.key = key;
-    auto dag = std::make_unique<Dag>();
-    Status loaded = loader_(path, dag.get());
-    if (loaded.IsTimedOut()) {
-      // A read that hangs is not this version's verdict: try again at the
-      // next rescan (the reader answers at once while it is still stuck).
-      if (stuck_.insert(name).second) spdlog::error("DAG file {} skipped for now: {}", path, loaded.ToString());
-      if (it != files_.end()) present.insert(name);
-      continue;
-    }
-    if (stuck_.erase(name) > 0) spdlog::info("DAG file {} can be read again", path);
-    if (loaded.ok()) {
-      entry.dag = std::make_shared<const DagHeader>(std::move(static_cast<DagHeader&>(*dag)));
-      spdlog::info("DAG {} {} from {}", entry.dag->name, it == files_.end() ? "loaded" : "reloaded", path);
-    } else {
-      spdlog::error("DAG file {} skipped: {}", path, loaded.ToString());
-    }
-    files_[name] = std::move(entry);
-    changed = true;
-    ++loads;
+    changed = UpdateFile(name, &info, &loads) || changed;
   }
   for (auto it = stuck_.begin(); it != stuck_.end();) {
     it = std::find(names.begin(), names.end(), *it) == names.end() ? stuck_.erase(it) : std::next(it);
   }
-  for (auto it = files_.begin(); it != files_.end();) {
-    if (present.count(it->first)) {
-      ++it;
-      continue;
-    }
-    spdlog::info("DAG file {} removed", JoinPath(dir_, it->first));
-    it = files_.erase(it);
-    changed = true;
+  std::vector<std::string> gone;
+  for (const auto& [name, entry] : files_) {
+    if (!present.count(name)) gone.push_back(name);
   }
-  if (!changed) return Status::OK();
+  for (const std::string& name : gone) changed = UpdateFile(name, nullptr, &loads) || changed;
+  if (changed) Publish(loads);
+  return Status::OK();
+}
 
+Status DagCatalog::RescanFiles(const std::set<std::string>& names) {
+  std::lock_guard<std::mutex> rescan(rescan_mu_);
+  dirty_ = false;
+  bool changed = false;
+  size_t loads = 0;
+  for (const std::string& name : names) {
+    if (!IsDagFileName(name)) continue;
+    std::string path = JoinPath(dir_, name);
+    FileInfo info;
+    Status st = fs_->Stat(path, &info);
+    if (st.IsNotFound() || (st.ok() && info.is_dir)) {
+      stuck_.erase(name);
+      changed = UpdateFile(name, nullptr, &loads) || changed;
+    } else if (!st.ok()) {
+      spdlog::error("DAG file {}: {}; keeping what was loaded before", path, st.ToString());
+    } else {
+      changed = UpdateFile(name, &info, &loads) || changed;
+    }
+  }
+  if (changed) Publish(loads);
+  return Status::OK();
+}
+
+bool DagCatalog::UpdateFile(const std::string& name, const FileInfo* info, size_t* loads) {
+  const std::string path = JoinPath(dir_, name);
+  auto it = files_.find(name);
+  if (info == nullptr) {
+    if (it == files_.end()) return false;
+    spdlog::info("DAG file {} removed", path);
+    files_.erase(it);
+    return true;
+  }
+  FileKey key{info->size, info->mtime, info->inode};
+  if (it != files_.end() && it->second.key == key) return false;
+
+  Entry entry;
+  entry.key = key;
+  auto dag = std::make_unique<Dag>();
+  Status loaded = loader_(path, dag.get());
+  if (loaded.IsTimedOut()) {
+    // A read that hangs is not this version's verdict: try again at the
+    // next rescan (the reader answers at once while it is still stuck).
+    if (stuck_.insert(name).second) spdlog::error("DAG file {} skipped for now: {}", path, loaded.ToString());
+    return false;
+  }
+  if (stuck_.erase(name) > 0) spdlog::info("DAG file {} can be read again", path);
+  if (loaded.ok()) {
+    entry.dag = std::make_shared<const DagHeader>(std::move(static_cast<DagHeader&>(*dag)));
+    spdlog::info("DAG {} {} from {}", entry.dag->name, it == files_.end() ? "loaded" : "reloaded", path);
+  } else {
+    spdlog::error("DAG file {} skipped: {}", path, loaded.ToString());
+  }
+  files_[name] = std::move(entry);
+  ++*loads;
+  return true;
+}
+
+void DagCatalog::Publish(size_t loads) {
   // files_ is ordered by file name, so the first file of a name wins.
   std::map<std::string, DagPtr> by_name;
   for (const auto& [file, entry] : files_) {
@@ -111,7 +143,6 @@ Status DagCatalog::Rescan() {
   // Parsing leaves freed memory behind in the allocator's arenas; a scan
   // that loaded many files gives it back (10,000 files: tens of MB).
   if (loads >= kTrimAfterLoads) ::malloc_trim(0);
-  return Status::OK();
 }
 
 std::vector<DagPtr> DagCatalog::Snapshot() const {

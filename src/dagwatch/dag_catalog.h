@@ -41,6 +41,9 @@ using DagFileLoader = std::function<Status(const std::string& path, Dag* out)>;
 
 using DagPtr = std::shared_ptr<const DagHeader>;
 
+// A file the catalog reads: *.yaml or *.yml, not hidden.
+bool IsDagFileName(const std::string& name);
+
 class DagCatalog {
  public:
   // `fs` must outlive the catalog.
@@ -50,6 +53,11 @@ class DagCatalog {
   // directory is returned (and the catalog kept as it was); a file that
   // fails to load is not an error of the rescan.
   Status Rescan();
+
+  // Brings only the files `names` (in the directory) in line: loaded when
+  // new or changed, forgotten when gone; what DagWatcher does when inotify
+  // named the files that changed. The rest of the catalog is not read.
+  Status RescanFiles(const std::set<std::string>& names);
 
   // Rescan(), unless a DagWatcher's inotify watch covers the directory and
   // has seen no change since the last rescan: then nothing (an unchanged
@@ -84,6 +92,12 @@ class DagCatalog {
     FileKey key;
     DagPtr dag;  // null when the file failed to load
   };
+
+  // Brings files_[name] in line with the file (its FileInfo `info`; null
+  // when it is gone). True when the catalog changed. Needs rescan_mu_.
+  bool UpdateFile(const std::string& name, const FileInfo* info, size_t* loads);
+  // Republishes by_name_ from files_. Needs rescan_mu_.
+  void Publish(size_t loads);
 
   FileSystem* fs_;
   std::string dir_;

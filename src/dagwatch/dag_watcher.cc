@@ -9,6 +9,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
@@ -121,6 +123,9 @@ bool DagWatcher::AddWatch() {
 void DagWatcher::Run() {
   auto next_rescan = Steady::now() + RescanInterval();
   bool dirty = false;
+  bool full = false;                // the next rescan must read the whole directory
+  std::set<std::string> changed;    // DAG files named by events since the last rescan
+  std::set<std::string> writing;    // DAG files written to and not closed yet
   auto quiet_until = Steady::now();
   alignas(inotify_event) char buf[8192];
   while (!stop_) {
@@ -135,23 +140,39 @@ void DagWatcher::Run() {
         if (len <= 0) break;
         for (ssize_t off = 0; off < len;) {
           auto* ev = reinterpret_cast<inotify_event*>(buf + off);
-          if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) lost_dir = true;
           off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
+          if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) lost_dir = true;
+          if (ev->mask & IN_Q_OVERFLOW) full = true;
+          if (ev->len == 0 || (ev->mask & IN_ISDIR)) continue;
+          const std::string name(ev->name);
+          if (!IsDagFileName(name)) continue;
+          changed.insert(name);
+          if (ev->mask & (IN_CREATE | IN_MODIFY)) writing.insert(name);
+          if (ev->mask & (IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM)) writing.erase(name);
         }
       }
-      if (lost_dir) SetWatching(false);
+      if (lost_dir) {
+        SetWatching(false);
+        full = true;
+      }
       catalog_->MarkDirty();
       dirty = true;
-      quiet_until = Steady::now() + debounce_;
+      // A file still open for writing may be half written: wait for quiet.
+      // Otherwise every change is complete (closed, moved, removed): a
+      // moment coalesces a burst.
+      quiet_until = Steady::now() + (writing.empty() ? kSettle : debounce_);
       continue;
     }
     auto now = Steady::now();
-    if ((dirty && now >= quiet_until) || now >= next_rescan) {
+    const bool periodic = now >= next_rescan;
+    if ((dirty && now >= quiet_until) || periodic) {
       if (!watching_) AddWatch();
-      Status s = catalog_->Rescan();
+      Status s = (full || periodic || !watching_) ? catalog_->Rescan() : catalog_->RescanFiles(changed);
       if (!s.ok()) spdlog::error("{}", s.ToString());
-      dirty = false;
-      next_rescan = Steady::now() + RescanInterval();
+      dirty = full = false;
+      changed.clear();
+      writing.clear();  // whatever is still being written raises its events again
+      if (periodic) next_rescan = Steady::now() + RescanInterval();
     }
   }
 }

@@ -1,8 +1,10 @@
 // DagWatcher: keeps a DagCatalog in step with its directory while the
 // scheduler runs, so adding, changing or removing a DAG file takes effect
-// without a restart. It watches the directory with inotify (a burst of
-// events is coalesced: one rescan after `debounce` of quiet; the catalog is
-// marked dirty at the first event, so a tick in between rescans it itself)
+// without a restart. It watches the directory with inotify and rescans only
+// the files the events name (a burst of events is coalesced: one rescan
+// kSettle after the last complete change, or `debounce` after the last
+// write while a file is still open for writing; the catalog is marked dirty
+// at the first event, so a tick in between rescans it itself)
 // and also rescans every `rescan_interval` as a fallback, which covers what
 // inotify cannot see (edits made by another NFS client, a directory that did
 // not exist yet or was replaced). While the watch is in place on a local
@@ -45,6 +47,10 @@ class DagWatcher {
 
   // The fallback rescan's period while watched on a local file system.
   static constexpr std::chrono::minutes kLocalRescanInterval{10};
+  // How long a burst of complete changes (files closed after writing,
+  // moved or removed) is coalesced before the rescan; `debounce` applies
+  // while a DAG file is still open for writing.
+  static constexpr std::chrono::milliseconds kSettle{2};
 
  private:
   void Run();

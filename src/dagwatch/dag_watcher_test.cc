@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
@@ -44,6 +47,43 @@ TEST(DagWatcherTest, InotifySeesAddChangeAndRemoveWithoutAPeriodicRescan) {
   dir.WriteFile("d.yaml", "delta\n");
   EXPECT_TRUE(PollUntil([&] { return catalog.Find("delta") != nullptr; }, seconds(5)));
   EXPECT_EQ(catalog.Snapshot().size(), 2u);
+  watcher.Stop();
+}
+
+// A change that is complete (the file closed after writing, moved in or
+// removed) takes effect at once; a file still open for writing waits for
+// `debounce` of quiet (here an hour: it must wait for the close), so a half
+// written file is not loaded. Only the files named by the events are read.
+TEST(DagWatcherTest, CompleteChangesTakeEffectAtOnceAndHalfWrittenFilesWait) {
+  TempDir dir;
+  dir.WriteFile("a.yaml", "alpha\n");
+  std::atomic<int> loads{0};
+  DagCatalog catalog(PosixFileSystem(), dir.path(), [&](const std::string& path, Dag* out) {
+    ++loads;
+    return NameFromFirstLine(path, out);
+  });
+  DagWatcher watcher(&catalog, std::chrono::hours(1), std::chrono::hours(1));
+  watcher.Start();
+  ASSERT_TRUE(watcher.watching());
+  for (int i = 0; i < 20; ++i) dir.WriteFile("y" + std::to_string(i) + ".yaml", "y" + std::to_string(i) + "\n");
+  ASSERT_TRUE(PollUntil([&] { return catalog.Snapshot().size() == 21u; }, seconds(5)));
+
+  const int before = loads.load();
+  dir.WriteFile("a.yaml", "alpha2\n");  // written and closed
+  EXPECT_TRUE(PollUntil([&] { return catalog.Find("alpha2") != nullptr; }, seconds(5)));
+  EXPECT_EQ(loads.load(), before + 1) << "a targeted rescan read other files";
+
+  {
+    std::ofstream half(dir.Sub("b.yaml"));
+    half << "bet" << std::flush;  // open for writing, not finished
+    std::this_thread::sleep_for(milliseconds(300));
+    EXPECT_EQ(catalog.Find("bet"), nullptr) << "a file still being written was loaded";
+    half << "a\n";
+  }
+  EXPECT_TRUE(PollUntil([&] { return catalog.Find("beta") != nullptr; }, seconds(5)));
+
+  std::filesystem::rename(dir.Sub("b.yaml"), dir.Sub(".b.yaml.bak"));  // moved away: hidden files are not DAGs
+  EXPECT_TRUE(PollUntil([&] { return catalog.Find("beta") == nullptr; }, seconds(5)));
   watcher.Stop();
 }
 
