@@ -707,7 +707,10 @@ void Server::Impl::Loop() {
       next = std::min(next, c->deadline);
     }
     auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count();
-    int rc = ::poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait + 1, 0, 1000)));
+    // With no connection and nothing paused there is no deadline to keep:
+    // the loop sleeps until a client or Stop() (the wake descriptor) comes.
+    const bool idle = conns.empty() && accepting;
+    int rc = ::poll(fds.data(), fds.size(), idle ? -1 : static_cast<int>(std::clamp<long long>(wait + 1, 0, 1000)));
     if (rc < 0 && errno != EINTR) {
       spdlog::error("{}: poll failed: {}", options.name, std::strerror(errno));
       std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -19,26 +19,25 @@ RoleDriver::~RoleDriver() { Join(); }
 
 void RoleDriver::Start() {
   machine_->SetWakeup([this] { Wake(); });
-  beat_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
   thread_.Start([this](StoppableThread& self) { Run(self); });
 }
 
 std::chrono::steady_clock::duration RoleDriver::SinceLastBeat() const {
-  int64_t beat = beat_ns_.load(std::memory_order_relaxed);
-  if (beat == 0) return std::chrono::steady_clock::duration::zero();
-  return std::chrono::nanoseconds(std::max<int64_t>(0, SteadyNowNs() - beat));
+  int64_t began = step_ns_.load(std::memory_order_relaxed);
+  if (began == 0) return std::chrono::steady_clock::duration::zero();
+  return std::chrono::nanoseconds(std::max<int64_t>(0, SteadyNowNs() - began));
 }
 
 void RoleDriver::Run(StoppableThread& self) {
   while (!machine_->finished()) {
+    step_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
     MonoTime next = machine_->Step();
-    beat_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
+    step_ns_.store(0, std::memory_order_relaxed);
     if (machine_->finished()) break;
     // Until `next` (the machine's wake-up ends the wait earlier); on a
     // FakeClock at least every 250 ms of real time. Nobody calls Stop(): the
     // machine decides when it ends.
     self.WaitFor(SleepBefore(*clock_, next));
-    beat_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
   }
   machine_->SetWakeup(nullptr);
   if (on_finished_) on_finished_();

@@ -1,7 +1,7 @@
 // RoleDriver: the thin thread that runs a RoleMachine: Step(), then wait
 // until the step it asked for (or a wakeup: a stop request, the lock found
 // not ours), until the machine has finished. Waits are measured on the real
-// clock but re-read the machine's clock at least every 250 ms, so a
+// clock; on a FakeClock they re-read it at least every 250 ms, so a
 // FakeClock drives it too. All decisions are in RoleMachine.
 #pragma once
 
@@ -27,9 +27,9 @@ class RoleDriver {
   void Wake() { thread_.Wake(); }
   // Waits until the machine has finished (it is not asked to).
   void Join() { thread_.Join(); }
-  // Real (steady) time since the driver last finished a step or a wait; it
-  // loops at least every 250 ms, so a large value means the machine's
-  // thread is stuck (in a storage call). Zero before Start(). Thread-safe.
+  // Real (steady) time the step in progress has taken so far (zero while
+  // the driver waits between steps, and before Start()): a large value means
+  // the machine's thread is stuck (in a storage call). Thread-safe.
   std::chrono::steady_clock::duration SinceLastBeat() const;
 
  private:
@@ -38,7 +38,7 @@ class RoleDriver {
   RoleMachine* machine_;
   const Clock* clock_;
   std::function<void()> on_finished_;
-  std::atomic<int64_t> beat_ns_{0};  // steady_clock ns of the last beat; 0 before Start()
+  std::atomic<int64_t> step_ns_{0};  // steady_clock ns the step in progress began; 0 while waiting
   StoppableThread thread_;
 };
 

@@ -102,7 +102,12 @@ MonoTime RoleMachine::Step() {
     StopCleanly();
     return MonoTime::max();
   }
-  return std::min(now + timing_.ObserveInterval(), lease_->deadline());
+  // Nothing to look at until the lease deadline or the tick loop's stall
+  // limit: a loss of the lock and a stop request wake the driver at once
+  // (an idle active instance wakes for nothing).
+  MonoTime next = lease_->deadline();
+  if (std::optional<Duration> idle = TickLoopIdle(now)) next = std::min(next, now + (timing_.TickStallLimit() - *idle));
+  return std::max(next, now + kMinActiveWait);
 }
 
 std::optional<Duration> RoleMachine::TickLoopIdle(MonoTime now) const {

@@ -64,6 +64,10 @@ class RoleListener {
 
 class RoleMachine {
  public:
+  // The shortest wait an active step asks for (a clock at its deadline
+  // exactly does not spin).
+  static constexpr Duration kMinActiveWait = std::chrono::milliseconds(10);
+
   // Every pointer must outlive the machine; `listener` may be null. `parts`
   // are started in order on activation and stopped in reverse order.
   RoleMachine(Elector* elector, LeaseState* lease, RenewalDriver* renewal, const Clock* clock, LockTiming timing,

@@ -585,5 +585,22 @@ TEST(LeaseBeaconFollowsTheLease, GrantRenewalExpiryLossAndANewTerm) {
   EXPECT_EQ(beacon.DeadlineOf(beacon.term()), std::nullopt);
 }
 
+// An idle active instance wakes for nothing: its step asks to be woken at
+// the lease deadline or when the tick loop's stall limit would be reached,
+// whichever is first (a loss of the lock and a stop request wake it at
+// once), not every observe interval O.
+TEST_F(RoleMachineTest, AnActiveStepAsksToWakeAtTheLeaseDeadlineOrTheStallLimit) {
+  ASSERT_TRUE(machine_.Begin().ok());
+  const LockTiming timing = kTiming;
+  loop_.SetProgress(std::nullopt);  // no loop reports progress
+  MonoTime now = clock_.Monotonic();
+  EXPECT_EQ(machine_.Step(), lease_.deadline());
+  EXPECT_GT(lease_.deadline() - now, kO);
+  loop_.SetProgress(now - (timing.TickStallLimit() - std::chrono::seconds(1)));  // 1 s from its limit
+  EXPECT_EQ(machine_.Step(), std::min(lease_.deadline(), now + std::chrono::seconds(1)));
+  loop_.SetProgress(now - timing.TickStallLimit() + std::chrono::milliseconds(1));
+  EXPECT_EQ(machine_.Step(), now + RoleMachine::kMinActiveWait) << "a wait of (almost) nothing must not spin";
+}
+
 }  // namespace
 }  // namespace dagu

@@ -125,7 +125,7 @@ struct SchedulerService::Parts {
 namespace {
 
 // Why systemd's watchdog should not be pinged now ("" = ping): the role
-// machine's thread has not stepped for `stuck_after`, the active tick loop is
+// machine's thread has been in one step for `stuck_after`, the active tick loop is
 // wedged (RoleSnapshot::healthy), or the role has ended.
 std::string WatchdogVerdict(const RoleMachine& machine, const RoleDriver& driver, Duration stuck_after) {
   RoleSnapshot s = machine.Snapshot();
@@ -135,7 +135,7 @@ std::string WatchdogVerdict(const RoleMachine& machine, const RoleDriver& driver
   if (!s.healthy) return s.unhealthy_reason.empty() ? "unhealthy" : s.unhealthy_reason;
   auto idle = driver.SinceLastBeat();
   if (idle > stuck_after) {
-    return "the role machine has not stepped for " + FormatDuration(std::chrono::duration_cast<Duration>(idle));
+    return "the role machine has been stuck in one step for " + FormatDuration(std::chrono::duration_cast<Duration>(idle));
   }
   return "";
 }
@@ -271,8 +271,8 @@ Status SchedulerService::Start() {
   });
   raw->lease->SetWakeup([raw] { raw->driver->Wake(); });
   if (std::optional<std::chrono::microseconds> timeout = SystemdWatchdogTimeout()) {
-    // Pings every third of WatchdogSec; a role machine silent for longer
-    // than max(that, 5 s) counts as stuck (it steps at least every 250 ms).
+    // Pings every third of WatchdogSec; a role machine whose step has taken
+    // longer than max(that, 5 s) counts as stuck.
     Duration every = std::chrono::duration_cast<Duration>(*timeout) / 3;
     Duration stuck_after = std::max<Duration>(every, std::chrono::seconds(5));
     raw->systemd_watchdog = std::make_unique<SystemdWatchdog>(
