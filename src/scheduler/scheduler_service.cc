@@ -1,5 +1,7 @@
 #include "scheduler/scheduler_service.h"
 
+#include "core/startup_pages.h"
+
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
@@ -306,8 +308,16 @@ void SchedulerService::RequestStop() {
 }
 
 int SchedulerService::Wait() {
+  {
+    MutexLock l(&mu_);
+    if (!started_ && !driver_done_) return exit_status_;
+    if (cv_.WaitFor(&mu_, kStartupOver, [&]() REQUIRES(mu_) { return driver_done_; })) return exit_status_;
+  }
+  // Start-up is over: its code pages are given back (core/startup_pages.h),
+  // so an idle scheduler keeps only what it runs.
+  const size_t released = ReleaseStartupPages();
+  spdlog::debug("start-up over: {} KiB of code and read-only mappings released", released / 1024);
   MutexLock l(&mu_);
-  if (!started_ && !driver_done_) return exit_status_;
   cv_.Wait(&mu_, [&]() REQUIRES(mu_) { return driver_done_; });
   return exit_status_;
 }

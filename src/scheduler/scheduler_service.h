@@ -82,8 +82,10 @@ class SchedulerService {
   Status Start();
   void RequestStop();
   // Blocks until the service has ended; returns its exit status (0, 75; 78
-  // when Start() failed). Idempotent.
+  // when Start() failed). Idempotent. kStartupOver after it began waiting,
+  // it gives back the pages start-up touched (core/startup_pages.h).
   int Wait();
+  static constexpr std::chrono::seconds kStartupOver{10};
   bool finished() const;
 
   RoleSnapshot Snapshot() const;
