@@ -69,13 +69,14 @@ Status Launcher::Spawn(const std::vector<std::string>& argv, std::map<std::strin
   return Status::OK();
 }
 
-Status Launcher::SpawnSlotRun(const std::string& dag_name, const std::string& location, bool propagate,
-                              const std::string& run_id, WallTime slot, MonoTime not_after) {
+Status Launcher::SpawnSlotRun(const char* kind, const std::string& dag_name, const std::string& location,
+                              bool propagate, const std::string& run_id, WallTime slot, MonoTime not_after, pid_t* pid,
+                              int gate_fd) {
   Child child;
-  child.what = "run " + run_id + " of DAG " + dag_name + " for slot " + FormatRFC3339UTC(slot);
+  child.what = std::string(kind) + " " + run_id + " of DAG " + dag_name + " for slot " + FormatRFC3339UTC(slot);
   child.propagate = propagate;
   return Spawn(StartSlotCommand(context_, run_id, slot, location),
-               {{"DAGU_DAG_DEFINITION_ID", DagNameFromPath(location)}}, std::move(child), not_after, nullptr);
+               {{"DAGU_DAG_DEFINITION_ID", DagNameFromPath(location)}}, std::move(child), not_after, pid, gate_fd);
 }
 
 Status Launcher::ArmSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) {
@@ -87,16 +88,12 @@ Status Launcher::ArmSlot(const DagHeader& dag, const std::string& run_id, WallTi
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     return Status::FromErrno(errno, "arming run " + run_id + ": socketpair");
   }
-  Child child;
-  child.what = "armed run " + run_id + " of DAG " + dag.name + " for slot " + FormatRFC3339UTC(slot);
-  child.propagate = dag.signal_propagation;
   ArmedRun run;
   run.gate = sv[0];
   run.location = dag.location;
   run.slot = slot;
-  Status s = Spawn(StartSlotCommand(context_, run_id, slot, dag.location),
-                   {{"DAGU_DAG_DEFINITION_ID", DagNameFromPath(dag.location)}}, std::move(child), not_after, &run.pid,
-                   sv[1]);
+  Status s = SpawnSlotRun("armed run", dag.name, dag.location, dag.signal_propagation, run_id, slot, not_after,
+                          &run.pid, sv[1]);
   ::close(sv[1]);
   if (!s.ok()) {
     ::close(sv[0]);
@@ -160,7 +157,7 @@ Status Launcher::StartSlot(const DagHeader& dag, const std::string& run_id, Wall
     }
     if (armed->location != dag.location || armed->slot != slot) ::close(armed->gate);
   }
-  return SpawnSlotRun(dag.name, dag.location, dag.signal_propagation, run_id, slot, not_after);
+  return SpawnSlotRun("run", dag.name, dag.location, dag.signal_propagation, run_id, slot, not_after);
 }
 
 size_t Launcher::armed_runs() const {
@@ -284,7 +281,7 @@ void Launcher::AdvanceRestarts() {
       continue;
     }
     MonoTime not_after = r.guards.deadline ? r.guards.deadline() : MonoTime::max();
-    Status s = SpawnSlotRun(r.dag_name, r.dag_location, r.propagate, r.run_id, r.slot, not_after);
+    Status s = SpawnSlotRun("run", r.dag_name, r.dag_location, r.propagate, r.run_id, r.slot, not_after);
     if (!s.ok()) spdlog::error("restart of DAG {} for slot {}: {}", r.dag_name, FormatRFC3339UTC(r.slot), s.ToString());
   }
   std::lock_guard<std::mutex> l(mu_);

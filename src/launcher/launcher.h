@@ -128,8 +128,10 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
                MonoTime not_after, pid_t* pid, int gate_fd = -1);
   // Opens an armed run's gate under `not_after`; false when the run is gone.
   bool OpenGate(const ArmedRun& run, const std::string& run_id, MonoTime not_after);
-  Status SpawnSlotRun(const std::string& dag_name, const std::string& location, bool propagate,
-                      const std::string& run_id, WallTime slot, MonoTime not_after);
+  // `kind` names it in the log ("run", "armed run"); `gate_fd` as Spawn's.
+  Status SpawnSlotRun(const char* kind, const std::string& dag_name, const std::string& location, bool propagate,
+                      const std::string& run_id, WallTime slot, MonoTime not_after, pid_t* pid = nullptr,
+                      int gate_fd = -1);
   void AdvanceRestarts();
 
   ProcessSpawner* spawner_;
