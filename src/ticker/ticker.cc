@@ -31,7 +31,8 @@ Ticker::Ticker(const Clock* clock, DagCatalog* dags, const SuspendFlags* suspend
       dispatcher_(dispatcher),
       ledger_(ledger),
       listener_(listener),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      due_(dags) {}
 
 Ticker::~Ticker() { Stop(); }
 
@@ -116,7 +117,7 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
   if (!rescanned.ok()) spdlog::error("tick {}: {}", tick_text, rescanned.ToString());
 
   std::vector<Plan> plans;
-  for (const DagPtr& dag : dags_->Snapshot()) PlanDag(dag, tick, &plans);
+  for (const DagPtr& dag : due_.Candidates(tick)) PlanDag(dag, tick, &plans);
 
   // The batch: the lock must still be ours (not removed or replaced), and
   // each write below is fenced right before it.
@@ -269,7 +270,7 @@ void Ticker::Arm(WallTime slot, const Lease* lease) {
   Status rescanned = dags_->Refresh();
   if (!rescanned.ok()) spdlog::error("arming slot {}: {}", FormatRFC3339UTC(slot), rescanned.ToString());
   int armed = 0;
-  for (const DagPtr& dag_ptr : dags_->Snapshot()) {
+  for (const DagPtr& dag_ptr : due_.Candidates(slot)) {
     const DagHeader& dag = *dag_ptr;
     // Only a plain start: a stop or restart due in the same slot orders the
     // start after it, which a cold start at the slot keeps.

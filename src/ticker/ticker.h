@@ -18,7 +18,8 @@
 //  2. The DAG catalog is rescanned (cheap when nothing changed; a file that
 //     cannot be read in time is skipped, dagwatch/dag_catalog.h), so a DAG
 //     file added a moment ago on another host is seen.
-//  3. Per DAG with a due schedule and no suspend flag:
+//  3. Per DAG with a due schedule and no suspend flag (the DAGs that may
+//     have one come from a DueIndex, so DAGs that are not due cost nothing):
 //     - start: at most one run per DAG per tick, ID sched-<h>-<slot>
 //       (slot_id.h). Skipped when the DAG has a live run, has a queued item
 //       (queues enabled), its latest run is Running, the time rules of
@@ -62,6 +63,7 @@
 #include "role/lease.h"
 #include "role/scheduler_counters.h"
 #include "store/tick_ledger.h"
+#include "ticker/due_index.h"
 #include "ticker/run_catalog.h"
 #include "ticker/tick_listener.h"
 
@@ -122,6 +124,7 @@ class Ticker final : public ActiveComponent {
   TickListener* listener_;
   TickerOptions options_;
 
+  DueIndex due_;  // used by the tick thread (and RunTick in tests) only
   StoppableThread thread_;
   bool fenced_logged_ = false;  // "not dispatching" logged for the current stretch
   std::atomic<bool> looping_{false};
