@@ -1,10 +1,8 @@
 #include "dagwatch/dag_watcher.h"
 
-#include <linux/magic.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +11,8 @@
 #include <string>
 
 #include <spdlog/spdlog.h>
+
+#include "core/dir_watch.h"
 
 namespace dagu {
 namespace {
@@ -25,27 +25,6 @@ using Steady = std::chrono::steady_clock;
 int MillisUntil(Steady::time_point t) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - Steady::now()).count();
   return left < 0 ? 0 : static_cast<int>(left);
-}
-
-// True unless `dir` is on a network or FUSE file system, where another host
-// may change files without an inotify event here.
-bool OnLocalFileSystem(const std::string& dir) {
-  struct statfs fs{};
-  if (::statfs(dir.c_str(), &fs) != 0) return false;
-  switch (static_cast<unsigned long>(fs.f_type)) {
-    case NFS_SUPER_MAGIC:
-    case SMB_SUPER_MAGIC:
-    case 0xFF534D42UL:  // CIFS
-    case 0xFE534D42UL:  // SMB2
-    case 0x65735546UL:  // FUSE
-    case 0x00C36400UL:  // Ceph
-    case 0x6B414653UL:  // AFS
-    case 0x01161970UL:  // GFS2
-    case 0x7461636FUL:  // OCFS2
-      return false;
-    default:
-      return true;
-  }
 }
 
 }  // namespace

@@ -33,7 +33,10 @@ QueueConsumer::QueueConsumer(const Clock* clock, QueueStore* queues, RunStore* r
       dags_(dags),
       suspend_(suspend),
       starter_(starter),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      watch_(queues->queue_dir(), [this] {
+        if (idle_) thread_.Wake();  // with work about, passes run every poll interval anyway
+      }) {}
 
 QueueConsumer::~QueueConsumer() { Stop(); }
 
@@ -42,10 +45,25 @@ void QueueConsumer::Start(const Activation& /*activation*/, const Lease* lease) 
     spdlog::info("queues are disabled (queues.enabled: false); the queue consumer does not run");
     return;
   }
-  worker_.Start([this, lease] { RunPass(lease); }, options_.poll_interval);
+  thread_.Start([this, lease](StoppableThread& self) {
+    do {
+      RunPass(lease);
+    } while (self.WaitFor(NextWait()));
+  });
 }
 
-void QueueConsumer::Stop() { worker_.Stop(); }
+void QueueConsumer::Stop() {
+  thread_.Stop();
+  watch_.Stop();
+}
+
+std::chrono::milliseconds QueueConsumer::NextWait() {
+  if (!idle_) return options_.poll_interval;
+  // Idle: wait for the watch, if the directory is watched. An enqueue after
+  // the pass listed the queues and before this wait still wakes it (Wake
+  // ends the next wait too).
+  return watch_.EnsureWatching() ? std::max(options_.idle_interval, options_.poll_interval) : options_.poll_interval;
+}
 
 size_t QueueConsumer::in_flight() const {
   std::lock_guard<std::mutex> l(state_mu_);
@@ -55,15 +73,23 @@ size_t QueueConsumer::in_flight() const {
 int QueueConsumer::RunPass(const Lease* lease) {
   std::lock_guard<std::mutex> pass(pass_mu_);
   if (!options_.enabled || !lease->MayDispatch()) return 0;
-  // One batch per pass: the lock must still be ours (not removed or replaced).
-  if (!lease->VerifyHeld()) return 0;
-  ObserveStarted(lease);
   std::vector<std::string> names;
   Status s = queues_->ListQueues(&names);
   if (!s.ok()) {
+    idle_ = false;
     spdlog::error("queue consumer: {}", s.ToString());
     return 0;
   }
+  if (names.empty() && in_flight() == 0) {
+    idle_ = true;  // nothing to observe, claim or remove: no write, no lock check
+    std::lock_guard<std::mutex> l(state_mu_);
+    reported_.clear();  // every item reported about is gone
+    return 0;
+  }
+  idle_ = false;
+  // One batch per pass: the lock must still be ours (not removed or replaced).
+  if (!lease->VerifyHeld()) return 0;
+  ObserveStarted(lease);
   int started = 0;
   for (const std::string& q : names) ProcessQueue(q, lease, &started);
   return started;

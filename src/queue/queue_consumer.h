@@ -9,8 +9,15 @@
 // spawned run gets the lease deadline. A deposed instance leaves everything
 // to its successor.
 //
-// One pass (every poll interval, on its own thread):
-//  1. Nothing when queues are disabled, Lease::MayDispatch() is false, or
+// Passes run on a thread of their own: every poll interval while any queue
+// has items or a run it started is not yet observed; once everything is
+// empty, and a DirWatch sees every change of the queue directory (local file
+// system), the next pass waits for a change there (an enqueue), or at most
+// `idle_interval`. An empty queue directory then costs nothing.
+//
+// One pass:
+//  1. Nothing when queues are disabled, Lease::MayDispatch() is false, every
+//     queue is empty with no start in flight (nothing to write), or
 //     Lease::VerifyHeld() finds the lock no longer ours.
 //  2. Runs it started earlier: once startup is observed (the record left
 //     "queued", or a fresh heartbeat appeared) the queue item is removed.
@@ -40,6 +47,7 @@
 // Thread-safe: Start/Stop from the role machine, RunPass from tests.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -48,6 +56,7 @@
 
 #include "config/config.h"
 #include "core/clock.h"
+#include "core/dir_watch.h"
 #include "core/periodic_worker.h"
 #include "dagwatch/dag_catalog.h"
 #include "dagwatch/suspend_flags.h"
@@ -71,6 +80,9 @@ struct QueueConsumerOptions {
   std::vector<QueueConfig> global_queues;  // queues.config
   std::string owner;                     // written into claims (instance ID)
   std::chrono::milliseconds poll_interval = std::chrono::seconds(2);
+  // The longest wait while everything is empty and the queue directory is
+  // watched (see above).
+  std::chrono::milliseconds idle_interval = std::chrono::seconds(30);
   std::chrono::nanoseconds stale_claim_after = std::chrono::seconds(60);
   SchedulerCounters* counters = nullptr;  // optional: runs started, fenced refusals
 };
@@ -90,6 +102,8 @@ class QueueConsumer final : public ActiveComponent {
 
   // Runs started and not yet observed running.
   size_t in_flight() const;
+  // The last pass found every queue empty and nothing in flight.
+  bool idle() const { return idle_.load(); }
 
  private:
   struct Started {
@@ -137,7 +151,13 @@ class QueueConsumer final : public ActiveComponent {
   };
   std::map<std::string, Reported> reported_;  // by item path
 
-  PeriodicWorker worker_;
+  // The wait after the last pass: short while there is work, long while
+  // everything is empty and the watch would wake it.
+  std::chrono::milliseconds NextWait();
+
+  std::atomic<bool> idle_{false};  // the last pass found every queue empty and nothing in flight
+  DirWatch watch_;                 // wakes thread_ while idle_
+  StoppableThread thread_;
 };
 
 }  // namespace dagu

@@ -439,5 +439,31 @@ TEST_F(QueueConsumerTest, APassStartsNothingWhenTheLockIsNoLongerOurs) {
   EXPECT_GE(lease_.verifications.load(), 1);
 }
 
+// Issue 15: an empty queue directory costs nothing (no pass, no lock check
+// every poll interval); an enqueue wakes the consumer at once.
+TEST_F(QueueConsumerTest, WhileEverythingIsEmptyItWaitsForAnEnqueueInsteadOfPolling) {
+  AddDag("etl");
+  std::filesystem::create_directories(stores_.queues.queue_dir());
+  QueueConsumerOptions o;
+  o.poll_interval = std::chrono::hours(1);  // only the watch can wake it in time
+  o.idle_interval = std::chrono::hours(1);
+  auto c = Make(o);
+  c->Start(Activation{}, &lease_);
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!c->idle() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(c->idle());
+  EXPECT_EQ(lease_.verifications.load(), 0) << "an empty pass read the lock";
+
+  Enqueue("etl", "q1");  // creates queue/etl/ and the item in it
+  while (starter_.Started().empty() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(starter_.Started(), std::vector<std::string>{"q1"});
+  EXPECT_FALSE(c->idle());
+  c->Stop();
+}
+
 }  // namespace
 }  // namespace dagu

@@ -3,8 +3,9 @@
 // never holds up the role machine (which calls OnRoleChange and moves on).
 //
 //   registry  <data>/service-registry/scheduler/<SafeName(id)>.json: written
-//             at Start(), on every role change and every 5 s (Dagu readers
-//             drop entries older than 30 s); removed by StopAndRemove().
+//             at Start(), on every role change and every 10 s, as often
+//             as Dagu 1.30.2 refreshes its own (readers drop entries older
+//             than 30 s); removed by StopAndRemove().
 //   journal   <data>/scheduler/role-journal.jsonl: one line per role change.
 //
 // After each registry write it also lists the live scheduler entries (all
@@ -35,7 +36,7 @@ class StatusPublisher final : public RoleListener {
   // the entry's port (Dagu's meaning: scheduler.port).
   StatusPublisher(ServiceRegistry* registry, RoleJournal* journal, const Clock* clock, SnapshotFn snapshot,
                   int health_port, std::string version,
-                  Duration refresh = std::chrono::seconds(5));
+                  Duration refresh = std::chrono::seconds(10));
   ~StatusPublisher() override;
 
   void Start();
