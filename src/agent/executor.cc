@@ -581,7 +581,10 @@ void Executor::RunNode(size_t index) {
     refs = StepRefsNow();
     Touch();
   }
-  Publish();
+  // The node shows as started at once when its preconditions (commands) are
+  // evaluated first; otherwise the record written just before its process
+  // starts (below) is the first to show it: one synced record less a step.
+  if (!def.preconditions.empty()) Publish();
   const StepEnv::Logs logs{paths.stdout_path, paths.stderr_path};
   const VarList env = env_.ForStep(def, outputs, &logs, "", Runner(ProcKind::kHelper), refs);
   const std::string dir = env_.WorkingDirFor(def, env);
