@@ -324,7 +324,7 @@ std::optional<FileInfo> StatOrNull(const std::string& path) {
 
 bool SameFile(const std::optional<FileInfo>& a, const std::optional<FileInfo>& b) {
   if (!a || !b) return !a && !b;
-  return a->size == b->size && a->mtime == b->mtime && a->inode == b->inode;
+  return SameFileVersion(*a, *b);
 }
 
 // Loads the DAG quietly ahead of the gate; whatever it reports is reported

@@ -22,6 +22,13 @@ struct FileInfo {
   uint64_t inode = 0;
 };
 
+// Whether `a` and `b` are the same version of a file: same size, mtime and
+// inode (a file rewritten in place, or replaced by a rename, differs). The
+// one rule for "this file changed" (the DAG catalog, an armed run's DAG).
+inline bool SameFileVersion(const FileInfo& a, const FileInfo& b) {
+  return a.size == b.size && a.mtime == b.mtime && a.inode == b.inode;
+}
+
 // An open directory, and file operations relative to it (openat, renameat,
 // unlinkat, futimens). They reach this very directory even after its path
 // was renamed, removed or now names another directory: a holder of the

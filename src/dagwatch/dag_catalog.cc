@@ -99,11 +99,10 @@ bool DagCatalog::UpdateFile(const std::string& name, const FileInfo* info, size_
     files_.erase(it);
     return true;
   }
-  FileKey key{info->size, info->mtime, info->inode};
-  if (it != files_.end() && it->second.key == key) return false;
+  if (it != files_.end() && SameFileVersion(it->second.key, *info)) return false;
 
   Entry entry;
-  entry.key = key;
+  entry.key = *info;
   auto dag = std::make_unique<Dag>();
   Status loaded = loader_(path, dag.get());
   if (loaded.IsTimedOut()) {

@@ -82,14 +82,8 @@ class DagCatalog {
   const std::string& dir() const { return dir_; }
 
  private:
-  struct FileKey {
-    uint64_t size = 0;
-    WallTime mtime;
-    uint64_t inode = 0;
-    bool operator==(const FileKey& o) const { return size == o.size && mtime == o.mtime && inode == o.inode; }
-  };
   struct Entry {
-    FileKey key;
+    FileInfo key;  // the version loaded (SameFileVersion)
     DagPtr dag;  // null when the file failed to load
   };
 
