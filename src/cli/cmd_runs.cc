@@ -658,15 +658,23 @@ int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std:
   ProcStore procs = ctx.Procs();
   const std::string group = runs.QueueOf(attempt, name);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
+  auto ended = [&] {
     RunRecord now;
-    if (runs.ReadStatus(attempt, &now).ok() && now.status != RunStatus::kRunning &&
-        now.status != RunStatus::kWaiting) {
-      // 1.30.2's words; here the request goes through the run's cancel file.
-      LogToStderr(quiet, "INFO", "Successfully stopped DAG via socket", fields);
-      return kExitOk;
-    }
+    return runs.ReadStatus(attempt, &now).ok() && now.status != RunStatus::kRunning &&
+           now.status != RunStatus::kWaiting;
+  };
+  auto stopped = [&] {
+    // 1.30.2's words; here the request goes through the run's cancel file.
+    LogToStderr(quiet, "INFO", "Successfully stopped DAG via socket", fields);
+    return kExitOk;
+  };
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (ended()) return stopped();
     if (!procs.IsRunAlive(group, name, run_id).value_or(true)) {
+      // A run writes its final record before it removes its heartbeat file:
+      // one that ended between the read above and this check has stopped
+      // (store/stale_check.h, the same race on the display side).
+      if (ended()) return stopped();
       return Fail("stop", "run \"" + run_id + "\" has no live process (its record says running)");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
