@@ -12,7 +12,13 @@
 // the heap's free pages.
 //
 // Linux only; errors are ignored (it is an optimisation). Call it from one
-// thread once start-up is over.
+// thread once start-up is over. Other threads may run meanwhile, dlopen()
+// included: a segment the loader is still relocating is writable or already
+// holds private pages, so it is skipped. What must not happen meanwhile is a
+// library being unmapped and another mapped at the same address between the
+// read of /proc/self/smaps and the madvise: dagu never unloads a library
+// (src/dynlib keeps what it loads; its only dlclose drops an RTLD_NOLOAD
+// reference to a library that stays loaded).
 #pragma once
 
 #include <cstddef>
