@@ -344,11 +344,38 @@ Status RunStore::AppendStatus(const AttemptDir& attempt, const RunRecord& record
   // A writer that crashed mid-line leaves a torn last line; start a fresh
   // line so that this record is not glued to it.
   std::string line = SerializeRunRecord(record) + "\n";
+  const std::string path = attempt.StatusPath();
+  bool newline = true;
+  uint64_t size = 0;
+  DAGU_RETURN_IF_ERROR(EndsWithNewline(path, &newline, &size));
+  if (!newline) line = "\n" + line;
+  Status s = fs_->AppendFileSync(path, line, 0600);
+  std::lock_guard<std::mutex> l(appended_mu_);
+  appended_path_ = s.ok() ? path : std::string();
+  appended_size_ = size + line.size();
+  return s;
+}
+
+Status RunStore::EndsWithNewline(const std::string& path, bool* yes, uint64_t* size) {
+  *yes = true;
+  *size = 0;
+  FileInfo info;
+  Status s = fs_->Stat(path, &info);
+  if (s.IsNotFound()) return Status::OK();
+  DAGU_RETURN_IF_ERROR(s);
+  *size = info.size;
+  {
+    std::lock_guard<std::mutex> l(appended_mu_);
+    if (path == appended_path_ && info.size == appended_size_) return Status::OK();  // as our last append left it
+  }
+  if (info.size == 0) return Status::OK();
   std::string existing;
-  Status s = fs_->ReadFile(attempt.StatusPath(), &existing);
-  if (!s.ok() && !s.IsNotFound()) return s;
-  if (!existing.empty() && existing.back() != '\n') line = "\n" + line;
-  return fs_->AppendFileSync(attempt.StatusPath(), line, 0600);
+  s = fs_->ReadFile(path, &existing);
+  if (s.IsNotFound()) return Status::OK();
+  DAGU_RETURN_IF_ERROR(s);
+  *size = existing.size();
+  *yes = existing.empty() || existing.back() == '\n';
+  return Status::OK();
 }
 
 Status RunStore::CompactStatus(const AttemptDir& attempt) {

@@ -24,9 +24,11 @@
 // unreadable directory gives an error for that run (Corruption / NotFound /
 // IOError naming the path) and never stops listing the others.
 //
-// Thread-safe (no mutable state besides the filesystem).
+// Thread-safe (the one piece of state besides the filesystem, what
+// AppendStatus last appended, has its own mutex).
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -134,6 +136,9 @@ class RunStore {
 
   // Appends the record as one line (O_APPEND, fdatasync, mode 0600), after a
   // newline when the file ends in a torn line (a writer crashed mid-line).
+  // The file is read for that only when its size is not what this store's
+  // own last append left (another writer, or the first append of this
+  // process), so appending the records of a long run is not quadratic.
   Status AppendStatus(const AttemptDir& attempt, const RunRecord& record);
   // Rewrites status.jsonl as its last valid line, atomically (temp file and
   // rename over it; never a moment without the file).
@@ -173,9 +178,15 @@ class RunStore {
                        std::optional<WallTime> to, std::vector<RunDir>* out, size_t limit = 0);
   void ReadEntry(RunEntry* entry);
 
+  // Whether status.jsonl at `path` ends in a newline (or is empty or missing).
+  Status EndsWithNewline(const std::string& path, bool* yes, uint64_t* size);
+
   FileSystem* fs_;
   const Clock* clock_;
   std::string dag_runs_dir_;
+  std::mutex appended_mu_;
+  std::string appended_path_;  // the file of the last own append, and its size after it
+  uint64_t appended_size_ = 0;
 };
 
 }  // namespace dagu

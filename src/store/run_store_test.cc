@@ -206,6 +206,37 @@ TEST(RunStoreConcurrencyTest, ExactlyOneOfManyProcessesWins) {
   }
 }
 
+// An append after a torn line (another writer crashed mid-line after this
+// store's own last append) starts a fresh line; appends that follow this
+// store's own do not read the file again (they stay linear in a long run).
+TEST_F(RunStoreTest, AnAppendAfterSomeoneElsesTornLineStartsAFreshLine) {
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
+  AttemptDir a;
+  ASSERT_TRUE(store_.CreateAttempt(run, nullptr, &a).ok());
+  ASSERT_TRUE(store_.AppendStatus(a, Record("d", "r1", RunStatus::kQueued)).ok());
+  std::ofstream(a.StatusPath(), std::ios::app) << "{\"name\":\"d\",\"sta";
+  ASSERT_TRUE(store_.AppendStatus(a, Record("d", "r1", RunStatus::kRunning)).ok());
+  ASSERT_TRUE(store_.AppendStatus(a, Record("d", "r1", RunStatus::kRunning)).ok());
+  std::string contents;
+  ASSERT_TRUE(PosixFileSystem()->ReadFile(a.StatusPath(), &contents).ok());
+  EXPECT_EQ(std::count(contents.begin(), contents.end(), '\n'), 4) << contents;  // 3 records + the torn line's end
+  RunRecord r;
+  ASSERT_TRUE(store_.ReadStatus(a, &r).ok());
+  EXPECT_EQ(r.status, RunStatus::kRunning);
+
+  // Another store (another process): its first append reads the file, the
+  // ones after its own do not (a read would fail here).
+  testing::FaultyFileSystem faulty(PosixFileSystem());
+  RunStore store(&faulty, &clock_, dir_.Sub("dag-runs"));
+  ASSERT_TRUE(store.AppendStatus(a, Record("d", "r1", RunStatus::kRunning)).ok());
+  faulty.FailWith("ReadFile", "status.jsonl", Status::IOError("EIO"));
+  for (int i = 0; i < 5; ++i) {
+    Status st = store.AppendStatus(a, Record("d", "r1", RunStatus::kRunning));
+    ASSERT_TRUE(st.ok()) << "append " << i << " read the file again: " << st.ToString();
+  }
+}
+
 TEST_F(RunStoreTest, StatusAppendCompactAndTornLines) {
   RunDir run;
   ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
