@@ -51,7 +51,8 @@ def perf_cases(quick):
             + [Case("run", k, size=20, reps=10) for k in both]
             + [Case("scale", k, size=1000, minutes=2, edits=3) for k in both]
             + [Case("scale", k, size=10000, minutes=3, edits=3) for k in both]
-            + [Case("idle", k, size=50, minutes=120) for k in both])
+            + [Case("idle", k, size=50, minutes=120) for k in both]
+            + [Case("idle", k, size=10000, minutes=120) for k in both])
 
 
 def build(quick):
