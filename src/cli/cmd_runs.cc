@@ -658,24 +658,21 @@ int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std:
   ProcStore procs = ctx.Procs();
   const std::string group = runs.QueueOf(attempt, name);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  auto ended = [&] {
-    RunRecord now;
-    return runs.ReadStatus(attempt, &now).ok() && now.status != RunStatus::kRunning &&
-           now.status != RunStatus::kWaiting;
-  };
-  auto stopped = [&] {
-    // 1.30.2's words; here the request goes through the run's cancel file.
-    LogToStderr(quiet, "INFO", "Successfully stopped DAG via socket", fields);
-    return kExitOk;
-  };
+  auto ended = [](const RunRecord& r) { return r.status != RunStatus::kRunning && r.status != RunStatus::kWaiting; };
   while (std::chrono::steady_clock::now() < deadline) {
-    if (ended()) return stopped();
-    if (!procs.IsRunAlive(group, name, run_id).value_or(true)) {
-      // A run writes its final record before it removes its heartbeat file:
-      // one that ended between the read above and this check has stopped
-      // (store/stale_check.h, the same race on the display side).
-      if (ended()) return stopped();
-      return Fail("stop", "run \"" + run_id + "\" has no live process (its record says running)");
+    RunRecord now;
+    if (runs.ReadStatus(attempt, &now).ok()) {
+      // "Running without a live process" has one home (store/stale_check.h):
+      // it reads the record again, so a run that ended between the read and
+      // the heartbeat check is not taken for a dead one.
+      if (!ended(now) && RunningWithoutHeartbeatNow(&runs, &procs, attempt, group, &now)) {
+        return Fail("stop", "run \"" + run_id + "\" has no live process (its record says running)");
+      }
+      if (ended(now)) {
+        // 1.30.2's words; here the request goes through the run's cancel file.
+        LogToStderr(quiet, "INFO", "Successfully stopped DAG via socket", fields);
+        return kExitOk;
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
