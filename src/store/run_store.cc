@@ -1,9 +1,12 @@
 #include "store/run_store.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 #include "core/time_format.h"
 #include "dag/dag_names.h"
+#include "store/run_claim.h"
 #include "store/run_layout.h"
 #include "store/status_json.h"
 #include "core/json_text.h"
@@ -30,6 +33,45 @@ Status ListOrEmpty(FileSystem* fs, const std::string& dir, std::vector<std::stri
 
 void SortDescending(std::vector<std::string>* names) { std::sort(names->rbegin(), names->rend()); }
 
+// What a claim that may be there says (store/run_claim.h).
+enum class ClaimState {
+  kAbsent,     // no claim
+  kHeld,       // made; or pending and (its directory exists, or it is young); or torn
+  kAbandoned,  // pending, no directory, untouched for kClaimRepairAfter
+};
+
+// `run_path`: for a pending claim with a usable path, the directory it
+// stands for, rebuilt under `dag_root` (the claim may have been written
+// under another mount path).
+Status ReadClaim(FileSystem* fs, const Clock* clock, const std::string& claim, const std::string& dag_root,
+                 const std::string& run_id, ClaimState* state, std::string* run_path) {
+  *state = ClaimState::kAbsent;
+  run_path->clear();
+  FileInfo info;
+  Status s = fs->Stat(claim, &info);
+  if (s.IsNotFound()) return Status::OK();
+  DAGU_RETURN_IF_ERROR(s);
+  std::string text;
+  s = fs->ReadFile(claim, &text);
+  if (s.IsNotFound()) return Status::OK();  // removed in between: as if absent
+  DAGU_RETURN_IF_ERROR(s);
+  *state = ClaimState::kHeld;
+  std::string named;
+  bool pending = false;
+  WallTime created;
+  std::string id;
+  if (!ParseClaimText(text, &named, &pending) || !pending) return Status::OK();
+  if (!ParseRunDirName(BaseName(named), &created, &id) || id != run_id) return Status::OK();
+  *run_path = JoinPath(JoinPath(dag_root, FormatDatePathUTC(created)), RunDirName(created, run_id));
+  FileInfo dir;
+  s = fs->Stat(*run_path, &dir);
+  if (s.ok()) return Status::OK();
+  if (!s.IsNotFound()) return s;
+  if (clock->Now() - info.mtime < kClaimRepairAfter) return Status::OK();  // its creator may still be at work
+  *state = ClaimState::kAbandoned;
+  return Status::OK();
+}
+
 }  // namespace
 
 RunStore::RunStore(FileSystem* fs, const Clock* clock, std::string dag_runs_dir)
@@ -46,53 +88,74 @@ std::string RunStore::ClaimPath(const std::string& dag_name, const std::string& 
 Status RunStore::CreateRun(const std::string& dag_name, const std::string& run_id, WallTime created,
                            RunDir* out) {
   DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));
-  const std::string root = DagRoot(dag_name);
   const std::string claim = ClaimPath(dag_name, run_id);
-  const std::string day_dir = JoinPath(root, FormatDatePathUTC(created));
-  const std::string path = JoinPath(day_dir, RunDirName(created, run_id));
-  DAGU_RETURN_IF_ERROR(fs_->MakeDirs(DirName(claim), 0750));
-  Status s = fs_->CreateFileExclusive(claim, path + "\n", 0600);
-  if (s.IsAlreadyExists()) {
-    return Status::AlreadyExists("run ID \"" + run_id + "\" of DAG \"" + dag_name + "\" already exists");
-  }
-  if (!s.ok()) {
-    // Nothing to undo: a failed exclusive create leaves no file of ours
-    // (FileSystem contract), and a claim that is there is someone else's.
-    return s.WithContext("cannot claim run ID \"" + run_id + "\"");
-  }
-  // We own the ID among processes that claim; Dagu itself does not claim,
-  // so look for a run directory it may have written.
+  // The history scan (a run directory Dagu wrote, which does not know the
+  // claim) comes first, so that nothing slow sits between the claim and its
+  // directory.
   RunDir existing;
-  s = FindRun(dag_name, run_id, &existing);
+  Status s = FindRun(dag_name, run_id, &existing);
   if (s.ok()) {
     return Status::AlreadyExists("run ID \"" + run_id + "\" of DAG \"" + dag_name + "\" already exists at " +
                                  existing.path);
   }
   if (!s.IsNotFound()) {
-    fs_->RemoveFile(claim).LogIfError("releasing the claim " + claim);
     return s.WithContext("cannot check existing runs of DAG \"" + dag_name + "\"; run not created");
   }
-  s = fs_->MakeDirs(day_dir, 0750);
-  if (s.ok()) s = fs_->MakeDir(path, 0750);
-  if (!s.ok()) {
-    if (!s.IsAlreadyExists()) fs_->RemoveFile(claim).LogIfError("releasing the claim " + claim);
-    return s.WithContext("cannot create run directory");
+  std::string path = JoinPath(JoinPath(DagRoot(dag_name), FormatDatePathUTC(created)), RunDirName(created, run_id));
+  DAGU_RETURN_IF_ERROR(fs_->MakeDirs(DirName(claim), 0750));
+  s = fs_->CreateFileExclusive(claim, PendingClaimText(path), 0600);
+  if (s.IsAlreadyExists()) {
+    // Someone else's claim. Only one whose creator never made its directory
+    // and left it untouched for kClaimRepairAfter is adopted, by making the
+    // very directory it names (store/run_claim.h).
+    ClaimState state;
+    std::string abandoned;
+    DAGU_RETURN_IF_ERROR(ReadClaim(fs_, clock_, claim, DagRoot(dag_name), run_id, &state, &abandoned)
+                             .WithContext("cannot read the claim " + claim));
+    if (state != ClaimState::kAbandoned) {
+      return Status::AlreadyExists("run ID \"" + run_id + "\" of DAG \"" + dag_name + "\" already exists");
+    }
+    spdlog::warn("run ID {} of DAG {}: its claim {} has had no run directory for {} s or more (its creator died "
+                 "between claim and directory); taking it over by creating {}",
+                 run_id, dag_name, claim, kClaimRepairAfter.count(), abandoned);
+    path = abandoned;
+  } else if (!s.ok()) {
+    // Nothing to undo: a failed exclusive create leaves no file of ours
+    // (FileSystem contract), and a claim that is there is someone else's.
+    return s.WithContext("cannot claim run ID \"" + run_id + "\"");
   }
+  // The one step that makes the run: mkdir is exclusive, and every creator
+  // of this claim (its own, or one adopting it) makes this same path.
+  s = fs_->MakeDirs(DirName(path), 0750);
+  if (s.ok()) s = fs_->MakeDir(path, 0750);
+  if (s.IsAlreadyExists()) {
+    return Status::AlreadyExists("run ID \"" + run_id + "\" of DAG \"" + dag_name + "\" already exists at " + path);
+  }
+  // On any other error the claim stays, pending: never removed by a creator
+  // (an adopter may be making its directory right now); it is adopted once
+  // it has been left alone for kClaimRepairAfter.
+  if (!s.ok()) return s.WithContext("cannot create run directory");
+  // Not synced: a made mark lost in a crash leaves the claim pending, which
+  // holds while its directory is there.
+  fs_->WriteFile(claim, MadeClaimText(path), 0600).LogIfError("marking the claim " + claim + " as made");
+  WallTime dir_time;
+  std::string dir_id;
+  ParseRunDirName(BaseName(path), &dir_time, &dir_id);
   out->dag_name = dag_name;
   out->run_id = run_id;
-  out->created = FromUnixSeconds(UnixSeconds(created));
+  out->created = dir_time;
   out->path = path;
   return Status::OK();
 }
 
 StatusOr<bool> RunStore::RunExists(const std::string& dag_name, const std::string& run_id) {
   DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));
-  FileInfo info;
-  Status s = fs_->Stat(ClaimPath(dag_name, run_id), &info);
-  if (s.ok()) return true;
-  if (!s.IsNotFound()) return s;
+  ClaimState state;
+  std::string path;
+  DAGU_RETURN_IF_ERROR(ReadClaim(fs_, clock_, ClaimPath(dag_name, run_id), DagRoot(dag_name), run_id, &state, &path));
+  if (state == ClaimState::kHeld) return true;
   RunDir run;
-  s = FindRun(dag_name, run_id, &run);
+  Status s = FindRun(dag_name, run_id, &run);
   if (s.ok()) return true;
   if (s.IsNotFound()) return false;
   return s;
@@ -158,9 +221,9 @@ Status RunStore::ListRunDirs(const std::string& dag_name, std::optional<WallTime
 Status RunStore::FindRun(const std::string& dag_name, const std::string& run_id, RunDir* out) {
   DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));
   // Fast path: the claim names the directory we created.
-  std::string hint;
-  if (fs_->ReadFile(ClaimPath(dag_name, run_id), &hint).ok()) {
-    while (!hint.empty() && (hint.back() == '\n' || hint.back() == ' ')) hint.pop_back();
+  std::string text, hint;
+  bool pending = false;
+  if (fs_->ReadFile(ClaimPath(dag_name, run_id), &text).ok() && ParseClaimText(text, &hint, &pending)) {
     FileInfo info;
     RunDir r;
     if (!hint.empty() && fs_->Stat(hint, &info).ok() && info.is_dir &&

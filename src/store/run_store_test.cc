@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/time_format.h"
+#include "store/run_claim.h"
 #include "store/run_layout.h"
 #include "store/status_json.h"
 #include "support/fake_clock.h"
@@ -401,6 +402,101 @@ TEST_F(RunStoreTest, ClaimWithoutDirectoryStillBlocks) {
   EXPECT_TRUE(*exists);
   EXPECT_TRUE(store_.CreateRun("d", "r1", T0(), &run).IsAlreadyExists());
   EXPECT_TRUE(store_.FindRun("d", "r1", &run).IsNotFound());
+}
+
+// Issue 27 item 4: a creator that died between its claim and its directory
+// (OOM kill, host crash, EIO) left a pending claim. Once it has been left
+// alone for kClaimRepairAfter it no longer blocks the ID: the next creator
+// makes the very directory it names.
+TEST_F(RunStoreTest, AClaimLeftWithoutItsDirectoryIsAdoptedAfterTheBound) {
+  // The crash: the claim is written, the mkdir never happens.
+  faulty_.FailWith("MakeDir", "dag-run_", Status::IOError("EIO (crash before mkdir)"));
+  RunDir run;
+  EXPECT_EQ(store_.CreateRun("d", "r1", T0(), &run).code(), Status::Code::kIOError);
+  faulty_.Clear();
+  const std::string claim = store_.ClaimPath("d", "r1");
+  ASSERT_TRUE(std::filesystem::exists(claim)) << "a creator never removes its claim";
+  std::string text;
+  ASSERT_TRUE(PosixFileSystem()->ReadFile(claim, &text).ok());
+  EXPECT_EQ(text, dir_.Sub("dag-runs/d/dag-runs/2026/12/02/dag-run_20261202_162440Z_r1") + "\npending\n");
+  EXPECT_EQ(CountRunDirs(store_.DagRoot("d"), "r1"), 0u);
+
+  // While its creator may still be at work, the claim holds.
+  clock_.SetWall(std::chrono::system_clock::now() + kClaimRepairAfter - 1s);
+  StatusOr<bool> exists = store_.RunExists("d", "r1");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_TRUE(*exists);
+  EXPECT_TRUE(store_.CreateRun("d", "r1", clock_.Now(), &run).IsAlreadyExists());
+
+  // Left alone for the bound: abandoned, and adopted by the next creator.
+  clock_.SetWall(std::chrono::system_clock::now() + kClaimRepairAfter + 1s);
+  exists = store_.RunExists("d", "r1");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_FALSE(*exists);
+  ASSERT_TRUE(store_.CreateRun("d", "r1", clock_.Now(), &run).ok());
+  EXPECT_EQ(run.path, dir_.Sub("dag-runs/d/dag-runs/2026/12/02/dag-run_20261202_162440Z_r1"))
+      << "the adopter makes the directory the claim names";
+  EXPECT_EQ(run.created, T0());
+  EXPECT_EQ(CountRunDirs(store_.DagRoot("d"), "r1"), 1u);
+  // Made now: it blocks for as long as it is there, directory or not.
+  exists = store_.RunExists("d", "r1");
+  ASSERT_TRUE(exists.ok() && *exists);
+  std::filesystem::remove_all(run.path);
+  clock_.SetWall(clock_.Now() + 24h);
+  EXPECT_TRUE(store_.CreateRun("d", "r1", clock_.Now(), &run).IsAlreadyExists());
+}
+
+// The claim is never removed by a failed create, and an adopter and a late
+// creator (one paused between its claim and its mkdir for longer than the
+// bound) make the same path: exactly one of them gets the run.
+TEST_F(RunStoreTest, ALateCreatorLosesToItsAdopterWithoutASecondDirectory) {
+  RunDir late, adopter;
+  Status late_status;
+  bool adopted = false;
+  // The creator is paused right before its mkdir; meanwhile the bound passes
+  // and another creator adopts the claim.
+  faulty_.BeforeOnce("MakeDir", "dag-run_20261202_162440Z_r1", [&] {
+    clock_.SetWall(std::chrono::system_clock::now() + kClaimRepairAfter + 1s);
+    RunStore other(PosixFileSystem(), &clock_, dir_.Sub("dag-runs"));
+    adopted = other.CreateRun("d", "r1", clock_.Now(), &adopter).ok();
+  });
+  late_status = store_.CreateRun("d", "r1", T0(), &late);
+  EXPECT_TRUE(adopted);
+  EXPECT_TRUE(late_status.IsAlreadyExists()) << late_status.ToString();
+  EXPECT_EQ(adopter.path, dir_.Sub("dag-runs/d/dag-runs/2026/12/02/dag-run_20261202_162440Z_r1"));
+  EXPECT_EQ(CountRunDirs(store_.DagRoot("d"), "r1"), 1u);
+  EXPECT_TRUE(std::filesystem::exists(store_.ClaimPath("d", "r1")));
+}
+
+// A claim whose content gives no usable path (torn) is never adopted.
+TEST_F(RunStoreTest, ATornPendingClaimIsNeverAdopted) {
+  const std::string claim = store_.ClaimPath("d", "r1");
+  std::filesystem::create_directories(DirName(claim));
+  ASSERT_TRUE(PosixFileSystem()->CreateFileExclusive(claim, "\npending\n", 0600).ok());
+  clock_.SetWall(std::chrono::system_clock::now() + 1h);
+  RunDir run;
+  EXPECT_TRUE(store_.CreateRun("d", "r1", clock_.Now(), &run).IsAlreadyExists());
+  StatusOr<bool> exists = store_.RunExists("d", "r1");
+  ASSERT_TRUE(exists.ok() && *exists);
+}
+
+// The history scan happens before the claim: an unreadable history leaves
+// no claim at all (nothing slow, and nothing that can fail, sits between the
+// claim and the directory).
+TEST_F(RunStoreTest, TheHistoryScanComesBeforeTheClaim) {
+  std::filesystem::create_directories(store_.DagRoot("d") + "/2026/12/01");
+  bool claimed_before_scan = false;
+  faulty_.BeforeOnce("ListDir", "/2026/12", [&] {
+    claimed_before_scan = std::filesystem::exists(store_.ClaimPath("d", "r1"));
+  });
+  RunDir run;
+  ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());
+  EXPECT_FALSE(claimed_before_scan);
+  // And the claim is made (its path alone, as claims always were) once the
+  // directory is there.
+  std::string text;
+  ASSERT_TRUE(PosixFileSystem()->ReadFile(store_.ClaimPath("d", "r1"), &text).ok());
+  EXPECT_EQ(text, run.path + "\n");
 }
 
 TEST_F(RunStoreTest, DispatchClaimIsExclusive) {
