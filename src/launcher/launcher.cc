@@ -70,11 +70,12 @@ Status Launcher::Spawn(const std::vector<std::string>& argv, std::map<std::strin
 }
 
 Status Launcher::SpawnSlotRun(const char* kind, const std::string& dag_name, const std::string& location,
-                              bool propagate, const std::string& run_id, WallTime slot, MonoTime not_after, pid_t* pid,
-                              int gate_fd) {
+                              bool propagate, const std::string& run_id, WallTime slot, MonoTime not_after,
+                              bool started, pid_t* pid, int gate_fd) {
   Child child;
   child.what = std::string(kind) + " " + run_id + " of DAG " + dag_name + " for slot " + FormatRFC3339UTC(slot);
   child.propagate = propagate;
+  if (started) child.slot_run = EndedSlotRun{dag_name, run_id, slot, 0};
   return Spawn(StartSlotCommand(context_, run_id, slot, location),
                {{"DAGU_DAG_DEFINITION_ID", DagNameFromPath(location)}}, std::move(child), not_after, pid, gate_fd);
 }
@@ -93,7 +94,7 @@ Status Launcher::ArmSlot(const DagHeader& dag, const std::string& run_id, WallTi
   run.location = dag.location;
   run.slot = slot;
   Status s = SpawnSlotRun("armed run", dag.name, dag.location, dag.signal_propagation, run_id, slot, not_after,
-                          &run.pid, sv[1]);
+                          /*started=*/false, &run.pid, sv[1]);
   ::close(sv[1]);
   if (!s.ok()) {
     ::close(sv[0]);
@@ -152,12 +153,31 @@ Status Launcher::StartSlot(const DagHeader& dag, const std::string& run_id, Wall
       ::close(armed->gate);
       return Status::Aborted("run " + run_id + ": not started: the lease deadline has passed");
     }
-    if (armed->location == dag.location && armed->slot == slot && OpenGate(*armed, run_id, not_after)) {
-      return Status::OK();
+    if (armed->location == dag.location && armed->slot == slot) {
+      // Marked before the gate opens, so that an exit reaped right after it
+      // is reported.
+      MarkSlotRun(armed->pid, EndedSlotRun{dag.name, run_id, slot, 0});
+      if (OpenGate(*armed, run_id, not_after)) return Status::OK();
+      MarkSlotRun(armed->pid, std::nullopt);
+    } else {
+      ::close(armed->gate);
     }
-    if (armed->location != dag.location || armed->slot != slot) ::close(armed->gate);
   }
-  return SpawnSlotRun("run", dag.name, dag.location, dag.signal_propagation, run_id, slot, not_after);
+  return SpawnSlotRun("run", dag.name, dag.location, dag.signal_propagation, run_id, slot, not_after,
+                      /*started=*/true);
+}
+
+void Launcher::MarkSlotRun(pid_t pid, std::optional<EndedSlotRun> run) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = children_.find(pid);
+  if (it != children_.end()) it->second.slot_run = std::move(run);
+}
+
+std::vector<EndedSlotRun> Launcher::TakeEndedSlotRuns() {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<EndedSlotRun> out;
+  out.swap(ended_slot_runs_);
+  return out;
 }
 
 size_t Launcher::armed_runs() const {
@@ -242,6 +262,10 @@ void Launcher::ReapOnce() {
       }
       spdlog::debug("{} (pid {}) exited with status {}", it->second.what, it->first, status);
       if (it->second.keep_exit_status) exit_statuses_[it->first] = status;
+      if (it->second.slot_run) {
+        it->second.slot_run->exit_status = status;
+        ended_slot_runs_.push_back(std::move(*it->second.slot_run));
+      }
       for (PendingRestart& r : restarts_) {
         if (r.stop_pid == it->first) {
           r.stop_pid = -1;
@@ -281,7 +305,8 @@ void Launcher::AdvanceRestarts() {
       continue;
     }
     MonoTime not_after = r.guards.deadline ? r.guards.deadline() : MonoTime::max();
-    Status s = SpawnSlotRun("run", r.dag_name, r.dag_location, r.propagate, r.run_id, r.slot, not_after);
+    Status s = SpawnSlotRun("run", r.dag_name, r.dag_location, r.propagate, r.run_id, r.slot, not_after,
+                            /*started=*/false);
     if (!s.ok()) spdlog::error("restart of DAG {} for slot {}: {}", r.dag_name, FormatRFC3339UTC(r.slot), s.ToString());
   }
   std::lock_guard<std::mutex> l(mu_);

@@ -66,6 +66,7 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   Status StartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) override;
   Status StopDag(const DagHeader& dag, MonoTime not_after) override;
   Status RestartSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, RestartGuards guards) override;
+  std::vector<EndedSlotRun> TakeEndedSlotRuns() override;
 
   // Starts a queued run (`retry --run-id=<id> -q <dag name>`, with
   // DAGU_QUEUE_DISPATCH_RETRY=1). `propagate`: forward a stopping
@@ -103,6 +104,9 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
     bool propagate = false;
     bool keep_exit_status = false;
     bool signalled = false;  // a propagated stop signal was sent
+    // Set once StartSlot started it (not while it is only armed): its exit
+    // is reported by TakeEndedSlotRuns.
+    std::optional<EndedSlotRun> slot_run;
   };
   struct PendingRestart {
     std::string dag_name;
@@ -129,10 +133,14 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   // Opens an armed run's gate under `not_after`; false when the run is gone.
   bool OpenGate(const ArmedRun& run, const std::string& run_id, MonoTime not_after);
   // `kind` names it in the log ("run", "armed run"); `gate_fd` as Spawn's.
+  // `started`: a slot run started now (reported when it exits), not one
+  // only armed.
   Status SpawnSlotRun(const char* kind, const std::string& dag_name, const std::string& location, bool propagate,
-                      const std::string& run_id, WallTime slot, MonoTime not_after, pid_t* pid = nullptr,
-                      int gate_fd = -1);
+                      const std::string& run_id, WallTime slot, MonoTime not_after, bool started,
+                      pid_t* pid = nullptr, int gate_fd = -1);
   void AdvanceRestarts();
+  // Sets (or clears) what a child reports when it exits as a started slot run.
+  void MarkSlotRun(pid_t pid, std::optional<EndedSlotRun> run);
 
   ProcessSpawner* spawner_;
   const Clock* clock_;
@@ -144,6 +152,7 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   std::map<pid_t, int> exit_statuses_;
   std::vector<PendingRestart> restarts_;
   std::map<std::string, ArmedRun> armed_;  // by run ID
+  std::vector<EndedSlotRun> ended_slot_runs_;
 
   // No child and no pending restart.
   bool Idle() const;

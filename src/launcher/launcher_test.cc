@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 
@@ -267,6 +268,35 @@ TEST_F(LauncherTest, ReapsExitedChildrenAndKeepsOnlyQueuedExitStatuses) {
   spawner_.exited[queued] = 0;
   launcher_.ReapOnce();
   EXPECT_EQ(launcher_.ExitStatusOf(queued), std::nullopt);
+}
+
+// Issue 27 item 5: the exits of slot runs it started (cold, or armed and let
+// through its gate) are reported once, so the ticker can tell whether each
+// left a record; armed runs let go, queued runs and stops are not.
+TEST_F(LauncherTest, TheExitsOfStartedSlotRunsAreReportedOnce) {
+  const WallTime slot = T("2026-03-12T14:00:00Z");
+  const MonoTime deadline = clock_.Monotonic() + std::chrono::seconds(5);
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("cold"), "sched-c", slot, kNoDeadline).ok());           // 1000
+  ASSERT_TRUE(launcher_.ArmSlot(MakeDag("armed"), "sched-a", slot, deadline).ok());               // 1001
+  ASSERT_TRUE(launcher_.ArmSlot(MakeDag("letgo"), "sched-l", slot, deadline).ok());               // 1002
+  pid_t queued = -1;
+  ASSERT_TRUE(launcher_.RetryQueued("q", "q1", false, kNoDeadline, &queued).ok());                 // 1003
+  ASSERT_TRUE(launcher_.StopDag(MakeDag("s"), kNoDeadline).ok());                                 // 1004
+  ASSERT_TRUE(launcher_.StartSlot(MakeDag("armed"), "sched-a", slot, deadline).ok());
+  launcher_.ReleaseArmed(slot);
+  EXPECT_TRUE(launcher_.TakeEndedSlotRuns().empty()) << "nothing has exited";
+  spawner_.exited = {{1000, 256}, {1001, 9}, {1002, 0}, {1003, 0}, {1004, 0}};
+  launcher_.ReapOnce();
+  std::vector<EndedSlotRun> ended = launcher_.TakeEndedSlotRuns();
+  ASSERT_EQ(ended.size(), 2u);
+  std::sort(ended.begin(), ended.end(), [](const EndedSlotRun& a, const EndedSlotRun& b) { return a.run_id < b.run_id; });
+  EXPECT_EQ(ended[0].dag_name, "armed");
+  EXPECT_EQ(ended[0].run_id, "sched-a");
+  EXPECT_EQ(ended[0].slot, slot);
+  EXPECT_EQ(ended[0].exit_status, 9);
+  EXPECT_EQ(ended[1].dag_name, "cold");
+  EXPECT_EQ(ended[1].exit_status, 256);
+  EXPECT_TRUE(launcher_.TakeEndedSlotRuns().empty()) << "reported once";
 }
 
 TEST_F(LauncherTest, PropagatesOnlyToLiveRunsOfPropagatingDags) {

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/status.h"
@@ -27,6 +28,17 @@ struct RestartGuards {
   std::function<bool()> still_running;
   // How long to wait for the old run to go before starting anyway.
   std::chrono::nanoseconds wait_limit = std::chrono::seconds(60);
+};
+
+// A slot's run that the dispatcher started (StartSlot: a cold start, or an
+// armed run whose gate it opened) and whose process has exited. Whether it
+// left a record is the caller's question (docs/scheduling.md §2, "Planned,
+// started, recorded").
+struct EndedSlotRun {
+  std::string dag_name;
+  std::string run_id;
+  WallTime slot;
+  int exit_status = 0;  // as waitpid reports it
 };
 
 class RunDispatcher {
@@ -50,6 +62,10 @@ class RunDispatcher {
   // Lets go every armed run whose slot is at or before `up_to` and that was
   // not started.
   virtual void ReleaseArmed(WallTime up_to) { (void)up_to; }
+
+  // The slot runs started by StartSlot that exited since the last call,
+  // each reported once. Optional: by default none are reported.
+  virtual std::vector<EndedSlotRun> TakeEndedSlotRuns() { return {}; }
 
   // Asks the DAG's live runs to stop (a stop schedule).
   virtual Status StopDag(const DagHeader& dag, MonoTime not_after) = 0;

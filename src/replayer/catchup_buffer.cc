@@ -1,5 +1,7 @@
 #include "replayer/catchup_buffer.h"
 
+#include <algorithm>
+
 namespace dagu {
 
 CatchupBuffer::CatchupBuffer(OverlapPolicy policy, std::vector<WallTime> slots)
@@ -33,5 +35,11 @@ std::optional<WallTime> CatchupBuffer::Release(bool busy, std::vector<WallTime>*
 }
 
 void CatchupBuffer::PutBack(WallTime slot) { slots_.push_front(slot); }
+
+void CatchupBuffer::Add(WallTime slot) {
+  auto at = std::lower_bound(slots_.begin(), slots_.end(), slot);
+  if (at != slots_.end() && *at == slot) return;
+  slots_.insert(at, slot);
+}
 
 }  // namespace dagu

@@ -34,6 +34,10 @@ class CatchupBuffer {
   // next tick).
   void PutBack(WallTime slot);
 
+  // Adds a slot in time order (a slot whose run never started,
+  // TickListener::SlotNotStarted); one already buffered is not added twice.
+  void Add(WallTime slot);
+
   bool empty() const { return slots_.empty(); }
   const std::deque<WallTime>& slots() const { return slots_; }
   OverlapPolicy policy() const { return policy_; }

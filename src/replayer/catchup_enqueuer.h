@@ -19,7 +19,8 @@ class CatchupEnqueuer {
  public:
   virtual ~CatchupEnqueuer() = default;
   // AlreadyExists when a run with `run_id` exists (the create is exclusive);
-  // any other error means nothing was enqueued. `may_write` (the lease's
+  // InvalidArgument when the DAG does not load (its file is invalid, or gone:
+  // retrying cannot help); any other error means nothing was enqueued. `may_write` (the lease's
   // MayDispatch) is asked right before each write of the enqueue; false
   // undoes what was made and returns Aborted.
   virtual Status EnqueueCatchup(const DagHeader& dag, const std::string& run_id, WallTime slot,

@@ -110,6 +110,26 @@ void Replayer::AfterTick(WallTime /*tick*/) {
   for (auto& [name, buffer] : buffers) buffers_.insert_or_assign(name, std::move(buffer));
 }
 
+void Replayer::SlotNotStarted(const std::string& dag_name, WallTime slot) {
+  const std::string slot_text = FormatRFC3339UTC(slot);
+  if (!options_.queues_enabled) {
+    spdlog::warn("DAG {} slot {}: its run never started; not replayed: queues are disabled", dag_name, slot_text);
+    return;
+  }
+  DagPtr dag = dags_->Find(dag_name);
+  if (!dag) return;
+  std::lock_guard<std::mutex> l(mu_);
+  if (lease_ == nullptr) return;
+  auto it = buffers_.find(dag_name);
+  if (it == buffers_.end()) {
+    buffers_.emplace(dag_name, CatchupBuffer(dag->overlap_policy, {slot}));
+  } else {
+    it->second.Add(slot);
+  }
+  spdlog::info("DAG {} slot {}: its run never started; buffered for replay (overlap_policy {})", dag_name, slot_text,
+               OverlapPolicyName(dag->overlap_policy));
+}
+
 void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer, const Lease* lease) {
   DagPtr dag = dags_->Find(name);
   if (!dag) {
@@ -152,6 +172,9 @@ void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer, const 
     spdlog::info("DAG {} slot {}: replayed as queued catch-up run {}", name, slot_text, run_id);
   } else if (s.IsAlreadyExists()) {
     spdlog::info("DAG {} slot {}: run {} exists already; not replayed", name, slot_text, run_id);
+  } else if (s.code() == Status::Code::kInvalidArgument) {
+    spdlog::error("DAG {} slot {}: catch-up run {} not enqueued: {}; the slot is dropped", name, slot_text, run_id,
+                  s.ToString());
   } else if (!lease->MayDispatch()) {
     SchedulerCounters::Bump(options_.counters, &SchedulerCounters::fenced_refusals);
     spdlog::warn("DAG {} slot {}: catch-up run {} not enqueued: this instance may no longer dispatch", name,

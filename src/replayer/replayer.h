@@ -17,7 +17,9 @@
 // for a Dagu 1.30.2 run its start, falls in the slot's minute).
 // Suspended or removed DAGs lose their buffer. When existing runs cannot be
 // read, nothing is created, the error is logged with the DAG and slot, and
-// the slot is retried at the next tick. Each release is one batch:
+// the slot is retried at the next tick; when the DAG does not load (the
+// enqueuer's InvalidArgument), the slot is dropped and logged, since its run
+// could not start either. Each release is one batch:
 // Lease::VerifyHeld() first (the lock may have been removed or replaced),
 // and Lease::MayDispatch() right before every write of every enqueue.
 //
@@ -65,6 +67,10 @@ class Replayer final : public ActiveComponent, public TickListener {
 
   // TickListener.
   void AfterTick(WallTime tick) override;
+  // Buffers the slot like a missed one (released from the next AfterTick
+  // under the DAG's overlap_policy). Nothing when queues are disabled (logged)
+  // or while not active.
+  void SlotNotStarted(const std::string& dag_name, WallTime slot) override;
 
   // The buffered slots per DAG name (for tests and status).
   std::map<std::string, std::deque<WallTime>> Pending() const;

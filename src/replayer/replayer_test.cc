@@ -134,6 +134,43 @@ TEST_F(ReplayerTest, PlannedButNotStartedSlotIsReplayed) {
   EXPECT_EQ(enqueuer_.calls[0].slot, slot);
 }
 
+// Issue 27 item 5: a slot whose run exited without a record is buffered and
+// released like a missed one, once; a DAG that does not load loses it (its
+// run could not start either), so a broken DAG never builds up a backlog.
+TEST_F(ReplayerTest, ASlotWhoseRunNeverStartedIsReplayedOnce) {
+  dags_.Add("etl", {"0 * * * *"});
+  dags_.Add("broken", {"0 * * * *"});
+  auto r = Make();
+  Activate(r.get(), Kind::kFreshLock, "2026-03-12T14:00:00Z");
+  EXPECT_TRUE(r->Pending().empty());
+  const WallTime slot = T("2026-03-12T14:00:00Z");
+  r->SlotNotStarted("etl", slot);
+  r->SlotNotStarted("etl", slot);  // said twice: still one
+  EXPECT_EQ(r->Pending()["etl"].size(), 1u);
+  r->AfterTick(T("2026-03-12T14:01:00Z"));
+  ASSERT_EQ(enqueuer_.calls.size(), 1u);
+  EXPECT_EQ(enqueuer_.calls[0].run_id, ScheduledRunId(kDataDir, "etl", slot));
+  r->AfterTick(T("2026-03-12T14:02:00Z"));
+  EXPECT_EQ(enqueuer_.calls.size(), 1u);
+
+  enqueuer_.fail = Status::InvalidArgument("DAG \"broken\" does not load");
+  r->SlotNotStarted("broken", slot);
+  r->AfterTick(T("2026-03-12T14:03:00Z"));
+  EXPECT_EQ(enqueuer_.calls.size(), 2u);
+  EXPECT_TRUE(r->Pending().empty()) << "dropped, not retried every tick";
+}
+
+TEST_F(ReplayerTest, ASlotWhoseRunNeverStartedIsNotReplayedWithoutQueuesOrRole) {
+  dags_.Add("etl", {"0 * * * *"});
+  auto off = Make(/*queues_enabled=*/false);
+  Activate(off.get(), Kind::kFreshLock, "2026-03-12T14:00:00Z");
+  off->SlotNotStarted("etl", T("2026-03-12T14:00:00Z"));
+  EXPECT_TRUE(off->Pending().empty());
+  auto r = Make();
+  r->SlotNotStarted("etl", T("2026-03-12T14:00:00Z"));  // not active
+  EXPECT_TRUE(r->Pending().empty());
+}
+
 TEST_F(ReplayerTest, ReleasedLockReplaysOnlyTheCatchupWindow) {
   dags_.Add("plain", {"*/5 * * * *"});
   Dag& w = dags_.Add("windowed", {"*/5 * * * *"});

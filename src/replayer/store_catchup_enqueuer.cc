@@ -10,7 +10,15 @@ StoreCatchupEnqueuer::StoreCatchupEnqueuer(RunOperations* ops, const DagCatalog*
 Status StoreCatchupEnqueuer::EnqueueCatchup(const DagHeader& header, const std::string& run_id, WallTime slot,
                                             const std::function<bool()>& may_write) {
   Dag dag;
-  DAGU_RETURN_IF_ERROR(dags_->LoadFull(header.name, &dag));
+  Status loaded = dags_->LoadFull(header.name, &dag);
+  if (!loaded.ok()) {
+    // A file that cannot be read now (I/O error, a hung mount) may be read
+    // later; one that does not load will not start either.
+    const bool transient = loaded.code() == Status::Code::kIOError || loaded.code() == Status::Code::kTimedOut ||
+                           loaded.code() == Status::Code::kBusy;
+    if (transient) return loaded;
+    return Status::InvalidArgument("DAG \"" + header.name + "\" does not load: " + loaded.ToString());
+  }
   EnqueueRequest req;
   req.dag = &dag;
   req.params = dag.params;

@@ -3,6 +3,8 @@
 // tick, after the live slots, as Dagu's planner does).
 #pragma once
 
+#include <string>
+
 #include "core/clock.h"
 
 namespace dagu {
@@ -12,6 +14,11 @@ class TickListener {
   virtual ~TickListener() = default;
   // `tick` is the minute just handled. Must not block for long.
   virtual void AfterTick(WallTime tick) = 0;
+  // A start slot of an earlier tick whose run was launched but exited
+  // without writing a record: it counts as planned, not started, and is to
+  // be replayed (docs/scheduling.md §2). Called on the ticker's thread,
+  // before AfterTick of the tick that found it.
+  virtual void SlotNotStarted(const std::string& dag_name, WallTime slot) { (void)dag_name, (void)slot; }
 };
 
 }  // namespace dagu

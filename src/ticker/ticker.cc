@@ -135,6 +135,9 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
     spdlog::warn("tick {}: lease deadline passed; nothing is recorded or dispatched", tick_text);
     return;
   }
+  // After the plans (record.planned[i] is plans[i]).
+  const std::vector<PlannedSlot> not_started = CheckEndedSlotRuns(tick);
+  record.planned.insert(record.planned.end(), not_started.begin(), not_started.end());
   Status written = ledger_->Write(record);
   if (!written.ok()) spdlog::error("tick {}: {}", tick_text, written.ToString());
 
@@ -161,7 +164,42 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
     }
   }
 
-  if (listener_ != nullptr) listener_->AfterTick(tick);
+  if (listener_ != nullptr) {
+    for (const PlannedSlot& p : not_started) listener_->SlotNotStarted(p.dag, p.slot);
+    listener_->AfterTick(tick);
+  }
+}
+
+std::vector<PlannedSlot> Ticker::CheckEndedSlotRuns(WallTime tick) {
+  for (EndedSlotRun& r : dispatcher_->TakeEndedSlotRuns()) ended_.push_back({std::move(r), 0});
+  std::vector<PlannedSlot> not_started;
+  for (auto it = ended_.begin(); it != ended_.end();) {
+    const EndedSlotRun& r = it->run;
+    const std::string slot_text = FormatRFC3339UTC(r.slot);
+    DagPtr dag = dags_->Find(r.dag_name);
+    if (!dag || r.slot >= tick) {  // gone from the catalog (nothing to replay), or not a past slot
+      it = ended_.erase(it);
+      continue;
+    }
+    StatusOr<bool> exists = runs_->AnyRunExists(*dag, SlotRunIds(options_.data_dir, r.dag_name, r.slot));
+    if (!exists.ok()) {
+      spdlog::error("DAG {} slot {}: whether its run {} left a record cannot be read ({}); asked again at the next "
+                    "tick",
+                    r.dag_name, slot_text, r.run_id, exists.status().ToString());
+      ++it;
+      continue;
+    }
+    if (!*exists) {
+      spdlog::warn("DAG {} slot {}: its run {} exited (wait status {}) without writing a record; the slot counts as "
+                   "planned, not started, and is replayed",
+                   r.dag_name, slot_text, r.run_id, r.exit_status);
+      not_started.push_back({r.dag_name, "start", r.slot, r.run_id, false});
+      it = ended_.erase(it);
+      continue;
+    }
+    it = ++it->looks >= 2 ? ended_.erase(it) : std::next(it);
+  }
+  return not_started;
 }
 
 void Ticker::PlanDag(const DagPtr& dag_ptr, WallTime tick, std::vector<Plan>* plans) {

@@ -34,6 +34,17 @@
 //     ones that were started, so a successor can tell what was missed.
 //  5. The TickListener (the replayer) is told.
 //
+// Planned, started, recorded: a start slot counts as started once its run
+// has written a record, not once its process was launched. At each tick the
+// slot runs the dispatcher reports as exited (RunDispatcher::
+// TakeEndedSlotRuns) are looked up: one whose slot has no run (no run
+// directory under any of its IDs, and no claim a creator may still hold) is
+// added to this tick's ledger record as planned and not started, so a
+// successor replays it, and handed to TickListener::SlotNotStarted, so this
+// instance replays it (through the exclusive create: never twice). One that
+// shows a run is looked at once more at the next tick (a claim its dead run
+// left is abandoned by then, store/run_claim.h), then forgotten.
+//
 // The first tick after Start handles the minute of the activation
 // (Activation::at, when the lock was acquired) -- however long the rest of
 // activation took, so no slot falls between the replayer's window (the
@@ -114,6 +125,9 @@ class Ticker final : public ActiveComponent {
   bool StartAllowed(const DagHeader& dag, WallTime slot);
   bool HasLiveRun(const DagHeader& dag, WallTime slot, const char* what);
   Status Dispatch(const Plan& plan, const Lease* lease);
+  // The slot runs that exited without a record (see "Planned, started,
+  // recorded" above), as ledger entries.
+  std::vector<PlannedSlot> CheckEndedSlotRuns(WallTime tick);
 
   const Clock* clock_;
   DagCatalog* dags_;
@@ -127,6 +141,11 @@ class Ticker final : public ActiveComponent {
   DueIndex due_;  // used by the tick thread (and RunTick in tests) only
   StoppableThread thread_;
   bool fenced_logged_ = false;  // "not dispatching" logged for the current stretch
+  struct EndedRun {
+    EndedSlotRun run;
+    int looks = 0;  // times it showed a run
+  };
+  std::vector<EndedRun> ended_;  // tick thread only
   std::atomic<bool> looping_{false};
   std::atomic<int64_t> progress_ns_{0};  // monotonic ns of the loop's last progress
 };

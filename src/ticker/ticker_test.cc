@@ -102,6 +102,65 @@ TEST_F(TickerTest, DueSlotStartsUnderItsScheduledIdAndIsRecorded) {
   EXPECT_EQ(listener.Ticks(), std::vector<WallTime>{tick});
 }
 
+// Issue 27 item 5: a launched slot run that exits before writing a record
+// (ENOSPC on its first write, an OOM kill) counts as planned, not started:
+// the next tick records it so in the ledger (a successor replays it) and
+// hands it to the replayer (this instance replays it).
+TEST_F(TickerTest, ASlotRunThatExitedWithoutARecordCountsAsPlannedNotStarted) {
+  AddDag("etl", {"0 * * * *"});
+  RecordingTickListener listener;
+  auto ticker = MakeTicker(true, &listener);
+  const WallTime slot = T("2026-03-12T14:00:00Z");
+  ticker->RunTick(slot, &lease_);
+  const std::string run_id = ScheduledRunId(kDataDir, "etl", slot);
+  ASSERT_EQ(dispatcher_.Calls().size(), 1u);
+  EXPECT_TRUE(Ledger().planned.at(0).started);
+
+  // Its process exited (status 1) and left nothing.
+  dispatcher_.ended.push_back({"etl", run_id, slot, 256});
+  const WallTime next = T("2026-03-12T14:01:00Z");
+  ticker->RunTick(next, &lease_);
+  TickRecord r = Ledger();
+  EXPECT_EQ(r.last_tick, next);
+  ASSERT_EQ(r.planned.size(), 1u);
+  EXPECT_EQ(r.planned[0], (PlannedSlot{"etl", "start", slot, run_id, false}));
+  ASSERT_EQ(listener.NotStarted().size(), 1u);
+  EXPECT_EQ(listener.NotStarted()[0], std::make_pair(std::string("etl"), slot));
+  EXPECT_EQ(dispatcher_.Calls().size(), 1u) << "the ticker does not start it again itself";
+
+  // Reported once: the tick after says nothing more about it.
+  ticker->RunTick(T("2026-03-12T14:02:00Z"), &lease_);
+  EXPECT_TRUE(Ledger().planned.empty());
+  EXPECT_EQ(listener.NotStarted().size(), 1u);
+}
+
+// A run that exited after writing its record is started; one whose record
+// cannot be checked is asked about again, never counted as not started.
+TEST_F(TickerTest, ASlotRunThatLeftARecordIsStartedAndAnUnreadableOneIsAskedAgain) {
+  AddDag("etl", {"0 * * * *"});
+  RecordingTickListener listener;
+  auto ticker = MakeTicker(true, &listener);
+  const WallTime slot = T("2026-03-12T14:00:00Z");
+  const std::string run_id = ScheduledRunId(kDataDir, "etl", slot);
+  runs_.dags["etl"].runs.insert(run_id);
+  dispatcher_.ended.push_back({"etl", run_id, slot, 0});
+  ticker->RunTick(T("2026-03-12T14:01:00Z"), &lease_);
+  ticker->RunTick(T("2026-03-12T14:02:00Z"), &lease_);
+  runs_.dags["etl"].runs.clear();  // looked at twice already: forgotten
+  ticker->RunTick(T("2026-03-12T14:03:00Z"), &lease_);
+  EXPECT_TRUE(listener.NotStarted().empty());
+  EXPECT_TRUE(Ledger().planned.empty());
+
+  dispatcher_.ended.push_back({"etl", run_id, slot, 9});
+  runs_.exists_error = Status::IOError("EIO");
+  ticker->RunTick(T("2026-03-12T14:04:00Z"), &lease_);
+  EXPECT_TRUE(listener.NotStarted().empty());
+  runs_.exists_error = Status::OK();
+  ticker->RunTick(T("2026-03-12T14:05:00Z"), &lease_);
+  ASSERT_EQ(listener.NotStarted().size(), 1u);
+  EXPECT_EQ(listener.NotStarted()[0].second, slot);
+}
+
 TEST_F(TickerTest, EveryTickIsRecordedEvenWithoutSlots) {
   AddDag("etl", {"0 * * * *"});
   auto ticker = MakeTicker();

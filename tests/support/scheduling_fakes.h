@@ -113,6 +113,12 @@ class FakeDispatcher final : public RunDispatcher {
     std::lock_guard<std::mutex> l(mu);
     released.push_back(up_to);
   }
+  std::vector<EndedSlotRun> TakeEndedSlotRuns() override {
+    std::lock_guard<std::mutex> l(mu);
+    std::vector<EndedSlotRun> out;
+    out.swap(ended);
+    return out;
+  }
   std::vector<Call> Calls() {
     std::lock_guard<std::mutex> l(mu);
     return calls;
@@ -130,6 +136,7 @@ class FakeDispatcher final : public RunDispatcher {
   std::vector<Call> calls;
   std::vector<Call> armed;        // ArmSlot calls (kind "arm")
   std::vector<WallTime> released;  // ReleaseArmed calls
+  std::vector<EndedSlotRun> ended;  // handed out by TakeEndedSlotRuns
   Status fail;  // returned by every call when not OK
   RestartGuards last_guards;
   std::function<void()> on_call;  // run after each call is recorded (outside the lock)
@@ -153,12 +160,21 @@ class RecordingTickListener final : public TickListener {
     std::lock_guard<std::mutex> l(mu);
     ticks.push_back(tick);
   }
+  void SlotNotStarted(const std::string& dag_name, WallTime slot) override {
+    std::lock_guard<std::mutex> l(mu);
+    not_started.emplace_back(dag_name, slot);
+  }
   std::vector<WallTime> Ticks() {
     std::lock_guard<std::mutex> l(mu);
     return ticks;
   }
+  std::vector<std::pair<std::string, WallTime>> NotStarted() {
+    std::lock_guard<std::mutex> l(mu);
+    return not_started;
+  }
   std::mutex mu;
   std::vector<WallTime> ticks;
+  std::vector<std::pair<std::string, WallTime>> not_started;
 };
 
 }  // namespace dagu::testing
