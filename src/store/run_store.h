@@ -12,13 +12,18 @@
 //     <dagRunsDir>/<dagDir>/dag-runs/.dagu_run_ids/<runId>
 //
 // (Dagu's readers glob `2*/*/*/dag-run_*` and skip dot names, so they never
-// see it.) The winner then checks that no run directory with that ID exists
-// (one written by Dagu, which does not know the claim) and only then creates
-// the directory. Every other creator gets AlreadyExists, at any moment and
-// from any host sharing the storage. A claim is kept for as long as the run
-// exists; RemoveRun removes both. A claim whose run directory is gone (Dagu's
-// dequeue or retention removed it) still blocks re-use of the ID. If existing
-// runs cannot be read, no run is created and the read error is returned.
+// see it.) Before claiming, the creator checks that no run directory with
+// that ID exists (one written by Dagu, which does not know the claim); if
+// existing runs cannot be read, no run is created and the read error is
+// returned. The claim is written pending, the directory is made (mkdir,
+// exclusive), and the claim is marked made (store/run_claim.h). Every other
+// creator gets AlreadyExists, at any moment and from any host sharing the
+// storage. A made claim is kept for as long as the run exists; RemoveRun
+// removes both. A made claim whose run directory is gone (Dagu's dequeue or
+// retention removed it) still blocks re-use of the ID. A pending claim left
+// without its directory (its creator died) is adopted after
+// kClaimRepairAfter by the next creator, which makes the very directory it
+// names (CLAIM REPAIR in store/run_claim.h).
 //
 // Errors are per run: a torn or corrupt status line, a missing dag.json or an
 // unreadable directory gives an error for that run (Corruption / NotFound /
@@ -91,13 +96,16 @@ class RunStore {
   std::string ClaimPath(const std::string& dag_name, const std::string& run_id) const;
 
   // Creates the run directory of a new run ID, exclusively (see above).
-  // `created` dates the directory (UTC). AlreadyExists when the ID is taken;
-  // InvalidArgument for a bad ID; any error reading existing runs is returned
-  // and nothing is left behind.
+  // `created` dates the directory (UTC); an adopted claim keeps the time of
+  // the directory it names (out->created). AlreadyExists when the ID is
+  // taken; InvalidArgument for a bad ID; any error reading existing runs is
+  // returned and nothing is left behind. A failure after the claim leaves it
+  // pending (adopted after kClaimRepairAfter), never removed.
   Status CreateRun(const std::string& dag_name, const std::string& run_id, WallTime created, RunDir* out);
 
-  // True when the ID is claimed or a run directory with that ID exists.
-  // Errors reading the existing runs are returned, never taken as "absent".
+  // True when the ID is claimed (an abandoned claim excepted) or a run
+  // directory with that ID exists. Errors reading the existing runs are
+  // returned, never taken as "absent".
   StatusOr<bool> RunExists(const std::string& dag_name, const std::string& run_id);
 
   // The run directory with exactly this ID. NotFound when there is none.

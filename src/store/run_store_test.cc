@@ -147,8 +147,14 @@ TEST_F(RunStoreTest, FailedClaimWriteLeavesNothing) {
 // when our O_EXCL open did not succeed, the claim that is there is someone
 // else's (here a create that failed with EIO on a name another process holds).
 TEST_F(RunStoreTest, AFailedClaimCreateNeverRemovesAnotherCreatorsClaim) {
-  RunDir theirs;
-  ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &theirs).ok());
+  // Another creator has just claimed r1 and is making its directory (the
+  // history scan, which now comes before the claim, finds no run yet).
+  const std::string claim = store_.ClaimPath("d", "r1");
+  std::filesystem::create_directories(DirName(claim));
+  ASSERT_TRUE(PosixFileSystem()
+                  ->CreateFileExclusive(claim, PendingClaimText(store_.DagRoot("d") + "/2026/12/02/dag-run_20261202_162440Z_r1"))
+                  .ok());
+  clock_.SetWall(std::chrono::system_clock::now());
   faulty_.FailWith("CreateFileExclusive", ".dagu_run_ids", Status::IOError("EIO"));
   RunDir run;
   EXPECT_EQ(store_.CreateRun("d", "r1", T0() + std::chrono::seconds(5), &run).code(), Status::Code::kIOError);
