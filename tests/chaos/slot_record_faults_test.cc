@@ -86,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(
     Faults, SlotRecordFault,
     ::testing::Values(Fault{"EnospcOnTheFirstRecord", "create dag.json enospc", "dag.json"},
                       Fault{"EioBetweenClaimAndDirectory", "mkdir dag-run_ eio count=1", "mkdir"}),
-    [](const ::testing::TestParamInfo<Fault>& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<Fault>& p) { return std::string(p.param.name); });
 
 }  // namespace
 }  // namespace dagu::chaos
