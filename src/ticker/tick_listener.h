@@ -3,7 +3,10 @@
 // tick, after the live slots, as Dagu's planner does).
 #pragma once
 
+#include <vector>
+
 #include "core/clock.h"
+#include "store/tick_ledger.h"
 
 namespace dagu {
 
@@ -12,6 +15,12 @@ class TickListener {
   virtual ~TickListener() = default;
   // `tick` is the minute just handled. Must not block for long.
   virtual void AfterTick(WallTime tick) = 0;
+
+  // The catch-up slots still owed (decided, not yet enqueued), which the
+  // ticker writes into every tick-ledger record so that a successor replays
+  // them although the record's last tick is past them. Called on the
+  // ticker's thread, between ticks. Must not read storage.
+  virtual std::vector<BacklogSlot> Backlog() const { return {}; }
 };
 
 }  // namespace dagu

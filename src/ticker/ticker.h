@@ -31,7 +31,9 @@
 //       run is started once it is gone (Launcher::RestartSlot).
 //  4. The tick and the slots that passed the guards are written to the tick
 //     ledger before any of them is dispatched, and again afterwards with the
-//     ones that were started, so a successor can tell what was missed.
+//     ones that were started, so a successor can tell what was missed. Each
+//     record carries the listener's catch-up backlog (TickListener::Backlog),
+//     so moving the last tick forward never drops a slot still owed.
 //  5. The TickListener (the replayer) is told.
 //
 // The first tick after Start handles the minute of the activation
@@ -52,6 +54,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -127,6 +130,9 @@ class Ticker final : public ActiveComponent {
   DueIndex due_;  // used by the tick thread (and RunTick in tests) only
   StoppableThread thread_;
   bool fenced_logged_ = false;  // "not dispatching" logged for the current stretch
+  // Per DAG, the run last reported as stamped ahead (logged once per run;
+  // ticker thread only).
+  std::map<std::string, std::string> future_logged_;
   std::atomic<bool> looping_{false};
   std::atomic<int64_t> progress_ns_{0};  // monotonic ns of the loop's last progress
 };

@@ -157,8 +157,13 @@ class RecordingTickListener final : public TickListener {
     std::lock_guard<std::mutex> l(mu);
     return ticks;
   }
-  std::mutex mu;
+  std::vector<BacklogSlot> Backlog() const override {
+    std::lock_guard<std::mutex> l(mu);
+    return backlog;
+  }
+  mutable std::mutex mu;
   std::vector<WallTime> ticks;
+  std::vector<BacklogSlot> backlog;  // what Backlog() reports
 };
 
 }  // namespace dagu::testing
