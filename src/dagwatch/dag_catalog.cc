@@ -126,9 +126,11 @@ bool DagCatalog::UpdateFile(const std::string& name, const FileInfo* info, size_
 void DagCatalog::Publish(size_t loads) {
   // files_ is ordered by file name, so the first file of a name wins.
   std::map<std::string, DagPtr> by_name;
+  std::map<std::string, WallTime> mtimes;
   for (const auto& [file, entry] : files_) {
     if (!entry.dag) continue;
     auto [pos, inserted] = by_name.emplace(entry.dag->name, entry.dag);
+    if (inserted) mtimes.emplace(entry.dag->name, entry.key.mtime);
     if (!inserted) {
       spdlog::error("DAG file {} skipped: DAG name \"{}\" is already defined by {}", JoinPath(dir_, file),
                     entry.dag->name, pos->second->location);
@@ -137,6 +139,7 @@ void DagCatalog::Publish(size_t loads) {
   {
     std::lock_guard<std::mutex> l(mu_);
     by_name_ = std::move(by_name);
+    mtime_by_name_ = std::move(mtimes);
     ++generation_;
   }
   // Parsing leaves freed memory behind in the allocator's arenas; a scan
@@ -156,6 +159,13 @@ DagPtr DagCatalog::Find(const std::string& name) const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;
+}
+
+std::optional<WallTime> DagCatalog::FileMtime(const std::string& name) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = mtime_by_name_.find(name);
+  if (it == mtime_by_name_.end()) return std::nullopt;
+  return it->second;
 }
 
 Status DagCatalog::LoadFull(const std::string& name, Dag* out) const {

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -74,6 +75,11 @@ class DagCatalog {
   DagPtr Find(const std::string& name) const;
   // Bumped whenever the set of DAGs or any DAG changes.
   uint64_t generation() const;
+  // The mtime of the file version the DAG `name` was loaded from; nullopt
+  // when the catalog has no such DAG. The replayer's evidence of when the
+  // DAG existed (replayer.h).
+  std::optional<WallTime> FileMtime(const std::string& name) const;
+
   // The whole definition of the DAG `name` as its file reads now (with the
   // catalog's loader); NotFound when the catalog has no such DAG, and an
   // error when the file no longer loads or now defines another name.
@@ -106,6 +112,7 @@ class DagCatalog {
 
   mutable std::mutex mu_;             // guards the published view
   std::map<std::string, DagPtr> by_name_;
+  std::map<std::string, WallTime> mtime_by_name_;  // FileMtime, published with by_name_
   uint64_t generation_ = 0;
 };
 

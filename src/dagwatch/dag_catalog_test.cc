@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "dagwatch/dag_file_loader.h"
@@ -75,6 +76,37 @@ TEST(DagCatalogTest, AddChangeRemoveTakeEffectOnRescan) {
   std::filesystem::remove(dir.Sub("a.yaml"));
   ASSERT_TRUE(catalog.Rescan().ok());
   EXPECT_EQ(Names(catalog), (std::vector<std::string>{"beta"}));
+}
+
+// The mtime of the loaded file version, the replayer's evidence of when the
+// DAG existed (issue 27 item 10): it follows the file, and of two files with
+// one name it is the one that won's.
+TEST(DagCatalogTest, FileMtimeIsTheLoadedVersionsMtime) {
+  TempDir dir;
+  dir.WriteFile("a.yaml", "alpha\n");
+  dir.WriteFile("b.yaml", "alpha\n");  // the same name: skipped
+  auto set = [&](const char* file, std::chrono::hours ago) {
+    auto t = std::filesystem::file_time_type::clock::now() - ago;
+    std::filesystem::last_write_time(dir.Sub(file), t);
+    FileInfo info;
+    EXPECT_TRUE(PosixFileSystem()->Stat(dir.Sub(file), &info).ok());
+    return info.mtime;
+  };
+  WallTime a_time = set("a.yaml", std::chrono::hours(2));
+  set("b.yaml", std::chrono::hours(5));
+  DagCatalog catalog(PosixFileSystem(), dir.path(), FakeLoad);
+  ASSERT_TRUE(catalog.Rescan().ok());
+  ASSERT_TRUE(catalog.FileMtime("alpha").has_value());
+  EXPECT_EQ(*catalog.FileMtime("alpha"), a_time);
+  EXPECT_FALSE(catalog.FileMtime("nope").has_value());
+
+  WallTime changed = set("a.yaml", std::chrono::hours(1));
+  ASSERT_TRUE(catalog.Rescan().ok());
+  EXPECT_EQ(*catalog.FileMtime("alpha"), changed);
+  std::filesystem::remove(dir.Sub("a.yaml"));
+  std::filesystem::remove(dir.Sub("b.yaml"));
+  ASSERT_TRUE(catalog.Rescan().ok());
+  EXPECT_FALSE(catalog.FileMtime("alpha").has_value());
 }
 
 // The catalog keeps only DagHeader; the whole DAG comes from the file as it

@@ -14,6 +14,20 @@
 //  - Without a readable ledger (first start, a Dagu-only predecessor, a
 //    corrupt file) the window alone bounds the replay; the slots' run IDs
 //    keep anything that already ran from running again.
+//  - The previous holder's catch-up backlog (TickRecord::backlog: slots it
+//    decided to replay and had not enqueued yet) is replayed too, on any
+//    kind of activation, when its last tick is within the wider of the
+//    failover window and the DAG's catchup_window of this activation: a
+//    failover (or a clean handover) during catch-up loses no slot however
+//    often it happens, while a fleet that was down for longer than the
+//    window replays no older backlog than it replays missed slots. These
+//    slots are not measured against the window again: they passed it when
+//    they entered the backlog (docs/scheduling.md section 4).
+//  - A slot from before the DAG is known to have existed (`existed_since`:
+//    its file's mtime, or its latest run when that is older; see
+//    Replayer) is not replayed from the window: a DAG file written after a
+//    slot did not miss it. The planned-but-not-started slots and the carried
+//    backlog are kept whatever it says (a scheduler saw the DAG then).
 //  - At most kMaxReplayedSlots per DAG, the newest.
 #pragma once
 
@@ -39,7 +53,13 @@ struct ReplayContext {
 // replays none. The upper bound is always the start of the current minute.
 std::optional<WallTime> ReplayFrom(const ReplayContext& ctx, const DagHeader& dag);
 
-// The slots `dag` replays, oldest first, without duplicates.
-std::vector<WallTime> SlotsToReplay(const ReplayContext& ctx, const DagHeader& dag);
+// Whether the previous holder's backlog is carried over for `dag` (see above).
+bool CarriesBacklog(const ReplayContext& ctx, const DagHeader& dag);
+
+// The slots `dag` replays, oldest first, without duplicates. `existed_since`:
+// the earliest moment the DAG is known to have existed (nullopt: unknown, no
+// bound).
+std::vector<WallTime> SlotsToReplay(const ReplayContext& ctx, const DagHeader& dag,
+                                    std::optional<WallTime> existed_since = std::nullopt);
 
 }  // namespace dagu

@@ -118,6 +118,63 @@ TEST(ReplayWindowTest, PlannedButNotStartedSlotsOfTheLastTickAreReplayed) {
   EXPECT_TRUE(SlotsToReplay(c, hourly).empty());
 }
 
+// Issue 27 item 3: the previous holder's catch-up backlog is replayed although
+// its last tick is past those slots, on any kind of activation, unless the
+// fleet was without a scheduler for longer than the window.
+TEST(ReplayWindowTest, ThePreviousHoldersBacklogIsReplayedWithinTheWindow) {
+  Dag m = MakeDag("m", "* * * * *");
+  ReplayContext c = Ctx(Kind::kStaleTakeover, "2026-03-12T14:03:40Z", "2026-03-12T14:03:00Z");
+  TickRecord r = *c.previous;
+  r.backlog = {{"m", T("2026-03-12T14:01:00Z")}, {"m", T("2026-03-12T14:02:00Z")}, {"x", T("2026-03-12T14:02:00Z")}};
+  c.previous = r;
+  const std::vector<std::string> both = {"2026-03-12T14:01:00Z", "2026-03-12T14:02:00Z"};
+  EXPECT_TRUE(CarriesBacklog(c, m));
+  EXPECT_EQ(Fmt(SlotsToReplay(c, m)), both);
+  // Not measured against the window again (2m back from 14:04:40 is 14:02:40):
+  // they passed it when they entered the backlog; the previous holder ticked recently.
+  c.at = T("2026-03-12T14:04:40Z");
+  c.previous->last_tick = T("2026-03-12T14:04:00Z");
+  EXPECT_EQ(Fmt(SlotsToReplay(c, m)), both);
+  // A clean handover during catch-up carries it too.
+  c.kind = Kind::kReleasedLock;
+  EXPECT_EQ(Fmt(SlotsToReplay(c, m)), both);
+  // The fleet was without a scheduler for longer than the window: dropped.
+  c.kind = Kind::kStaleTakeover;
+  c.at = T("2026-03-12T14:06:01Z");
+  EXPECT_FALSE(CarriesBacklog(c, m));
+  EXPECT_EQ(Fmt(SlotsToReplay(c, m)), (std::vector<std::string>{"2026-03-12T14:05:00Z"}));
+  // The DAG's own catchup_window counts as a window too.
+  m.catchup_window = minutes(30);
+  EXPECT_TRUE(CarriesBacklog(c, m));
+  // No window at all: nothing is carried.
+  m.catchup_window = {};
+  c.failover_recovery_window = {};
+  c.at = T("2026-03-12T14:04:40Z");
+  EXPECT_TRUE(SlotsToReplay(c, m).empty());
+}
+
+// Issue 27 item 10: slots from before the DAG is known to have existed are not
+// replayed from the window; the last tick's unstarted slots and a carried
+// backlog are (a scheduler saw the DAG then).
+TEST(ReplayWindowTest, SlotsBeforeTheDagExistedAreNotReplayedFromTheWindow) {
+  Dag m = MakeDag("m", "* * * * *");
+  ReplayContext c = Ctx(Kind::kStaleTakeover, "2026-03-12T14:03:20Z", std::nullopt, minutes(5));  // no ledger
+  EXPECT_EQ(SlotsToReplay(c, m).size(), 4u);  // 13:59 .. 14:02
+  EXPECT_EQ(Fmt(SlotsToReplay(c, m, T("2026-03-12T14:01:30Z"))), (std::vector<std::string>{"2026-03-12T14:02:00Z"}));
+  EXPECT_EQ(Fmt(SlotsToReplay(c, m, T("2026-03-12T14:01:00Z"))),
+            (std::vector<std::string>{"2026-03-12T14:01:00Z", "2026-03-12T14:02:00Z"}));
+  EXPECT_TRUE(SlotsToReplay(c, m, T("2026-03-12T14:03:10Z")).empty());
+  EXPECT_EQ(SlotsToReplay(c, m, T("2026-03-12T13:00:00Z")).size(), 4u);
+
+  TickRecord r;
+  r.last_tick = T("2026-03-12T14:00:00Z");
+  r.planned.push_back({"m", "start", T("2026-03-12T14:00:00Z"), "sched-m", false});
+  r.backlog = {{"m", T("2026-03-12T13:59:00Z")}};
+  c.previous = r;
+  EXPECT_EQ(Fmt(SlotsToReplay(c, m, T("2026-03-12T14:03:10Z"))),
+            (std::vector<std::string>{"2026-03-12T13:59:00Z", "2026-03-12T14:00:00Z"}));
+}
+
 TEST(ReplayWindowTest, NoScheduleNoReplay) {
   Dag none;
   none.name = "none";

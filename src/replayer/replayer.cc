@@ -54,6 +54,18 @@ void Replayer::Start(const Activation& activation, const Lease* lease) {
   size_t total = 0;
   for (const DagPtr& dag : dags_->Snapshot()) {
     std::vector<WallTime> slots = SlotsToReplay(ctx, *dag);
+    if (!slots.empty()) {
+      std::optional<WallTime> existed = ExistedSince(*dag, slots.front());
+      if (existed) {
+        std::vector<WallTime> bounded = SlotsToReplay(ctx, *dag, existed);
+        if (bounded.size() < slots.size()) {
+          spdlog::info("DAG {}: {} missed slot(s) before {} not replayed: the DAG is not known to have existed "
+                       "before then (its file's mtime; no run of it is older)",
+                       dag->name, slots.size() - bounded.size(), FormatRFC3339UTC(*existed));
+        }
+        slots = std::move(bounded);
+      }
+    }
     if (slots.empty()) continue;
     if (!options_.queues_enabled) {
       spdlog::warn("DAG {}: {} missed slot(s) from {} not replayed: queues are disabled", dag->name, slots.size(),
@@ -66,18 +78,54 @@ void Replayer::Start(const Activation& activation, const Lease* lease) {
     total += slots.size();
     buffers.emplace(dag->name, CatchupBuffer(dag->overlap_policy, std::move(slots)));
   }
-  spdlog::info("active by {} at {}; last recorded tick {}; {} slot(s) to replay", KindName(ctx.kind),
-               FormatRFC3339UTC(ctx.at), ctx.previous ? FormatRFC3339UTC(ctx.previous->last_tick) : "none", total);
+  size_t carried = ctx.previous ? ctx.previous->backlog.size() : 0;
+  spdlog::info("active by {} at {}; last recorded tick {}{}; {} slot(s) to replay", KindName(ctx.kind),
+               FormatRFC3339UTC(ctx.at), ctx.previous ? FormatRFC3339UTC(ctx.previous->last_tick) : "none",
+               carried > 0 ? " with " + std::to_string(carried) + " catch-up slot(s) still owed" : std::string(), total);
 
   std::lock_guard<std::mutex> l(mu_);
   lease_ = lease;
   buffers_ = std::move(buffers);
+  owed_ = Owed(buffers_);
 }
 
 void Replayer::Stop() {
   std::lock_guard<std::mutex> l(mu_);
   lease_ = nullptr;
   buffers_.clear();
+  owed_.clear();
+}
+
+std::vector<BacklogSlot> Replayer::Backlog() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return owed_;
+}
+
+std::vector<BacklogSlot> Replayer::Owed(const std::map<std::string, CatchupBuffer>& buffers) {
+  std::vector<BacklogSlot> out;
+  for (const auto& [name, buffer] : buffers) {
+    for (WallTime slot : buffer.slots()) out.push_back({name, slot});
+  }
+  return out;
+}
+
+std::optional<WallTime> Replayer::ExistedSince(const DagHeader& dag, WallTime oldest_slot) {
+  std::optional<WallTime> mtime = dags_->FileMtime(dag.name);
+  if (!mtime || *mtime <= oldest_slot) return std::nullopt;  // no bound needed
+  WallTime existed = *mtime;
+  RunSummary latest;
+  Status s = runs_->LatestRun(dag, &latest);
+  if (s.ok()) {
+    std::optional<WallTime> t = RunTime(latest);
+    if (t && *t < existed) existed = *t;
+  } else if (!s.IsNotFound()) {
+    // Replaying too much never runs a slot twice (run IDs); replaying too
+    // little loses slots: without the evidence, no bound.
+    spdlog::warn("DAG {}: existing runs cannot be read ({}); its replay is not bounded by its file's date", dag.name,
+                 s.ToString());
+    return std::nullopt;
+  }
+  return existed;
 }
 
 std::map<std::string, std::deque<WallTime>> Replayer::Pending() const {
@@ -108,6 +156,7 @@ void Replayer::AfterTick(WallTime /*tick*/) {
   std::lock_guard<std::mutex> l(mu_);
   if (lease_ != lease) return;  // stopped meanwhile: the backlog goes with the role
   for (auto& [name, buffer] : buffers) buffers_.insert_or_assign(name, std::move(buffer));
+  owed_ = Owed(buffers_);
 }
 
 void Replayer::SlotNotStarted(const std::string& dag_name, WallTime slot) {
@@ -150,21 +199,28 @@ void Replayer::ReleaseOne(const std::string& name, CatchupBuffer* buffer, const 
   }
   std::optional<bool> busy = ReadBusy(*dag);
   if (!busy) return;
-  std::vector<WallTime> dropped;
-  std::optional<WallTime> slot = buffer->Release(*busy, &dropped);
-  for (WallTime d : dropped) {
-    spdlog::info("DAG {} slot {}: not replayed (overlap_policy {}, DAG busy or a newer slot pending)", name,
-                 FormatRFC3339UTC(d), OverlapPolicyName(buffer->policy()));
+  std::optional<WallTime> slot;
+  // A slot that has its run already (one a predecessor enqueued before it
+  // died, carried over in its backlog) costs no tick: the next one is looked
+  // at. Still at most one enqueue per DAG per tick.
+  for (;;) {
+    std::vector<WallTime> dropped;
+    slot = buffer->Release(*busy, &dropped);
+    for (WallTime d : dropped) {
+      spdlog::info("DAG {} slot {}: not replayed (overlap_policy {}, DAG busy or a newer slot pending)", name,
+                   FormatRFC3339UTC(d), OverlapPolicyName(buffer->policy()));
+    }
+    if (!slot) return;
+    bool unreadable = false;
+    if (AlreadyHandled(*dag, *slot, &unreadable)) continue;
+    if (unreadable) {
+      buffer->PutBack(*slot);
+      return;
+    }
+    break;
   }
-  if (!slot) return;
 
   std::string slot_text = FormatRFC3339UTC(*slot);
-  bool unreadable = false;
-  if (AlreadyHandled(*dag, *slot, &unreadable)) return;
-  if (unreadable) {
-    buffer->PutBack(*slot);
-    return;
-  }
   std::string run_id = ScheduledRunId(options_.data_dir, name, *slot);
   s = enqueuer_->EnqueueCatchup(*dag, run_id, *slot, [lease] { return lease->MayDispatch(); });
   if (s.ok()) {

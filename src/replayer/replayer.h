@@ -14,7 +14,17 @@
 // queued, latest run not Running) the oldest buffered slot is enqueued under
 // its sched- ID with trigger type catch-up, unless a run exists under one of
 // the slot's IDs or the DAG's latest run is this slot's (its scheduleTime, or
-// for a Dagu 1.30.2 run its start, falls in the slot's minute).
+// for a Dagu 1.30.2 run its start, falls in the slot's minute); such a slot
+// is passed over and the next one looked at in the same tick.
+//
+// Backlog durability: the buffered slots are handed to the ticker
+// (TickListener::Backlog), which writes them into every tick-ledger record;
+// Start() replays the backlog a predecessor left there (replay_window.h), so
+// a failover during catch-up, any number of times, loses no slot.
+//
+// The replay floor: a slot from before the DAG is known to have existed (its
+// file's mtime, or its latest run when older) is not replayed from the
+// window (replay_window.h, ExistedSince).
 // Suspended or removed DAGs lose their buffer. When existing runs cannot be
 // read, nothing is created, the error is logged with the DAG and slot, and
 // the slot is retried at the next tick; when the DAG does not load (the
@@ -34,6 +44,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/clock.h"
 #include "dagwatch/dag_catalog.h"
@@ -65,12 +76,15 @@ class Replayer final : public ActiveComponent, public TickListener {
   void Start(const Activation& activation, const Lease* lease) override;
   void Stop() override;
 
-  // TickListener.
+  // TickListener. Backlog() is every buffered slot (as of the last Start or
+  // AfterTick: a release in progress still counts its slots as owed, so the
+  // ledger errs on the side of a slot whose run then exists already).
   void AfterTick(WallTime tick) override;
   // Buffers the slot like a missed one (released from the next AfterTick
   // under the DAG's overlap_policy). Nothing when queues are disabled (logged)
   // or while not active.
   void SlotNotStarted(const std::string& dag_name, WallTime slot) override;
+  std::vector<BacklogSlot> Backlog() const override;
 
   // The buffered slots per DAG name (for tests and status).
   std::map<std::string, std::deque<WallTime>> Pending() const;
@@ -82,6 +96,12 @@ class Replayer final : public ActiveComponent, public TickListener {
   std::optional<bool> ReadBusy(const DagHeader& dag);
   // True when the slot must not be enqueued any more (it has a run).
   bool AlreadyHandled(const DagHeader& dag, WallTime slot, bool* unreadable);
+  // The earliest moment `dag` is known to have existed, when that is after
+  // `oldest_slot` (else nullopt: no bound is needed): its file's mtime, or
+  // its latest run's time when that is older. nullopt too when the runs
+  // cannot be read (no bound: replaying too much runs nothing twice).
+  std::optional<WallTime> ExistedSince(const DagHeader& dag, WallTime oldest_slot);
+  static std::vector<BacklogSlot> Owed(const std::map<std::string, CatchupBuffer>& buffers);
 
   const Clock* clock_;
   DagCatalog* dags_;
@@ -94,6 +114,7 @@ class Replayer final : public ActiveComponent, public TickListener {
   mutable std::mutex mu_;
   const Lease* lease_ = nullptr;
   std::map<std::string, CatchupBuffer> buffers_;
+  std::vector<BacklogSlot> owed_;  // Backlog(): buffers_ as of the last Start/AfterTick
 };
 
 }  // namespace dagu

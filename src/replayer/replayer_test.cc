@@ -355,5 +355,68 @@ TEST_F(ReplayerTest, NothingIsEnqueuedWhenTheLockIsNoLongerOurs) {
   EXPECT_GE(lease_.verifications.load(), 1);
 }
 
+// Issue 27 item 3: B takes over with two missed slots, replays the first and
+// dies; its first tick has moved the ledger's last tick past both. C must
+// still replay the second, once, and not the first again.
+TEST_F(ReplayerTest, ASecondFailoverDuringCatchupReplaysTheRestOfTheBacklog) {
+  dags_.Add("etl", {"* * * * *"});  // overlap_policy skip, the default
+  PreviousLedger("2026-03-12T14:00:00Z");  // A's last tick
+  auto b = Make();
+  Activate(b.get(), Kind::kStaleTakeover, "2026-03-12T14:03:10Z");
+  const std::vector<BacklogSlot> owed = {{"etl", T("2026-03-12T14:01:00Z")}, {"etl", T("2026-03-12T14:02:00Z")}};
+  EXPECT_EQ(b->Backlog(), owed);
+  // B's first tick, as the ticker writes it: the last tick and the backlog.
+  TickRecord tick;
+  tick.instance = "host-b-1-1";
+  tick.last_tick = T("2026-03-12T14:03:00Z");
+  tick.backlog = b->Backlog();
+  ASSERT_TRUE(ledger_.Write(tick).ok());
+  b->AfterTick(T("2026-03-12T14:03:00Z"));
+  ASSERT_EQ(enqueuer_.Slots(), (std::vector<std::string>{"2026-03-12T14:01:00Z"}));
+  runs_.dags["etl"].runs.insert(ScheduledRunId(kDataDir, "etl", T("2026-03-12T14:01:00Z")));
+  EXPECT_EQ(b->Backlog(), (std::vector<BacklogSlot>{owed[1]}));
+  // B is killed before its next tick: the ledger still lists both slots.
+
+  auto c = Make();
+  Activate(c.get(), Kind::kStaleTakeover, "2026-03-12T14:03:40Z");
+  EXPECT_EQ(c->Pending()["etl"].size(), 2u);
+  c->AfterTick(T("2026-03-12T14:03:00Z"));
+  // 14:01 has its run (passed over in the same tick); 14:02 is enqueued.
+  EXPECT_EQ(enqueuer_.Slots(), (std::vector<std::string>{"2026-03-12T14:01:00Z", "2026-03-12T14:02:00Z"}));
+  EXPECT_TRUE(c->Backlog().empty());
+  EXPECT_TRUE(c->Pending().empty());
+}
+
+TEST_F(ReplayerTest, StopForgetsTheBacklogButTheLedgerKeepsIt) {
+  dags_.Add("etl", {"* * * * *"});
+  PreviousLedger("2026-03-12T14:00:00Z");
+  auto r = Make();
+  Activate(r.get(), Kind::kStaleTakeover, "2026-03-12T14:03:00Z");
+  EXPECT_EQ(r->Backlog().size(), 2u);
+  r->Stop();
+  EXPECT_TRUE(r->Backlog().empty());
+}
+
+// Issue 27 item 10: without a ledger a takeover replays the window, but not
+// the minutes before the DAG's file was written, unless a run of it is older.
+TEST_F(ReplayerTest, SlotsFromBeforeTheDagFileWasWrittenAreNotReplayed) {
+  dags_.Add("etl", {"* * * * *"}).overlap_policy = OverlapPolicy::kAll;
+  dags_.SetFileTime("etl", T("2026-03-12T14:01:30Z"));
+  auto r = Make();
+  Activate(r.get(), Kind::kStaleTakeover, "2026-03-12T14:03:10Z");  // 10 minute window, no ledger
+  EXPECT_EQ(testing::Fmt(r->Pending()["etl"]), (std::vector<std::string>{"2026-03-12T14:02:00Z"}));
+
+  // A run older than the file (the file was rewritten): the DAG existed then.
+  runs_.dags["etl"].latest = RunSummary{"manual-1", RunStatus::kSucceeded, {}, T("2026-03-12T13:58:10Z"), {}};
+  Activate(r.get(), Kind::kStaleTakeover, "2026-03-12T14:03:10Z");
+  EXPECT_EQ(r->Pending()["etl"].front(), T("2026-03-12T13:59:00Z"));
+  EXPECT_EQ(r->Pending()["etl"].size(), 4u);
+
+  // The runs cannot be read: no bound (replaying too much runs nothing twice).
+  runs_.latest_error = Status::IOError("EIO");
+  Activate(r.get(), Kind::kStaleTakeover, "2026-03-12T14:03:10Z");
+  EXPECT_EQ(r->Pending()["etl"].size(), 9u);  // 13:54 .. 14:02
+}
+
 }  // namespace
 }  // namespace dagu

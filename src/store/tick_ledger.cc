@@ -56,6 +56,16 @@ std::string TickLedger::Encode(const TickRecord& record) {
     planned.push_back(std::move(e));
   }
   j["planned"] = std::move(planned);
+  if (!record.backlog.empty()) {
+    nlohmann::ordered_json backlog = nlohmann::ordered_json::array();
+    for (const BacklogSlot& b : record.backlog) {
+      nlohmann::ordered_json e;
+      e["dag"] = b.dag;
+      e["slot"] = FormatRFC3339UTC(b.slot);
+      backlog.push_back(std::move(e));
+    }
+    j["backlog"] = std::move(backlog);
+  }
   return j.dump(2) + "\n";
 }
 
@@ -86,6 +96,20 @@ Status TickLedger::Decode(const std::string& text, const std::string& origin, Ti
       auto started = e.find("started");
       p.started = started != e.end() && started->is_boolean() && started->get<bool>();
       record.planned.push_back(std::move(p));
+    }
+  }
+  auto backlog = j.find("backlog");
+  if (backlog != j.end() && !backlog->is_null()) {
+    if (!backlog->is_array()) return BadField(origin, "\"backlog\" is not an array");
+    for (size_t i = 0; i < backlog->size(); ++i) {
+      const nlohmann::json& e = (*backlog)[i];
+      std::string where = origin + " backlog[" + std::to_string(i) + "]";
+      if (!e.is_object()) return BadField(where, "not an object");
+      BacklogSlot b;
+      b.dag = StringField(e, "dag");
+      if (b.dag.empty()) return BadField(where, "missing \"dag\"");
+      DAGU_RETURN_IF_ERROR(ReadTime(e, "slot", where, &b.slot));
+      record.backlog.push_back(std::move(b));
     }
   }
   *out = std::move(record);

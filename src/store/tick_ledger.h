@@ -5,13 +5,22 @@
 //
 //   {"version":1, "instance":"<id>", "lastTick":"2026-03-12T14:00:00Z",
 //    "planned":[{"dag":"etl", "kind":"start", "slot":"2026-03-12T14:00:00Z",
-//                "runId":"sched-...", "started":false}]}
+//                "runId":"sched-...", "started":false}],
+//    "backlog":[{"dag":"etl", "slot":"2026-03-12T13:58:00Z"}]}
 //
 // The ticker writes each tick twice when it has slots: once with the slots
 // it is about to dispatch ("started": false) before dispatching any of them,
 // and once afterwards with "started" set for those that were launched. So a
 // scheduler that dies mid-tick leaves behind the slots it planned but did not
 // start; a scheduler that takes over a stale lock replays them.
+//
+// "backlog" (written only when not empty) is the replayer's catch-up backlog
+// at the time of the write: missed slots a scheduler decided to replay and
+// had not yet enqueued. A successor replays them too, so a failover during
+// catch-up loses none of them although "lastTick" has moved past them
+// (docs/scheduling.md section 4, "Backlog durability"). The list may hold
+// slots enqueued since the write (it is rewritten at the next tick); their
+// run IDs keep them from running twice.
 //
 // Only the active instance writes it (fenced by the caller). Readers must not
 // trust it for safety: the run records' exclusive create is what prevents a
@@ -41,10 +50,19 @@ struct PlannedSlot {
   }
 };
 
+// A missed slot still owed a catch-up run.
+struct BacklogSlot {
+  std::string dag;  // DAG name
+  WallTime slot;    // the cron fire time
+
+  bool operator==(const BacklogSlot& o) const { return dag == o.dag && slot == o.slot; }
+};
+
 struct TickRecord {
   std::string instance;              // who wrote it (instance ID)
   WallTime last_tick;                // the minute of the last tick handled
   std::vector<PlannedSlot> planned;  // slots of that tick that passed the guards
+  std::vector<BacklogSlot> backlog;  // catch-up slots not yet enqueued, oldest first per DAG
 };
 
 class TickLedger {

@@ -79,6 +79,21 @@ TEST(TickLedgerTest, EncodedFormIsStable) {
   EXPECT_NE(text.find("\"version\": 1"), std::string::npos) << text;
 }
 
+TEST(TickLedgerTest, TheCatchupBacklogRoundTripsAndIsLeftOutWhenEmpty) {
+  TempDir dir;
+  TickLedger ledger(PosixFileSystem(), dir.Sub("scheduler"));
+  TickRecord r = Sample();
+  EXPECT_EQ(TickLedger::Encode(r).find("backlog"), std::string::npos);  // the common case reads as before
+  r.backlog = {{"etl", T("2026-03-12T13:58:00Z")}, {"etl", T("2026-03-12T13:59:00Z")}, {"b", T("2026-03-12T13:30:00Z")}};
+  ASSERT_TRUE(ledger.Write(r).ok());
+  TickRecord back;
+  bool found = false;
+  ASSERT_TRUE(ledger.Read(&back, &found).ok());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(back.backlog, r.backlog);
+  EXPECT_EQ(back.planned, r.planned);
+}
+
 TEST(TickLedgerTest, CorruptFilesAreCorruptionNamingThePath) {
   TempDir dir;
   TickLedger ledger(PosixFileSystem(), dir.path());
@@ -91,6 +106,9 @@ TEST(TickLedgerTest, CorruptFilesAreCorruptionNamingThePath) {
       R"({"version":1,"lastTick":"2026-03-12T14:00:00Z","planned":{}})",
       R"({"version":1,"lastTick":"2026-03-12T14:00:00Z","planned":[{"kind":"start","slot":"2026-03-12T14:00:00Z"}]})",
       R"({"version":1,"lastTick":"2026-03-12T14:00:00Z","planned":[{"dag":"a","kind":"start"}]})",
+      R"({"version":1,"lastTick":"2026-03-12T14:00:00Z","backlog":{}})",
+      R"({"version":1,"lastTick":"2026-03-12T14:00:00Z","backlog":[{"slot":"2026-03-12T13:00:00Z"}]})",
+      R"({"version":1,"lastTick":"2026-03-12T14:00:00Z","backlog":[{"dag":"a","slot":"soon"}]})",
   };
   for (const char* text : bad) {
     dir.WriteFile("tick_ledger.json", text);

@@ -5,18 +5,29 @@
 
 namespace dagu {
 
-std::optional<WallTime> ReferenceTime(const RunSummary& run) {
-  if (run.schedule_time) return FloorToMinute(*run.schedule_time);
+std::optional<WallTime> RunTime(const RunSummary& run) {
+  if (run.schedule_time) return run.schedule_time;
   std::optional<WallTime> t;
   for (const std::optional<WallTime>& c : {run.started_at, run.queued_at}) {
     if (c && (!t || *c < *t)) t = c;
   }
+  return t;
+}
+
+std::optional<WallTime> ReferenceTime(const RunSummary& run) {
+  std::optional<WallTime> t = RunTime(run);
   if (!t) return std::nullopt;
   return FloorToMinute(*t);
 }
 
-StartRule CheckStartRules(const DagHeader& dag, WallTime slot, const std::optional<RunSummary>& latest) {
-  if (!latest) return StartRule::kStart;
+bool StampedAhead(const RunSummary& run, WallTime now) {
+  std::optional<WallTime> t = RunTime(run);
+  return t && *t > now + kFutureRunTolerance;
+}
+
+StartRule CheckStartRules(const DagHeader& dag, WallTime slot, const std::optional<RunSummary>& latest,
+                          WallTime now) {
+  if (!latest || StampedAhead(*latest, now)) return StartRule::kStart;
   std::optional<WallTime> ref = ReferenceTime(*latest);
   if (!ref) return StartRule::kStart;
   const std::vector<CronSchedule>& schedules = dag.schedules.start;

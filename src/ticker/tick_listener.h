@@ -4,8 +4,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/clock.h"
+#include "store/tick_ledger.h"
 
 namespace dagu {
 
@@ -19,6 +21,12 @@ class TickListener {
   // be replayed (docs/scheduling.md §2). Called on the ticker's thread,
   // before AfterTick of the tick that found it.
   virtual void SlotNotStarted(const std::string& dag_name, WallTime slot) { (void)dag_name, (void)slot; }
+
+  // The catch-up slots still owed (decided, not yet enqueued), which the
+  // ticker writes into every tick-ledger record so that a successor replays
+  // them although the record's last tick is past them. Called on the
+  // ticker's thread, between ticks. Must not read storage.
+  virtual std::vector<BacklogSlot> Backlog() const { return {}; }
 };
 
 }  // namespace dagu

@@ -130,6 +130,7 @@ void Ticker::RunTick(WallTime tick, const Lease* lease) {
   record.instance = options_.instance_id;
   record.last_tick = tick;
   for (const Plan& p : plans) record.planned.push_back(p.slot);
+  if (listener_ != nullptr) record.backlog = listener_->Backlog();
   if (!lease->MayDispatch()) {
     SchedulerCounters::Bump(counters, &SchedulerCounters::fenced_refusals);
     spdlog::warn("tick {}: lease deadline passed; nothing is recorded or dispatched", tick_text);
@@ -282,7 +283,13 @@ Ticker::StartCheck Ticker::CheckStart(const DagHeader& dag, WallTime slot) {
     return unreadable("existing runs", s);
   }
   if (have && have->status == RunStatus::kRunning) return {"latest run " + have->run_id + " is running"};
-  StartRule rule = CheckStartRules(dag, slot, have);
+  if (have && StampedAhead(*have, clock_->Now()) && future_logged_[dag.name] != have->run_id) {
+    future_logged_[dag.name] = have->run_id;
+    spdlog::warn("DAG {}: latest run {} is stamped {}, more than {} s ahead of this scheduler's clock; a clock ahead "
+                 "wrote it, so it does not count as a slot's run",
+                 dag.name, have->run_id, FormatRFC3339UTC(*RunTime(*have)), kFutureRunTolerance.count());
+  }
+  StartRule rule = CheckStartRules(dag, slot, have, clock_->Now());
   if (rule != StartRule::kStart) return {std::string(StartRuleName(rule)) + " (run " + have->run_id + ")"};
 
   StatusOr<bool> exists = runs_->AnyRunExists(dag, SlotRunIds(options_.data_dir, dag.name, slot));

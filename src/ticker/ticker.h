@@ -31,7 +31,9 @@
 //       run is started once it is gone (Launcher::RestartSlot).
 //  4. The tick and the slots that passed the guards are written to the tick
 //     ledger before any of them is dispatched, and again afterwards with the
-//     ones that were started, so a successor can tell what was missed.
+//     ones that were started, so a successor can tell what was missed. Each
+//     record carries the listener's catch-up backlog (TickListener::Backlog),
+//     so moving the last tick forward never drops a slot still owed.
 //  5. The TickListener (the replayer) is told.
 //
 // Planned, started, recorded: a start slot counts as started once its run
@@ -63,6 +65,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -146,6 +149,9 @@ class Ticker final : public ActiveComponent {
     int looks = 0;  // times it showed a run
   };
   std::vector<EndedRun> ended_;  // tick thread only
+  // Per DAG, the run last reported as stamped ahead (logged once per run;
+  // ticker thread only).
+  std::map<std::string, std::string> future_logged_;
   std::atomic<bool> looping_{false};
   std::atomic<int64_t> progress_ns_{0};  // monotonic ns of the loop's last progress
 };

@@ -161,6 +161,23 @@ TEST_F(TickerTest, ASlotRunThatLeftARecordIsStartedAndAnUnreadableOneIsAskedAgai
   EXPECT_EQ(listener.NotStarted()[0].second, slot);
 }
 
+// Issue 27 item 3: the catch-up backlog goes into every ledger record, so a
+// last tick that moves past undrained slots does not lose them.
+TEST_F(TickerTest, EveryLedgerRecordCarriesTheCatchupBacklog) {
+  AddDag("etl", {"* * * * *"});
+  RecordingTickListener listener;
+  listener.backlog = {{"etl", T("2026-03-12T13:58:00Z")}, {"etl", T("2026-03-12T13:59:00Z")}};
+  auto ticker = MakeTicker(true, &listener);
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  ASSERT_EQ(dispatcher_.Calls().size(), 1u);
+  TickRecord r = Ledger();
+  EXPECT_EQ(r.last_tick, T("2026-03-12T14:00:00Z"));
+  EXPECT_EQ(r.backlog, listener.backlog);
+  listener.backlog.clear();  // drained
+  ticker->RunTick(T("2026-03-12T14:01:00Z"), &lease_);
+  EXPECT_TRUE(Ledger().backlog.empty());
+}
+
 TEST_F(TickerTest, EveryTickIsRecordedEvenWithoutSlots) {
   AddDag("etl", {"0 * * * *"});
   auto ticker = MakeTicker();
@@ -305,6 +322,26 @@ TEST_F(TickerTest, AlreadyRunningQueuedOrLatestRunningSkipTheStart) {
 
   runs_.dags["etl"].latest->status = RunStatus::kFailed;
   ticker->RunTick(tick, &lease_);
+  EXPECT_EQ(dispatcher_.Calls().size(), 1u);
+}
+
+// Issue 27 item 6: a run stamped by a clock 10 minutes ahead is not the
+// slot's run; once the clock has caught up with it, it is (Dagu's rule).
+TEST_F(TickerTest, ALatestRunStampedAheadOfTheClockDoesNotSkipTheSlot) {
+  AddDag("etl", {"* * * * *"});
+  auto ticker = MakeTicker();
+  RunSummary fast;
+  fast.run_id = "manual-on-a-fast-host";
+  fast.status = RunStatus::kSucceeded;
+  fast.started_at = T("2026-03-12T14:10:02Z");
+  runs_.dags["etl"].latest = fast;
+  clock_.SetWall(T("2026-03-12T14:00:00.3Z"));
+  ticker->RunTick(T("2026-03-12T14:00:00Z"), &lease_);
+  ASSERT_EQ(dispatcher_.Calls().size(), 1u);
+  EXPECT_EQ(dispatcher_.Calls()[0].slot, T("2026-03-12T14:00:00Z"));
+  // Within the tolerance it counts, as in Dagu: the clock at 14:09:10.
+  clock_.SetWall(T("2026-03-12T14:09:10Z"));
+  ticker->RunTick(T("2026-03-12T14:09:00Z"), &lease_);
   EXPECT_EQ(dispatcher_.Calls().size(), 1u);
 }
 

@@ -172,9 +172,14 @@ class RecordingTickListener final : public TickListener {
     std::lock_guard<std::mutex> l(mu);
     return not_started;
   }
-  std::mutex mu;
+  std::vector<BacklogSlot> Backlog() const override {
+    std::lock_guard<std::mutex> l(mu);
+    return backlog;
+  }
+  mutable std::mutex mu;
   std::vector<WallTime> ticks;
   std::vector<std::pair<std::string, WallTime>> not_started;
+  std::vector<BacklogSlot> backlog;  // what Backlog() reports
 };
 
 }  // namespace dagu::testing

@@ -4,6 +4,7 @@
 // Header-only (it links against the parts that include it).
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <initializer_list>
 #include <map>
@@ -62,6 +63,11 @@ class TestDags {
   Dag& Add(const std::string& name, std::initializer_list<const char*> start,
            std::initializer_list<const char*> stop = {}, std::initializer_list<const char*> restart = {}) {
     std::string path = dir_.WriteFile("dags/" + name + ".yaml", name + "\n");
+    // Old files unless a test says otherwise (SetFileTime): the replayer
+    // reads the file's mtime as evidence of when the DAG existed, and the
+    // tests' slots are in 2026. Each Add gets its own mtime, so the catalog
+    // sees a re-Add as a change.
+    SetFileTime(name, T("2000-01-01T00:00:00Z") + std::chrono::seconds(++adds_));
     Dag& d = defs_[path];
     d = Dag();
     d.name = name;
@@ -73,6 +79,14 @@ class TestDags {
   }
 
   void Remove(const std::string& name) { std::filesystem::remove(dir_.Sub("dags/" + name + ".yaml")); }
+
+  // Sets the mtime of dags/<name>.yaml (the catalog reloads it at its next
+  // rescan and reports the time as DagCatalog::FileMtime).
+  void SetFileTime(const std::string& name, WallTime t) {
+    auto file_time = std::chrono::file_clock::from_sys(t);
+    std::filesystem::last_write_time(dir_.Sub("dags/" + name + ".yaml"),
+                                     std::chrono::time_point_cast<std::filesystem::file_time_type::duration>(file_time));
+  }
 
   DagCatalog& catalog() { return catalog_; }
 
@@ -86,6 +100,7 @@ class TestDags {
 
   const TempDir& dir_;
   std::map<std::string, Dag> defs_;
+  int adds_ = 0;
   DagCatalog catalog_;
 };
 
