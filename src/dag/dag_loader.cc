@@ -1,17 +1,15 @@
 #include "dag/dag_loader.h"
 
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <sstream>
 
 #include "dag/dag_names.h"
 #include "dag/dag_parse.h"
+#include "dag/yaml_limits.h"
 
 namespace dagu {
 namespace {
@@ -32,60 +30,20 @@ DagError FileError(const std::string& file, std::string message) {
   return e;
 }
 
-// yaml-cpp 0.7 (Debian 12) never ends YAML::LoadAll -- and allocates until
-// the process dies -- when a ',' stands where a document's node should be
-// (",a", "\"x\"\n,b"): the token is never consumed, so every next "document"
-// starts at the same place. Found by fuzzing (dag_yaml): such a DAG file
-// ended `dagu validate` and any scheduler that loaded it. This walks the
-// documents first and reports the place where they stop advancing.
-class DocumentStarts final : public YAML::EventHandler {
- public:
-  void OnDocumentStart(const YAML::Mark& mark) override { last = mark; }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
-  YAML::Mark last = YAML::Mark::null_mark();
-};
-
-bool CheckDocumentsAdvance(const std::string& text, const std::string& file, std::vector<DagError>* errors) {
-  std::istringstream in(text);
-  YAML::Parser parser(in);
-  DocumentStarts starts;
-  int previous = -1;
-  while (parser.HandleNextDocument(starts)) {
-    if (starts.last.pos == previous) {
-      DagError err = FileError(file, "YAML syntax error: did not find expected node content");
-      err.line = starts.last.line + 1;
-      err.column = starts.last.column + 1;
-      errors->push_back(std::move(err));
-      return false;
-    }
-    previous = starts.last.pos;
-  }
-  return true;
-}
-
-// Parses every YAML document of `text`; false (after reporting) on a syntax error.
+// Parses every YAML document of `text` within the limits of a DAG file
+// (dag/yaml_limits.h); false (after reporting) on a syntax error or a file
+// over the limits.
 bool ParseYaml(const std::string& file, std::string_view text, std::vector<YAML::Node>* docs,
                std::vector<DagError>* errors) {
-  try {
-    if (!CheckDocumentsAdvance(std::string(text), file, errors)) return false;
-    *docs = YAML::LoadAll(std::string(text));
-    return true;
-  } catch (const YAML::Exception& e) {
-    DagError err = FileError(file, "YAML syntax error: " + e.msg);
-    if (!e.mark.is_null()) {
-      err.line = e.mark.line + 1;
-      err.column = e.mark.column + 1;
-    }
-    errors->push_back(std::move(err));
-    return false;
+  YamlProblem problem;
+  if (ParseYamlBounded(text, kDagYamlLimits, docs, &problem)) return true;
+  DagError err = FileError(file, problem.message);
+  if (problem.line >= 0) {
+    err.line = problem.line + 1;
+    err.column = problem.column + 1;
   }
+  errors->push_back(std::move(err));
+  return false;
 }
 
 // Applies the base config's values to *dag. A missing base file is no error.

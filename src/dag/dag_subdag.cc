@@ -13,6 +13,7 @@
 #include "dag/dag_keys.h"
 #include "dag/dag_names.h"
 #include "dag/dag_parse.h"
+#include "dag/yaml_limits.h"
 
 namespace dagu::dag_internal {
 namespace {
@@ -179,12 +180,10 @@ std::vector<DocText> SplitDocuments(std::string_view text) {
 }
 
 bool IsEmptyDocument(const std::string& text) {
-  try {
-    YAML::Node n = YAML::Load(text);
-    return n.IsNull();
-  } catch (const YAML::Exception&) {
-    return false;  // the main parse reported it
-  }
+  YAML::Node n;
+  YamlProblem problem;
+  // A problem was reported by the parse of the whole file.
+  return ParseYamlDocumentBounded(text, kDagYamlLimits, &n, &problem) && n.IsNull();
 }
 
 }  // namespace
@@ -243,9 +242,8 @@ void LoadLocalDags(ParseContext& ctx, std::string_view text, const std::string& 
   for (size_t i = first + 1; i < docs.size(); ++i) {
     if (IsEmptyDocument(docs[i].text)) continue;
     YAML::Node doc;
-    try {
-      doc = YAML::Load(docs[i].text);
-    } catch (const YAML::Exception&) {
+    YamlProblem problem;
+    if (!ParseYamlDocumentBounded(docs[i].text, kDagYamlLimits, &doc, &problem)) {
       continue;  // reported by the parse of the whole file
     }
     const size_t from = errors->size();

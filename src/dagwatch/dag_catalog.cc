@@ -27,20 +27,46 @@ DagCatalog::DagCatalog(FileSystem* fs, std::string dags_dir, DagFileLoader loade
 
 Status DagCatalog::Refresh() {
   if (watched_ && !dirty_) return Status::OK();
+  struct Inside {
+    std::atomic<int>& n;
+    explicit Inside(std::atomic<int>& count) : n(count) { ++n; }
+    ~Inside() { --n; }
+  } inside(refreshing_);
   return Rescan();
 }
 
-Status DagCatalog::Rescan() {
+void DagCatalog::NoteProgress() {
+  if (clock_ == nullptr) return;
+  progress_ns_.store(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->Monotonic().time_since_epoch()).count());
+}
+
+std::optional<MonoTime> DagCatalog::LastLoadProgress() const {
+  const int64_t ns = progress_ns_.load();
+  if (ns < 0) return std::nullopt;
+  return MonoTime(std::chrono::nanoseconds(ns));
+}
+
+Status DagCatalog::Rescan(const std::atomic<bool>* stop) {
   std::lock_guard<std::mutex> rescan(rescan_mu_);
   dirty_ = false;  // a change seen from here on marks it again
   std::vector<std::string> names;
   Status listed = fs_->ListDir(dir_, &names);
+  NoteProgress();
   if (!listed.ok()) return listed.WithContext("listing DAG directory " + dir_);
 
   bool changed = false;
   size_t loads = 0;
   std::set<std::string> present;
   for (const std::string& name : names) {
+    if (stop != nullptr && stop->load()) {
+      // Cut short: publish what was loaded, forget nothing (the files not
+      // reached are not gone), and let the next Refresh() finish the job.
+      dirty_ = true;
+      if (changed) Publish(loads);
+      return Status::Aborted("rescan of DAG directory " + dir_ + " stopped");
+    }
+    NoteProgress();
     if (!IsDagFileName(name)) continue;
     std::string path = JoinPath(dir_, name);
     FileInfo info;
@@ -64,6 +90,7 @@ Status DagCatalog::Rescan() {
   }
   for (const std::string& name : gone) changed = UpdateFile(name, nullptr, &loads) || changed;
   if (changed) Publish(loads);
+  NoteProgress();
   return Status::OK();
 }
 
@@ -73,6 +100,7 @@ Status DagCatalog::RescanFiles(const std::set<std::string>& names) {
   bool changed = false;
   size_t loads = 0;
   for (const std::string& name : names) {
+    NoteProgress();
     if (!IsDagFileName(name)) continue;
     std::string path = JoinPath(dir_, name);
     FileInfo info;
@@ -87,6 +115,7 @@ Status DagCatalog::RescanFiles(const std::set<std::string>& names) {
     }
   }
   if (changed) Publish(loads);
+  NoteProgress();
   return Status::OK();
 }
 

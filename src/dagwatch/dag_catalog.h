@@ -17,6 +17,13 @@
 // Readers take immutable snapshots, so a DAG object never changes under a
 // tick that is using it.
 //
+// Loading is progress, not a stall (docs/scheduling.md §8): with a clock
+// set, the catalog notes the moment each file of a rescan was handled, and
+// LastLoadProgress() gives it to whoever waits for a rescan (the tick loop
+// inside Refresh(), the activation waiting for the first scan), so a long
+// scan of a big folder that keeps loading files is never taken for a wedged
+// tick loop, while a scan stuck on one call is.
+//
 // Thread-safe. Rescans are serialised; readers never wait for a load.
 #pragma once
 
@@ -31,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/file_system.h"
 #include "core/status.h"
 #include "dag/dag.h"
@@ -52,8 +60,10 @@ class DagCatalog {
 
   // Brings the catalog in line with the directory. An error listing the
   // directory is returned (and the catalog kept as it was); a file that
-  // fails to load is not an error of the rescan.
-  Status Rescan();
+  // fails to load is not an error of the rescan. When `*stop` becomes true
+  // the rescan ends after the file in hand (Aborted): what it loaded so far
+  // is published, nothing is forgotten, and the next Refresh() rescans.
+  Status Rescan(const std::atomic<bool>* stop = nullptr);
 
   // Brings only the files `names` (in the directory) in line: loaded when
   // new or changed, forgotten when gone; what DagWatcher does when inotify
@@ -62,8 +72,18 @@ class DagCatalog {
 
   // Rescan(), unless a DagWatcher's inotify watch covers the directory and
   // has seen no change since the last rescan: then nothing (an unchanged
-  // directory costs nothing). What the ticker calls at every tick.
+  // directory costs nothing). What the ticker calls at every tick. While a
+  // caller is inside (waiting for another rescan or doing its own),
+  // refreshing() is true.
   Status Refresh();
+  bool refreshing() const { return refreshing_.load() > 0; }
+
+  // Notes the moment of each file a rescan handles on `clock` (null: none).
+  // Set before the first rescan; `clock` must outlive the catalog.
+  void SetClock(const Clock* clock) { clock_ = clock; }
+  // The last moment a rescan handled a file (loaded, found unchanged,
+  // skipped, or timed out) or finished; nullopt before any, or without a clock.
+  std::optional<MonoTime> LastLoadProgress() const;
   // For DagWatcher: whether an inotify watch covers the directory now, and
   // that it saw a change no rescan has covered yet.
   void SetWatched(bool watched) { watched_ = watched; }
@@ -98,11 +118,15 @@ class DagCatalog {
   bool UpdateFile(const std::string& name, const FileInfo* info, size_t* loads);
   // Republishes by_name_ from files_. Needs rescan_mu_.
   void Publish(size_t loads);
+  void NoteProgress();
 
   FileSystem* fs_;
   std::string dir_;
   DagFileLoader loader_;
 
+  const Clock* clock_ = nullptr;
+  std::atomic<int64_t> progress_ns_{-1};  // monotonic ns of the last file handled; -1: none
+  std::atomic<int> refreshing_{0};        // callers inside Refresh()
   std::atomic<bool> watched_{false};
   std::atomic<bool> dirty_{true};
 

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 
 #include "dagwatch/dag_file_loader.h"
 #include "dagwatch/suspend_flags.h"
+#include "support/fake_clock.h"
 #include "support/faulty_file_system.h"
 #include "support/temp_dir.h"
 
@@ -212,6 +214,58 @@ TEST(SuspendFlagsTest, FlagFileOfTheDagFileStem) {
   Status s = flags.IsSuspended(d, &suspended);
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(suspended);  // unknown counts as suspended
+}
+
+
+// A rescan cut short (the watcher stopping) publishes what it loaded,
+// forgets none of the files it did not reach, and the next Refresh()
+// finishes the job even under a watch that saw no change.
+TEST(DagCatalogTest, AStoppedRescanForgetsNothingAndTheNextRefreshFinishes) {
+  TempDir dir;
+  for (int i = 0; i < 6; ++i) dir.WriteFile("d" + std::to_string(i) + ".yaml", "dag" + std::to_string(i) + "\n");
+  std::atomic<bool> stop{false};
+  int loads = 0;
+  DagCatalog catalog(PosixFileSystem(), dir.path(), [&](const std::string& path, Dag* out) {
+    if (++loads == 3) stop = true;
+    return FakeLoad(path, out);
+  });
+  Status s = catalog.Rescan(&stop);
+  EXPECT_EQ(s.code(), Status::Code::kAborted) << s.ToString();
+  EXPECT_EQ(catalog.Snapshot().size(), 3u);
+  catalog.SetWatched(true);  // a watch that saw nothing: Refresh still rescans
+  ASSERT_TRUE(catalog.Refresh().ok());
+  EXPECT_EQ(catalog.Snapshot().size(), 6u);
+  EXPECT_EQ(loads, 6);  // the three loaded first were not read again
+  ASSERT_TRUE(catalog.Refresh().ok());
+  EXPECT_EQ(loads, 6);
+}
+
+// The stall rule (docs/scheduling.md §8): each file a rescan handles is
+// progress, noted on the catalog's clock; refreshing() says a caller is
+// inside Refresh() (waiting for the scan, not wedged).
+TEST(DagCatalogTest, EachFileHandledIsProgress) {
+  TempDir dir;
+  for (int i = 0; i < 4; ++i) dir.WriteFile("d" + std::to_string(i) + ".yaml", "dag" + std::to_string(i) + "\n");
+  testing::FakeClock clock;
+  std::vector<MonoTime> seen;
+  bool refreshing_seen = false;
+  DagCatalog* self = nullptr;
+  DagCatalog catalog(PosixFileSystem(), dir.path(), [&](const std::string& path, Dag* out) {
+    seen.push_back(*self->LastLoadProgress());  // the file in hand was noted before its load
+    refreshing_seen = refreshing_seen || self->refreshing();
+    clock.Advance(std::chrono::seconds(10));   // a slow file
+    return FakeLoad(path, out);
+  });
+  self = &catalog;
+  EXPECT_FALSE(catalog.LastLoadProgress().has_value());
+  catalog.SetClock(&clock);
+  const MonoTime t0 = clock.Monotonic();
+  ASSERT_TRUE(catalog.Refresh().ok());
+  ASSERT_EQ(seen.size(), 4u);
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], t0 + std::chrono::seconds(10 * i)) << i;
+  EXPECT_EQ(*catalog.LastLoadProgress(), t0 + std::chrono::seconds(40));
+  EXPECT_TRUE(refreshing_seen);
+  EXPECT_FALSE(catalog.refreshing());
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
 #include <memory>
+#include <thread>
 
 namespace dagu {
 namespace {
@@ -53,6 +55,22 @@ class BoundedReadFileSystem final : public FileSystem {
   BoundedReader reader_;
 };
 
+// Test hook (process tests of a big DAG folder on slow storage): with
+// DAGU_TEST_HOOK_DAG_READ_DELAY_MS=<n>, each DAG file read waits n ms first,
+// as a read from a slow NFS server does. Nothing happens unless it is set.
+std::chrono::milliseconds ReadDelayHook() {
+  const char* value = std::getenv("DAGU_TEST_HOOK_DAG_READ_DELAY_MS");
+  if (value == nullptr || *value == '\0') return std::chrono::milliseconds(0);
+  char* end = nullptr;
+  long n = std::strtol(value, &end, 10);
+  if (end == value || *end != '\0' || n <= 0 || n > 10000) {
+    spdlog::warn("DAGU_TEST_HOOK_DAG_READ_DELAY_MS={}: not a delay in ms (1-10000); ignored", value);
+    return std::chrono::milliseconds(0);
+  }
+  spdlog::warn("Test hook DAGU_TEST_HOOK_DAG_READ_DELAY_MS={}: each DAG file read waits {} ms", n, n);
+  return std::chrono::milliseconds(n);
+}
+
 }  // namespace
 
 DagFileLoader MakeDagFileLoader(LoadDagOptions options, std::string dags_dir, std::chrono::milliseconds read_limit) {
@@ -60,7 +78,9 @@ DagFileLoader MakeDagFileLoader(LoadDagOptions options, std::string dags_dir, st
   auto fs = std::make_shared<BoundedReadFileSystem>(options.fs != nullptr ? options.fs : PosixFileSystem(),
                                                     read_limit);
   options.fs = fs.get();
-  return [options, fs, dags_dir](const std::string& path, Dag* out) {
+  const std::chrono::milliseconds delay = ReadDelayHook();
+  return [options, fs, dags_dir, delay](const std::string& path, Dag* out) {
+    if (delay.count() > 0) std::this_thread::sleep_for(delay);
     std::string text;
     Status s = fs->reader()->Read(path, dags_dir, &text);
     if (!s.ok()) return s;  // names the path; the catalog says "DAG file ... skipped"

@@ -45,15 +45,23 @@ void DagWatcher::Start() {
                  catalog_->dir(), rescan_interval_.count());
   }
   AddWatch();
-  const auto t0 = Steady::now();
-  Status s = catalog_->Rescan();
-  if (!s.ok()) {
-    spdlog::error("{}", s.ToString());
-  } else {
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - t0).count();
-    spdlog::info("DAG directory {} scanned: {} DAGs loaded in {} ms", catalog_->dir(), catalog_->Snapshot().size(), ms);
-  }
-  thread_ = std::thread([this] { Run(); });
+  scanned_ = false;
+  thread_ = std::thread([this] {
+    // The first scan, on this thread: with a big folder it takes a while,
+    // and nobody waits for it but the first tick (ActiveParts).
+    const auto t0 = Steady::now();
+    Status s = catalog_->Rescan(&stop_);
+    if (s.code() == Status::Code::kAborted) return;  // Stop()
+    if (!s.ok()) {
+      spdlog::error("{}", s.ToString());
+    } else {
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - t0).count();
+      spdlog::info("DAG directory {} scanned: {} DAGs loaded in {} ms", catalog_->dir(), catalog_->Snapshot().size(),
+                   ms);
+    }
+    scanned_ = true;
+    Run();
+  });
 }
 
 void DagWatcher::Stop() {
@@ -146,8 +154,8 @@ void DagWatcher::Run() {
     const bool periodic = now >= next_rescan;
     if ((dirty && now >= quiet_until) || periodic) {
       if (!watching_) AddWatch();
-      Status s = (full || periodic || !watching_) ? catalog_->Rescan() : catalog_->RescanFiles(changed);
-      if (!s.ok()) spdlog::error("{}", s.ToString());
+      Status s = (full || periodic || !watching_) ? catalog_->Rescan(&stop_) : catalog_->RescanFiles(changed);
+      if (!s.ok() && s.code() != Status::Code::kAborted) spdlog::error("{}", s.ToString());
       dirty = full = false;
       changed.clear();
       writing.clear();  // whatever is still being written raises its events again

@@ -34,7 +34,8 @@ TEST(DagWatcherTest, InotifySeesAddChangeAndRemoveWithoutAPeriodicRescan) {
   DagCatalog catalog(PosixFileSystem(), dir.path(), NameFromFirstLine);
   DagWatcher watcher(&catalog, std::chrono::hours(1), milliseconds(20));
   watcher.Start();
-  ASSERT_NE(catalog.Find("alpha"), nullptr);  // Start rescans once
+  ASSERT_TRUE(PollUntil([&] { return watcher.scanned(); }, seconds(5)));  // the first scan, on its thread
+  ASSERT_NE(catalog.Find("alpha"), nullptr);
   ASSERT_TRUE(watcher.watching());
 
   dir.WriteFile("b.yaml", "beta\n");
@@ -97,6 +98,29 @@ TEST(DagWatcherTest, PeriodicRescanCoversADirectoryThatAppearsLater) {
   dir.WriteFile("dags/a.yaml", "alpha\n");
   EXPECT_TRUE(PollUntil([&] { return catalog.Find("alpha") != nullptr; }, seconds(5)));
   EXPECT_TRUE(PollUntil([&] { return watcher.watching(); }, seconds(5)));
+  watcher.Stop();
+}
+
+// Start does not wait for the first scan (a big folder takes a while): it
+// runs on the watcher's thread, and scanned() says when it is over.
+TEST(DagWatcherTest, TheFirstScanRunsOnTheWatchersThread) {
+  TempDir dir;
+  dir.WriteFile("a.yaml", "alpha\n");
+  std::atomic<bool> entered{false};
+  std::atomic<bool> release{false};
+  DagCatalog catalog(PosixFileSystem(), dir.path(), [&](const std::string& path, Dag* out) {
+    entered = true;
+    while (!release) std::this_thread::sleep_for(milliseconds(1));
+    return NameFromFirstLine(path, out);
+  });
+  DagWatcher watcher(&catalog, std::chrono::hours(1));
+  watcher.Start();  // returns although the load of a.yaml is held
+  ASSERT_TRUE(PollUntil([&] { return entered.load(); }, seconds(5)));
+  EXPECT_FALSE(watcher.scanned());
+  EXPECT_EQ(catalog.Find("alpha"), nullptr);
+  release = true;
+  EXPECT_TRUE(PollUntil([&] { return watcher.scanned(); }, seconds(5)));
+  EXPECT_NE(catalog.Find("alpha"), nullptr);
   watcher.Stop();
 }
 

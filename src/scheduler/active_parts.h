@@ -41,11 +41,16 @@ struct ActivePartsDeps {
 // docs/scheduling.md): the DAG catalog and its directory watcher, the
 // launcher (detached run processes, reaped here), the replayer, the ticker,
 // the queue consumer, the zombie reaper and the history retention sweeper
-// (src/retention/), over the run, proc and queue stores. Start order:
-// watcher, replayer (it reads the tick ledger before the ticker's first tick
-// rewrites it), ticker (its first tick handles the current minute), queue
-// consumer, reaper, retention sweeper; Stop in reverse. Runs that were
-// started keep running when the parts stop.
+// (src/retention/), over the run, proc and queue stores. The watcher starts
+// when the parts are built (at start-up, standby included: its first scan
+// of the DAG folder runs on its own thread) and stops when they are
+// destroyed, so the catalog is loaded and current before any activation.
+// Start order: wait for that first scan to be over (progress, not a stall,
+// while files keep loading: docs/scheduling.md §8), replayer (it reads the
+// tick ledger before the ticker's first tick rewrites it), ticker (its first
+// tick handles the current minute), queue consumer, reaper, retention
+// sweeper; Stop in reverse. Runs that were started keep running when the
+// parts stop.
 std::vector<std::unique_ptr<ActiveComponent>> MakeActiveParts(const Config& config, const ActivePartsDeps& deps);
 
 // signal_handling.enable_propagation: forwards a stopping scheduler's SIGINT
