@@ -9,7 +9,6 @@
 #include <memory>
 
 #include "elector/elector.h"
-#include "store/data_layout.h"
 #include "support/fake_clock.h"
 #include "support/temp_dir.h"
 
@@ -34,7 +33,7 @@ struct Node {
     id.instance_id = name + "-1-1796220000";
     elector = std::make_unique<Elector>(
         &store, shared_clock, id, LockTiming{kT, kR},
-        fast ? std::make_unique<OsLockFile>(JoinPath(locks_dir, kSchedulerOsLockName)) : nullptr);
+        fast ? OsLockFileIn(locks_dir) : nullptr);
   }
   std::string id() const { return elector->identity().instance_id; }
   ElectionStep First() {

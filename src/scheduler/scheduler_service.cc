@@ -29,7 +29,6 @@
 #include "scheduler/stop_watchdog.h"
 #include "scheduler/systemd_notify.h"
 #include "store/role_journal.h"
-#include "store/data_layout.h"
 #include "store/os_lock_file.h"
 #include "store/scheduler_lock.h"
 #include "store/service_registry.h"
@@ -44,7 +43,7 @@ struct LockHolder {
              bool fast_takeover)
       : store(fs, locks_dir),
         elector(&store, clock, std::move(id), timing,
-                fast_takeover ? std::make_unique<OsLockFile>(JoinPath(locks_dir, kSchedulerOsLockName)) : nullptr) {}
+                fast_takeover ? OsLockFileIn(locks_dir) : nullptr) {}
   SchedulerLockStore store;
   Elector elector;
 };

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <vector>
 
+#include "store/data_layout.h"
+
 namespace dagu {
 namespace {
 
@@ -109,6 +111,10 @@ Status Refuse(const std::string& dir, const std::string& what, const std::string
 }
 
 }  // namespace
+
+std::unique_ptr<OsLockFile> OsLockFileIn(const std::string& locks_dir) {
+  return std::make_unique<OsLockFile>(JoinPath(locks_dir, kSchedulerOsLockName));
+}
 
 OsLockFile::OsLockFile(std::string path) : path_(std::move(path)) {}
 

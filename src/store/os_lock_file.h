@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -70,6 +71,10 @@ class OsLockFile {
   int fd_ = -1;
   bool held_ = false;
 };
+
+// The OS lock file of the lock directory in `locks_dir`
+// (<locks_dir>/.dagu_lock.ofd, store/data_layout.h).
+std::unique_ptr<OsLockFile> OsLockFileIn(const std::string& locks_dir);
 
 // Whether OFD locks on the file system of `dir` are reliable enough for fast
 // takeover. OK, or NotSupported with a sentence naming the file system and
