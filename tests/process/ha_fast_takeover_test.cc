@@ -22,6 +22,10 @@ class HaFastTakeover : public HaCluster {
                   {"DAGU_SCHEDULER_LOCK_RETRY_INTERVAL", std::to_string(r.count()) + "ms"},
                   {"DAGU_SCHEDULER_FAST_TAKEOVER", fast ? "true" : "false"}});
   }
+  // The standby has seen the holder hold its OS lock (its log says so).
+  static bool WaitUntilArmed(DaguProcess& p) {
+    return PollUntil([&] { return p.Output().find("Fast takeover armed") != std::string::npos; }, 5s, 20ms);
+  }
   static double Secs(Steady::duration d) { return std::chrono::duration<double>(d).count(); }
   static void SleepUntil(SysTime t) {
     while (std::chrono::system_clock::now() < t) {
@@ -53,7 +57,7 @@ TEST_F(HaFastTakeover, KillNineOfTheActiveIsTakenOverWithinASecondAndEverySlotRu
   const SysTime first = FloorMinute(std::chrono::system_clock::now());
   DaguProcess* standby = &StartFast("b", kT, kR);
   ASSERT_TRUE(WaitForRole(*standby, "standby", 10s)) << standby->Describe();
-  std::this_thread::sleep_for(500ms);  // its first looks: it sees the OS lock held
+  ASSERT_TRUE(WaitUntilArmed(*standby)) << standby->Describe();
 
   constexpr int kTrials = 4;
   constexpr int kAtTheSlot = 2;  // this trial kills the active 50 ms before a slot comes due
@@ -82,7 +86,7 @@ TEST_F(HaFastTakeover, KillNineOfTheActiveIsTakenOverWithinASecondAndEverySlotRu
     // A new instance in place of the dead one, standing by.
     DaguProcess& fresh = StartFast("r" + std::to_string(trial), kT, kR);
     ASSERT_TRUE(WaitForRole(fresh, "standby", 10s)) << fresh.Describe();
-    std::this_thread::sleep_for(500ms);
+    ASSERT_TRUE(WaitUntilArmed(fresh)) << fresh.Describe();
     active = standby;
     standby = &fresh;
   }
@@ -110,6 +114,7 @@ TEST_F(HaFastTakeover, AFrozenActiveKeepsItsOsLockSoTheStandbyWaitsTAndItExits75
   ASSERT_TRUE(WaitForRole(a, "active", 10s)) << a.Describe();
   DaguProcess& b = StartFast("b", kT, kR);
   ASSERT_TRUE(WaitForRole(b, "standby", 10s)) << b.Describe();
+  ASSERT_TRUE(WaitUntilArmed(b)) << b.Describe();
   std::this_thread::sleep_for(1s);
   Steady::time_point stopped = Steady::now();
   a.Signal(SIGSTOP);
@@ -150,6 +155,7 @@ TEST_F(HaFastTakeover, ADagu1302HolderGetsTheFullTFromOursWithTheSetting) {
   DaguProcess& o = StartFast("ours", kT, kR);
   ASSERT_TRUE(WaitForRole(o, "standby", 10s)) << o.Describe();
   std::this_thread::sleep_for(2s);
+  EXPECT_EQ(o.Output().find("Fast takeover armed"), std::string::npos) << "armed on a Dagu lock: " << o.Output();
   Steady::time_point killed = Steady::now();
   d.Signal(SIGKILL);
   ASSERT_TRUE(d.Wait(5s).has_value());
@@ -178,6 +184,7 @@ TEST_F(HaFastTakeover, WithoutTheSettingOnTheHolderTheStandbyWaitsT) {
   ASSERT_TRUE(WaitForRole(b, "standby", 10s)) << b.Describe();
   std::this_thread::sleep_for(1s);
   EXPECT_EQ(ReadText(home_.owner_file()).find("os_lock"), std::string::npos) << "a's record claims nothing";
+  EXPECT_EQ(b.Output().find("Fast takeover armed"), std::string::npos) << b.Output();
   Steady::time_point killed = Steady::now();
   a.Signal(SIGKILL);
   ASSERT_TRUE(a.Wait(5s).has_value());
