@@ -41,6 +41,7 @@ TEST(OsLockFileTest, ClosingTheHoldersDescriptionReleasesTheLock) {
   std::string path = dir.Sub("lockfile");
   auto holder = std::make_unique<OsLockFile>(path);
   OsLockFile standby(path);
+  ASSERT_TRUE(standby.Open().ok());
   bool locked = false;
   ASSERT_TRUE(holder->TryLock(&locked).ok());
   ASSERT_TRUE(locked);
