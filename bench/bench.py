@@ -35,7 +35,7 @@ def parse_args():
     p.add_argument("--quick", action="store_true", help="short mode (< 2 min)")
     p.add_argument("--out", help="report file (markdown); a .json of the raw values is written next to it")
     p.add_argument("--seed", type=int, default=None, help="seed of the kill phases")
-    p.add_argument("--only", default="", help="comma-separated scenarios to run (crash, handover,"
+    p.add_argument("--only", default="", help="comma-separated scenarios to run (crash, takeover, handover,"
                                               " startup, slots, run, scale, idle)")
     p.add_argument("--nice", type=int, default=None,
                    help="run the harness and every process it starts at this niceness (e.g. -10 on a"
@@ -52,6 +52,8 @@ def make_impls(args):
             if not os.access(path, os.X_OK):
                 sys.exit(f"bench: {key} binary {path} is not executable")
             out[key] = cls(os.path.abspath(path))
+    if "ours" in out:
+        out["ours-fast"] = impls.OursFast(out["ours"].binary)
     return out
 
 
@@ -70,7 +72,7 @@ def run_case(case, impl, rng, root, args):
             r = perf.scale(impl, root, case.size, DUE_PER_MINUTE, case.minutes, case.edits)
         elif case.scenario == "idle":
             r = perf.idle(impl, root, case.size, case.minutes)
-        elif case.scenario == "crash":
+        elif case.scenario in ("crash", "takeover"):
             r = scenarios.crash_failover(impl, case.stale, case.retry, rng, root, case.cap)
         elif case.scenario == "handover":
             r = scenarios.clean_handover(impl, case.stale, case.retry, rng, root, case.cap)
@@ -114,6 +116,8 @@ def main():
     cases = [c for c in plan.build(args.quick) if not only or c.scenario in only]
     if "slots" in only or (not args.quick and not only):
         cases += [plan.Case("slots", k, 12, 1, reps=1) for k in ("dagu", "ours")]
+    if args.quick and "takeover" in only:  # not in the quick set by default (30 s takeovers)
+        cases += plan.takeover_cases(True)
 
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = scenarios.load_average()

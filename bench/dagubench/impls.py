@@ -58,9 +58,12 @@ class Impl:
         except (OSError, subprocess.TimeoutExpired, IndexError):
             return "unknown"
 
+    extra_env = {}
+
     def start(self, home, name, stale, retry):
         port = proc.free_port()
         env = _base_env(home, port, stale, retry)
+        env.update(self.extra_env)
         return proc.Instance(name, [self.binary, "scheduler"], env,
                              home.log_path(name), port)
 
@@ -89,6 +92,14 @@ class Ours(Impl):
     def health_field(self, inst, field):
         _, body = proc.health_json(inst.port)
         return body.get(field) if isinstance(body, dict) else None
+
+
+class OursFast(Ours):
+    """Ours with the opt-in fast takeover (docs/ha-protocol.md, "Fast takeover")."""
+
+    key = "ours-fast"
+    label = "ours (C++), scheduler.fast_takeover"
+    extra_env = {"DAGU_SCHEDULER_FAST_TAKEOVER": "true"}
 
 
 class Dagu1302(Impl):

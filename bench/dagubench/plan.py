@@ -15,8 +15,8 @@ SLACK = 1.0
 
 @dataclasses.dataclass
 class Case:
-    scenario: str          # "crash" | "handover" | "startup" | "slots" | "run" | "scale" | "idle"
-    impl: str              # "ours" | "dagu"
+    scenario: str          # "crash" | "takeover" | "handover" | "startup" | "slots" | "run" | "scale" | "idle"
+    impl: str              # "ours" | "ours-fast" (scheduler.fast_takeover) | "dagu"
     stale: float = 30.0
     retry: float = 5.0
     reps: int = 1
@@ -55,6 +55,20 @@ def perf_cases(quick):
             + [Case("idle", k, size=10000, minutes=120) for k in both])
 
 
+# Fast takeover (kill -9 at the defaults, T=30s R=5s): the standby with
+# scheduler.fast_takeover must be active within this long of the kill.
+FAST_TAKEOVER_BOUND = 1.0
+
+
+def takeover_cases(quick):
+    """kill -9 of the active at the defaults, side by side: Dagu 1.30.2, ours,
+    ours with scheduler.fast_takeover."""
+    n = 1 if quick else 3
+    return [Case("takeover", "dagu", 30, 5, reps=n, cap=60),
+            Case("takeover", "ours", 30, 5, reps=n, cap=60),
+            Case("takeover", "ours-fast", 30, 5, reps=n + 2, cap=60)]
+
+
 def build(quick):
     """The cases of one run, in the order they are measured."""
     if quick:
@@ -74,7 +88,7 @@ def build(quick):
         Case("handover", "dagu", 12, 1, reps=3, cap=60),
         Case("handover", "ours", 12, 1, reps=3, cap=60),
         Case("handover", "ours", 3, 0.5, reps=3, cap=60),
-    ]
+    ] + takeover_cases(quick)
 
 
 def checks(case, reps):
@@ -87,12 +101,16 @@ def checks(case, reps):
     if not good:
         return out
     T, R = case.stale, case.retry
-    if case.scenario == "crash":
-        out.append((f"{case.title} crash: no takeover before T={T:g}s after the last renewal",
+    if case.scenario in ("crash", "takeover") and case.impl == "ours-fast":
+        out.append((f"{case.title} {case.scenario}: standby active within {FAST_TAKEOVER_BOUND:g}s"
+                    " of the kill (fast takeover)",
+                    all(r["after_kill"] <= FAST_TAKEOVER_BOUND for r in good)))
+    elif case.scenario in ("crash", "takeover"):
+        out.append((f"{case.title} {case.scenario}: no takeover before T={T:g}s after the last renewal",
                     all(r["after_renewal"] >= T - 0.05 for r in good)))
         bound = T + 2 * R + SLACK if case.impl == "ours" else T + R + SLACK
         what = "spec bound T+2R" if case.impl == "ours" else "Dagu: T+R (poll)"
-        out.append((f"{case.title} crash: takeover within {what} + {SLACK:g}s start-up"
+        out.append((f"{case.title} {case.scenario}: takeover within {what} + {SLACK:g}s start-up"
                     f" = {bound:g}s of the last renewal",
                     all(r["after_renewal"] <= bound for r in good)))
     elif case.scenario == "handover":

@@ -48,6 +48,12 @@ struct SchedulerConfig {
   // How long before a minute its due runs are started and held at their
   // dispatch gate (docs/scheduling.md, "Armed slot runs"); 0 disables.
   std::chrono::nanoseconds arm_lead = std::chrono::seconds(2);
+  // Opt-in fast takeover (docs/ha-protocol.md, "Fast takeover"): the active
+  // instance holds an OS lock beside the lock directory, and a standby that
+  // saw it held takes over at once when it is released without the lock
+  // directory being released (the holder's process died). Refused at
+  // startup (78) on storage whose OS locks are not reliable.
+  bool fast_takeover = false;
   // Checked on load: T > 0, 0 < R < T, the other two >= 0, port 0..65535.
 
   // I = min(7s, T/4): how often the active instance renews the lock.

@@ -154,6 +154,7 @@ Status BuildScheduler(const Reader& r, SchedulerConfig* s) {
   DAGU_RETURN_IF_ERROR(r.Duration("scheduler.failover_recovery_window", true, &s->failover_recovery_window));
   DAGU_RETURN_IF_ERROR(r.Duration("scheduler.zombie_detection_interval", true, &s->zombie_detection_interval));
   DAGU_RETURN_IF_ERROR(r.Duration("scheduler.arm_lead", true, &s->arm_lead));
+  DAGU_RETURN_IF_ERROR(r.Bool("scheduler.fast_takeover", &s->fast_takeover));
   if (s->arm_lead > std::chrono::seconds(30)) {
     return Status::InvalidArgument(r.Describe("scheduler.arm_lead", FormatDuration(s->arm_lead)) +
                                    " must be at most 30s");

@@ -62,6 +62,7 @@ const std::vector<KeySpec>& Table() {
       {"scheduler.failover_recovery_window", "scheduler.failoverRecoveryWindow", VT::kDuration, ""},
       {"scheduler.zombie_detection_interval", "scheduler.zombieDetectionInterval", VT::kDuration, ""},
       {"scheduler.arm_lead", "scheduler.armLead", VT::kDuration, ""},
+      {"scheduler.fast_takeover", "scheduler.fastTakeover", VT::kBool, ""},
       // Queues.
       {"queues.enabled", "", VT::kBool, ""},
       {"queues.config", "", VT::kQueueList, ""},

@@ -186,6 +186,20 @@ TEST_F(ConfigTest, SchedulerAndQueueEnvironmentOverrides) {
   EXPECT_EQ(c.tz, "America/New_York");
 }
 
+TEST_F(ConfigTest, FastTakeoverIsOffByDefaultAndSetByEitherSpellingOrTheEnvironment) {
+  HomeWithConfig("tz: UTC\n");
+  EXPECT_FALSE(MustLoad().scheduler.fast_takeover);
+  HomeWithConfig("scheduler:\n  fast_takeover: true\n");
+  EXPECT_TRUE(MustLoad().scheduler.fast_takeover);
+  HomeWithConfig("scheduler:\n  fastTakeover: true\n");
+  EXPECT_TRUE(MustLoad().scheduler.fast_takeover);
+  env_["DAGU_SCHEDULER_FAST_TAKEOVER"] = "false";
+  EXPECT_FALSE(MustLoad().scheduler.fast_takeover);
+  HomeWithConfig("tz: UTC\n");
+  env_["DAGU_SCHEDULER_FAST_TAKEOVER"] = "true";
+  EXPECT_TRUE(MustLoad().scheduler.fast_takeover);
+}
+
 TEST_F(ConfigTest, EmptyEnvironmentVariableCountsAsUnset) {
   HomeWithConfig("port: 1234\n");
   env_["DAGU_PORT"] = "";

@@ -35,6 +35,7 @@ const std::vector<EnvBinding>& EnvBindings() {
       {"DAGU_SCHEDULER_FAILOVER_RECOVERY_WINDOW", "scheduler.failover_recovery_window", ""},
       {"DAGU_SCHEDULER_ZOMBIE_DETECTION_INTERVAL", "scheduler.zombie_detection_interval", ""},
       {"DAGU_SCHEDULER_ARM_LEAD", "scheduler.arm_lead", ""},
+      {"DAGU_SCHEDULER_FAST_TAKEOVER", "scheduler.fast_takeover", ""},
       {"DAGU_QUEUE_ENABLED", "queues.enabled", ""},
       // UI (legacy names first).
       {"DAGU_NAVBAR_COLOR", "ui.navbar_color", ""},

@@ -28,16 +28,24 @@ const char* AcquisitionKindName(AcquisitionKind kind) {
   return "fresh";
 }
 
-Elector::Elector(SchedulerLockStore* store, const Clock* clock, InstanceIdentity identity, LockTiming timing)
+Elector::Elector(SchedulerLockStore* store, const Clock* clock, InstanceIdentity identity, LockTiming timing,
+                 std::unique_ptr<OsLockFile> os_lock)
     : store_(store),
       clock_(clock),
       identity_(std::move(identity)),
       timing_(timing),
       tracker_(timing.stale_threshold),
+      os_lock_(std::move(os_lock)),
       threshold_in_force_(timing.stale_threshold) {}
 
 Status Elector::FirstAttempt(ElectionStep* out) {
   Status s = store_->EnsureLocksDir();
+  if (s.ok() && os_lock_) {
+    // Refused on storage whose OS locks cannot be relied on: a configuration
+    // error, so it ends startup (78) like any error here.
+    if (s = CheckOsLockSupport(store_->locks_dir()); !s.ok()) return s;  // names the setting and the fix
+    if (s = os_lock_->Open(); !s.ok()) return s.WithContext("scheduler.fast_takeover: cannot open its OS lock file");
+  }
   if (s.ok()) {
     *out = Step();
     s = out->error;
@@ -47,9 +55,16 @@ Status Elector::FirstAttempt(ElectionStep* out) {
 }
 
 ElectionStep Elector::Step() {
+  if (os_armed_ && clock_->Monotonic() < next_look_) {
+    // Armed for a fast takeover: between two looks only probe the OS lock.
+    // Held: nothing to do. Free, replaced or an error: look now.
+    OsLockProbe probe;
+    if (os_lock_->Probe(&probe).ok() && probe.same_file && probe.held) return Waiting();
+  }
   LockSnapshot seen;
   if (Status s = store_->Look(&seen); !s.ok()) return Waiting(s);
   MonoTime now = clock_->Monotonic();
+  next_look_ = now + timing_.ObserveInterval();
   tracker_.Observe(seen, now);
   WarnOnThresholdMismatch(seen);
   {
@@ -67,8 +82,69 @@ ElectionStep Elector::Step() {
     Duration limit = (LockTiming::RenewIntervalFor(t) + t) / 2;
     return Create(*tracker_.vanished_unchanged_for() < limit ? AcquisitionKind::kReleased : AcquisitionKind::kStale);
   }
+  if (os_lock_) {
+    ElectionStep fast;
+    if (CheckOsLock(seen, &fast)) return fast;
+  } else {
+    os_armed_.reset();
+  }
   if (tracker_.IsStale(now)) return TakeOver();
   return Waiting();
+}
+
+bool Elector::CheckOsLock(const LockSnapshot& seen, ElectionStep* out) {
+  if (!seen.exists || !seen.owner || !seen.owner->os_lock) {
+    // No claim (Dagu 1.30.2, ours without the setting, a holder that could
+    // not take the OS lock yet, a half-made lock): only T counts.
+    os_armed_.reset();
+    return false;
+  }
+  OsArm acquisition{seen.device, seen.inode, seen.owner->token};
+  OsLockProbe probe;
+  if (Status s = os_lock_->Probe(&probe); !s.ok()) {
+    if (s.ToString() != os_probe_error_) {
+      spdlog::warn("Cannot probe the scheduler's OS lock {}: {}; a takeover waits the full stale threshold",
+                   os_lock_->path(), s.ToString());
+      os_probe_error_ = s.ToString();
+    }
+    os_armed_.reset();
+    return false;
+  }
+  os_probe_error_.clear();
+  if (!probe.same_file) {  // the file was replaced: what we saw held says nothing about it
+    os_armed_.reset();
+    return false;
+  }
+  if (probe.held) {
+    if (os_armed_ != acquisition) {
+      spdlog::info("Fast takeover armed: the scheduler lock holder {} holds its OS lock {}", seen.HolderLabel(),
+                   os_lock_->path());
+    }
+    os_armed_ = acquisition;
+    return false;
+  }
+  if (os_armed_ != acquisition) return false;  // never seen held by this holder: the full T
+  // Seen held, now free, and the lock directory is still that holder's: the
+  // holder's open file description is closed, i.e. its process is gone.
+  spdlog::info("The scheduler lock holder {} released its OS lock {} without releasing the lock: taking over",
+               seen.HolderLabel(), os_lock_->path());
+  *out = TakeOver(/*os_lock_released=*/true);
+  return true;
+}
+
+Duration Elector::StandbyInterval() const {
+  return os_armed_ ? timing_.OsLockPollInterval() : timing_.ObserveInterval();
+}
+
+bool Elector::TakeOsLock() {
+  if (!os_lock_) return false;
+  bool locked = false;
+  if (Status s = os_lock_->TryLock(&locked); !s.ok()) {
+    spdlog::warn("Cannot take the scheduler's OS lock {}: {}; standbys wait the full stale threshold", os_lock_->path(),
+                 s.ToString());
+    return false;
+  }
+  return locked;
 }
 
 void Elector::WarnOnThresholdMismatch(const LockSnapshot& seen) {
@@ -93,7 +169,8 @@ ElectionStep Elector::Create(AcquisitionKind kind) {
   return Finish(kind, lease_start);
 }
 
-ElectionStep Elector::TakeOver() {
+ElectionStep Elector::TakeOver(bool os_lock_released) {
+  os_armed_.reset();
   const LockSnapshot stale = tracker_.current();
   MonoTime lease_start = clock_->Monotonic();
   LockSnapshot again;
@@ -121,6 +198,7 @@ ElectionStep Elector::TakeOver() {
   s = store_->MakeLockDir();
   if (s.ok()) step = Finish(AcquisitionKind::kStale, lease_start);
   if (!s.ok() && !s.IsAlreadyExists()) step.error = s;
+  if (step.acquired) step.acquisition.os_lock_released = os_lock_released;
   if (Status rm = store_->RemoveAside(aside); !rm.ok()) {
     spdlog::warn("Could not remove the old scheduler lock {}: {}", aside, rm.ToString());
   }
@@ -144,14 +222,19 @@ ElectionStep Elector::Finish(AcquisitionKind kind, MonoTime lease_start) {
   owner.acquired_at = clock_->Now();
   owner.renewed_at = owner.acquired_at;
   owner.stale_threshold_ms = Millis(timing_.stale_threshold);
+  // Before the record claims it. Not had (a frozen predecessor still holds
+  // it): claimed at a later renewal, once had.
+  owner.os_lock = TakeOsLock();
   Status s = store_->WriteOwnerAt(dir.get(), owner, owner.acquired_at);
   LockSnapshot back;
   if (s.ok()) s = store_->Look(&back);
   if (s.ok() && (!back.SameDirectory(created) || back.owner_bytes != EncodeLockOwner(owner))) {
+    if (os_lock_) os_lock_->Unlock();
     return Waiting();  // someone replaced it under us: theirs now
   }
   if (!s.ok()) {
     Abandon(created);
+    if (os_lock_) os_lock_->Unlock();
     return Waiting(s);
   }
   return Acquired(kind, lease_start, owner, back, std::move(dir));
@@ -177,6 +260,11 @@ ElectionStep Elector::Acquired(AcquisitionKind kind, MonoTime lease_start, const
     if (auto seen = tracker_.last_renewal_seen()) {
       step.acquisition.since_last_renewal_seen = clock_->Monotonic() - *seen;
     }
+  }
+  if (!owner.os_lock && os_lock_) {
+    spdlog::warn("The scheduler's OS lock {} is still held by someone else (a previous holder that is frozen or "
+                 "exiting?): standbys wait the full stale threshold until this instance has it",
+                 os_lock_->path());
   }
   MutexLock l(&mu_);
   holding_ = true;
@@ -232,6 +320,10 @@ RenewResult Elector::Renew(MonoTime not_after) {
   LockOwner next = ours;
   next.counter = ours.counter + 1;
   next.renewed_at = clock_->Now();
+  if (os_lock_ && !next.os_lock && TakeOsLock()) {
+    next.os_lock = true;  // the predecessor that held it is gone: claim it from now on
+    spdlog::info("Took the scheduler's OS lock {}: fast takeover is armed for standbys", os_lock_->path());
+  }
   if (before_renewal_write_) before_renewal_write_(next.counter);
   // Through the handle: if the lock was taken over since the look above (a
   // pause right here), this lands in our old directory, never in the new one.
@@ -244,6 +336,15 @@ RenewResult Elector::Renew(MonoTime not_after) {
 }
 
 Status Elector::Release() {
+  Status s = ReleaseDirectory();
+  // Only now, with our lock directory gone (or found not ours, or an error:
+  // this instance stops dispatching either way): a standby that finds the OS
+  // lock free before the directory is gone takes it over at once.
+  if (os_lock_) os_lock_->Unlock();
+  return s;
+}
+
+Status Elector::ReleaseDirectory() {
   LockOwner ours;
   LockSnapshot held;
   std::shared_ptr<DirectoryHandle> dir;

@@ -24,6 +24,20 @@
 // (else move it back: it was someone's fresh lock), mkdir a fresh one, write
 // the owner record, read it back. Losing any step means standing by again.
 //
+// Fast takeover (scheduler.fast_takeover; docs/ha-protocol.md, "Fast
+// takeover"), when the elector is given an OsLockFile: the holder takes the
+// OS lock beside the lock directory when it acquires (or, when a frozen
+// predecessor still holds it, at a later renewal) and says so in its owner
+// record (os_lock); it drops it only on release, after the directory is
+// gone. A standby that has itself seen the OS lock held while the current
+// acquisition's record claims it is "armed" for that acquisition (directory
+// identity and token); armed, it probes the OS lock every P instead of
+// looking every O, and when it finds it free while the lock directory is
+// still that acquisition's, it takes the lock at once through the same steps
+// as a stale takeover. Anything else -- no claim (Dagu 1.30.2, ours without
+// the setting), a claim it never saw held (a host restarted after a crash),
+// a holder that is alive (frozen or not) -- waits the full T as before.
+//
 // The elector keeps no timers and decides no role: the role machine calls
 // it, and the renewal loop times renewals. Step/FirstAttempt/Release are
 // called from one thread (the role machine's), Renew from the renewal thread;
@@ -41,6 +55,7 @@
 #include "elector/instance_identity.h"
 #include "elector/lock_timing.h"
 #include "elector/staleness_tracker.h"
+#include "store/os_lock_file.h"
 #include "store/scheduler_lock.h"
 
 namespace dagu {
@@ -59,6 +74,9 @@ struct Acquisition {
   std::string previous_holder;  // the holder of the lock seen before, "" when none was seen
   // From the last renewal of the previous holder that we saw to now.
   std::optional<Duration> since_last_renewal_seen;
+  // kStale only: taken at once because the holder's OS lock was released
+  // (fast takeover), not after T without a renewal.
+  bool os_lock_released = false;
 };
 
 struct ElectionStep {
@@ -78,8 +96,11 @@ struct RenewResult {
 
 class Elector {
  public:
-  // `store` and `clock` must outlive the elector.
-  Elector(SchedulerLockStore* store, const Clock* clock, InstanceIdentity identity, LockTiming timing);
+  // `store` and `clock` must outlive the elector. `os_lock` non-null turns
+  // on fast takeover (FirstAttempt then also checks that the file system
+  // keeps OS locks reliably, and opens the file).
+  Elector(SchedulerLockStore* store, const Clock* clock, InstanceIdentity identity, LockTiming timing,
+          std::unique_ptr<OsLockFile> os_lock = nullptr);
 
   Status FirstAttempt(ElectionStep* out);
   ElectionStep Step();
@@ -104,12 +125,25 @@ class Elector {
   // The stale threshold in force: standing by, max(own T, the holder's
   // recorded T); holding, our own T.
   Duration threshold_in_force() const;
+  // When the role machine should step a standby next: P while armed for a
+  // fast takeover, else O.
+  Duration StandbyInterval() const;
+  bool fast_takeover() const { return os_lock_ != nullptr; }
+  // Armed: the holder's OS lock was seen held (role-machine thread).
+  bool fast_takeover_armed() const { return os_armed_.has_value(); }
   const InstanceIdentity& identity() const { return identity_; }
   const std::string& lock_path() const { return store_->lock_path(); }
 
  private:
   ElectionStep Create(AcquisitionKind kind);
-  ElectionStep TakeOver();
+  ElectionStep TakeOver(bool os_lock_released = false);
+  Status ReleaseDirectory();
+  // Fast takeover after a look that saw `seen`: arms, disarms, or takes the
+  // lock over (true, *out set) when the OS lock of the acquisition it was
+  // armed for is free.
+  bool CheckOsLock(const LockSnapshot& seen, ElectionStep* out);
+  // Holding: takes the OS lock if not held yet; true when held.
+  bool TakeOsLock();
   // After our mkdir of the lock: open it, write the owner record through
   // the handle and read it back by path.
   ElectionStep Finish(AcquisitionKind kind, MonoTime lease_start);
@@ -130,6 +164,21 @@ class Elector {
   StalenessTracker tracker_;
   std::string threshold_warned_for_;  // "<holder> <ms>" a mismatch was logged for
   std::function<void(uint64_t)> before_renewal_write_;
+  // Fast takeover: the acquisition (lock directory identity and token)
+  // whose OS lock this standby saw held, and when to look at the lock next
+  // (between looks an armed standby only probes the OS lock).
+  struct OsArm {
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    std::string token;
+    bool operator==(const OsArm&) const = default;
+  };
+  std::optional<OsArm> os_armed_;
+  MonoTime next_look_{};
+  std::string os_probe_error_;  // the last probe error logged ("" when none)
+
+  // Thread-compatible; see os_lock_file.h for who calls it when.
+  std::unique_ptr<OsLockFile> os_lock_;
 
   // Shared with the renewal thread.
   mutable Mutex mu_;

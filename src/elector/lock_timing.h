@@ -8,6 +8,8 @@
 //                        dispatching) once L has passed since the start of
 //                        its last successful renewal
 //   O  observe interval  min(R, 250ms): how often a standby looks at the lock
+//   P  OS lock poll      min(O, 50ms): how often a standby with fast takeover
+//                        armed (it saw the holder hold its OS lock) probes it
 //   W  tick stall limit  2 * max(T, 10s): an active instance whose tick loop
 //                        has shown no progress for W gives up its role (exit
 //                        75); after W/2 its /health says "unhealthy"
@@ -33,6 +35,9 @@ struct LockTiming {
   Duration LeaseLength() const { return stale_threshold - RenewInterval(); }  // L = T - I
   Duration ObserveInterval() const {                                           // O
     return std::min<Duration>(retry_interval, std::chrono::milliseconds(250));
+  }
+  Duration OsLockPollInterval() const {  // P
+    return std::min<Duration>(ObserveInterval(), std::chrono::milliseconds(50));
   }
   // A renewal that has not finished this long after it started counts as none.
   Duration RenewalDeadline() const { return RenewInterval(); }

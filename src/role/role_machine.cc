@@ -74,7 +74,7 @@ MonoTime RoleMachine::Step() {
     }
     ElectionStep step = elector_->Step();
     NoteStandbyError(step.error, now);
-    if (!step.acquired) return now + timing_.ObserveInterval();
+    if (!step.acquired) return now + elector_->StandbyInterval();  // O, or P when armed for a fast takeover
     Activate(step.acquisition);
     state = RoleState::kActive;
     now = clock_->Monotonic();
@@ -133,7 +133,10 @@ void RoleMachine::Activate(const Acquisition& acquisition) {
   }
   std::string how = acquisition.kind == AcquisitionKind::kFresh      ? "no lock existed"
                     : acquisition.kind == AcquisitionKind::kReleased ? "released by " + acquisition.previous_holder
-                                                                     : "took over from " + acquisition.previous_holder;
+                    : acquisition.os_lock_released
+                        ? "took over from " + acquisition.previous_holder +
+                              " at once: its OS lock was released, its process is gone (fast takeover)"
+                        : "took over from " + acquisition.previous_holder;
   if (acquisition.since_last_renewal_seen) {
     how += ", " + Seconds(*acquisition.since_last_renewal_seen) + " after its last renewal seen";
   }

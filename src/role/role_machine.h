@@ -5,7 +5,8 @@
 //   Begin()   the first attempt at the lock. A storage error ends here
 //             (state failed, exit 78); otherwise standby or active.
 //   Step()    one step of the current state; returns when to step again.
-//             standby: one elector step (look / create / take over); storage
+//             standby: one elector step (look / create / take over), every
+//               O, or every P while armed for a fast takeover; storage
 //               errors are logged and survived.
 //             active: no storage call at all (a hung call cannot stop the
 //               role decision; the parts' Start makes none either). The

@@ -29,6 +29,7 @@
 #include "scheduler/stop_watchdog.h"
 #include "scheduler/systemd_notify.h"
 #include "store/role_journal.h"
+#include "store/os_lock_file.h"
 #include "store/scheduler_lock.h"
 #include "store/service_registry.h"
 
@@ -38,8 +39,11 @@ namespace {
 // The lock store and the elector that points into it, kept alive together
 // by whoever holds the elector (a renewal thread left behind included).
 struct LockHolder {
-  LockHolder(FileSystem* fs, const std::string& locks_dir, const Clock* clock, InstanceIdentity id, LockTiming timing)
-      : store(fs, locks_dir), elector(&store, clock, std::move(id), timing) {}
+  LockHolder(FileSystem* fs, const std::string& locks_dir, const Clock* clock, InstanceIdentity id, LockTiming timing,
+             bool fast_takeover)
+      : store(fs, locks_dir),
+        elector(&store, clock, std::move(id), timing,
+                fast_takeover ? OsLockFileIn(locks_dir) : nullptr) {}
   SchedulerLockStore store;
   Elector elector;
 };
@@ -172,7 +176,8 @@ Status SchedulerService::Start() {
   SetLogInstance(p->identity.instance_id);
   SetLogRole(RoleStateName(RoleState::kStarting));
   const std::string scheduler_dir = SchedulerDirOf(config_.paths);
-  p->lock = std::make_shared<LockHolder>(p->fs, LocksDirOf(config_.paths), p->clock, p->identity, p->timing);
+  p->lock = std::make_shared<LockHolder>(p->fs, LocksDirOf(config_.paths), p->clock, p->identity, p->timing,
+                                         config_.scheduler.fast_takeover);
   p->elector = std::shared_ptr<Elector>(p->lock, &p->lock->elector);
   p->lease = std::make_shared<LeaseState>(p->clock, p->timing.LeaseLength());
   p->lease->SetVerifier([elector = p->elector] { return ToHeldCheck(elector->CheckHeld()); });
@@ -214,10 +219,10 @@ Status SchedulerService::Start() {
   }
 
   spdlog::info("Scheduler initialization instance={} dags={} data={} stale_threshold={} retry_interval={} "
-               "renew_interval={}",
+               "renew_interval={} fast_takeover={}",
                raw->identity.instance_id, config_.paths.dags_dir, config_.paths.data_dir,
                FormatDuration(raw->timing.stale_threshold), FormatDuration(raw->timing.retry_interval),
-               FormatDuration(raw->timing.RenewInterval()));
+               FormatDuration(raw->timing.RenewInterval()), config_.scheduler.fast_takeover ? "on" : "off");
   raw->publisher->Start();
   if (options_.serve_health && config_.scheduler.port > 0) {
     HealthServerOptions health = HealthServerOptions::FromConfig(config_);

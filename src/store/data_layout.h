@@ -5,6 +5,7 @@
 //
 //   <scheduler>/locks/.dagu_lock/                    the lock (store/scheduler_lock.h)
 //   <scheduler>/locks/.dagu_lock.releasing.<...>/    a lock being released or taken over
+//   <scheduler>/locks/.dagu_lock.ofd                 the OS lock of scheduler.fast_takeover (store/os_lock_file.h)
 //   <scheduler>/role-journal.jsonl                   role changes (store/role_journal.h)
 //   <scheduler>/tick_ledger.json                     the tick ledger (store/tick_ledger.h)
 //   <service-registry>/scheduler/<SafeName(id)>.json an instance's entry (store/service_registry.h)
@@ -22,6 +23,9 @@ namespace dagu {
 inline constexpr char kSchedulerLocksDirName[] = "locks";
 inline constexpr char kSchedulerLockDirName[] = ".dagu_lock";
 inline constexpr char kSchedulerLockAsidePrefix[] = ".dagu_lock.releasing.";
+// A plain file beside the lock directory, created once and never removed: the
+// active instance holds an OFD lock on it for its whole tenure (fast takeover).
+inline constexpr char kSchedulerOsLockName[] = ".dagu_lock.ofd";
 inline constexpr char kRoleJournalName[] = "role-journal.jsonl";
 inline constexpr char kTickLedgerName[] = "tick_ledger.json";
 // The service name of schedulers in the service registry.

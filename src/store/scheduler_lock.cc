@@ -46,6 +46,7 @@ std::string EncodeLockOwner(const LockOwner& owner) {
   j["acquired_at"] = FormatRFC3339NanoUTC(owner.acquired_at);
   j["renewed_at"] = FormatRFC3339NanoUTC(owner.renewed_at);
   j["stale_threshold_ms"] = owner.stale_threshold_ms;
+  if (owner.os_lock) j["os_lock"] = true;
   return j.dump() + "\n";
 }
 
@@ -71,6 +72,7 @@ Status DecodeLockOwner(std::string_view bytes, LockOwner* out) {
   if (auto t = j.find("stale_threshold_ms"); t != j.end() && t->is_number_integer()) {
     o.stale_threshold_ms = t->get<int64_t>();
   }
+  if (auto l = j.find("os_lock"); l != j.end() && l->is_boolean()) o.os_lock = l->get<bool>();
   o.acquired_at = ParseTimeOr(j, "acquired_at");
   o.renewed_at = ParseTimeOr(j, "renewed_at");
   *out = std::move(o);

@@ -49,6 +49,10 @@ struct LockOwner {
   WallTime acquired_at;
   WallTime renewed_at;
   int64_t stale_threshold_ms = 0;  // the holder's T: a standby waits at least this long (0: unknown)
+  // The holder holds the OS lock of store/os_lock_file.h (scheduler.fast_takeover)
+  // and keeps it until it dies or releases the lock. Written ("os_lock":true)
+  // only when true, so a record without the setting is what it always was.
+  bool os_lock = false;
 
   // Same holder and same acquisition (instance ID and token).
   bool SameAcquisition(const LockOwner& other) const {
