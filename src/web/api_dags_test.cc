@@ -75,10 +75,10 @@ TEST_F(DagApiTest, DetailHasStepsAndLatestRun) {
   r = Get("/api/v2/dags/hello/dag-runs");
   ASSERT_TRUE(r);
   EXPECT_EQ(Json(r)["dagRuns"][0]["nodes"][0]["step"]["name"], "first");
+  EXPECT_EQ(Json(r)["gridData"][0]["name"], "first");
   r = Get("/api/v2/dags/hello/dag-runs/run-1");
   ASSERT_TRUE(r);
   EXPECT_EQ(Json(r)["dagRun"]["dagRunId"], "run-1");
-  EXPECT_EQ(Json(r)["gridData"][0]["name"], "first");
   r = Get("/api/v2/dags/hello/dag-runs/latest");
   ASSERT_TRUE(r);
   EXPECT_EQ(Json(r)["dagRun"]["dagRunId"], "run-1");
@@ -189,10 +189,10 @@ TEST_F(DagApiTest, StartRejectsBadInput) {
   r = Post("/api/v2/dags/hello/start", R"({"params":["x"]})");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400);
-  r = Post("/api/v2/dags/broken/start");
+  r = Post("/api/v2/dags/broken/start");  // 1.30.2: a DAG that does not load is not found
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 400);
-  EXPECT_NE(Json(r)["message"].get<std::string>().find("does not load"), std::string::npos);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(Json(r)["message"], "DAG broken not found");
   r = Post("/api/v2/dags/missing/start");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 404);
