@@ -1,12 +1,14 @@
 // The REST API under <base>/api/v2 (Dagu 1.30.2's shapes, see api_views.h):
 //
-//   GET  /dags                               {dags:[DAGFile], errors, pagination}
-//   GET  /dags/{fileName}                    {dag, latestDAGRun, suspended, errors}
-//   GET  /dags/{fileName}/dag-runs           {dagRuns:[DAGRunDetails]}
-//   GET  /dags/{fileName}/dag-runs/{id}      {dagRun}
-//   POST /dags/{fileName}/start   {params?, dagRunId?}          {dagRunId}
-//   POST /dags/{fileName}/enqueue {params?, dagRunId?, queue?}  {dagRunId}
-//   POST /dags/{fileName}/suspend {suspend}                     {}
+//   GET    /dags?page&perPage&name&tag&sort&order  {dags:[DAGFile], errors, pagination}   (api_dags.cc)
+//   GET    /dags/tags, /dags/search?q=               {tags, errors}, {results, errors}
+//   GET    /dags/{fileName}                          {dag, latestDAGRun, suspended, localDags, errors}
+//   GET    /dags/{fileName}/dag-runs                 {dagRuns, gridData}
+//   GET    /dags/{fileName}/dag-runs/{id|latest}     {dagRun}
+//   POST   /dags {name, spec?}, /dags/validate {spec, name?}                  (api_dag_specs.cc)
+//   GET|PUT /dags/{fileName}/spec, DELETE /dags/{fileName}, POST .../rename {newFileName}
+//   POST   /dags/{fileName}/start|enqueue|suspend|stop-all                   (api_dag_actions.cc)
+//   GET    /workers, /services/coordinator, /services/resources/history     (api_services.cc)
 //   GET  /dag-runs?status&fromDate&toDate&name&dagRunId&limit  {dagRuns:[DAGRunSummary]}
 //   GET  /dag-runs/{name}                    {dagRuns}
 //   GET  /dag-runs/{name}/{id}               {dagRunDetails}
@@ -32,7 +34,9 @@
 
 namespace dagu::web {
 
-void AddDagRoutes(WebServer* server, const ApiContext* ctx);
+void AddDagRoutes(WebServer* server, const ApiContext* ctx);  // with the two below
+void AddDagSpecRoutes(WebServer* server, const ApiContext* ctx);    // api_dag_specs.cc
+void AddDagActionRoutes(WebServer* server, const ApiContext* ctx);  // api_dag_actions.cc
 void AddRunRoutes(WebServer* server, const ApiContext* ctx);
 void AddSubRunRoutes(WebServer* server, const ApiContext* ctx);
 void AddQueueRoutes(WebServer* server, const ApiContext* ctx);
