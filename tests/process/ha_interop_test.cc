@@ -4,35 +4,13 @@
 // The peer binary comes from bench/fetch_peer.sh (npm pack of
 // @dagu-org/dagu-linux-x64@1.30.2, cached); the test is skipped, saying why,
 // only when it cannot be had.
-#include <cstdio>
-
 #include "ha_cluster.h"
+#include "support/peer_binary.h"
 
 namespace dagu::testing {
 namespace {
 
 constexpr Ms kMixedT = 12000ms;
-
-// The path of the Dagu 1.30.2 binary, or "" with *why set.
-std::string FetchPeer(std::string* why) {
-  std::string cmd = std::string("bash '") + DAGU_SOURCE_DIR + "/bench/fetch_peer.sh' 2>&1";
-  FILE* f = ::popen(cmd.c_str(), "r");
-  if (f == nullptr) {
-    *why = "cannot run " + cmd;
-    return "";
-  }
-  std::string out;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, f) != nullptr) out += buf;
-  int rc = ::pclose(f);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  std::string last = out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
-  if (rc != 0 || last.empty() || !std::filesystem::exists(last)) {
-    *why = out;
-    return "";
-  }
-  return last;
-}
 
 class HaInterop : public HaCluster {
  protected:
