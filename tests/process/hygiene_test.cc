@@ -46,7 +46,8 @@ class HygieneTest : public WebProcessTest {
           const std::map<std::string, std::string>& extra = {}) {
     auto env = env_;
     for (const auto& [k, v] : extra) env[k] = v;
-    DaguProcess p("cmd-" + std::to_string(++commands_), home_.LogPath("cmd-" + std::to_string(commands_)));
+    const std::string name = "cmd-" + std::to_string(++commands_);
+    DaguProcess p(name, home_.LogPath(name));
     EXPECT_TRUE(p.Start(binary, args, env));
     std::optional<int> st = p.Wait(60s);
     if (!st) {
@@ -141,7 +142,9 @@ TEST_F(HygieneTest, ATakenHealthPortStopsTheStart) {
     EXPECT_FALSE(fs::exists(home_.lock_dir())) << "it competed for the lock";
     EXPECT_TRUE(!fs::exists(home_.registry_dir()) || fs::is_empty(home_.registry_dir()))
         << "it advertised itself:\n" << DumpTree(home_.registry_dir());
-    if (web_port != 0) EXPECT_EQ(HttpGet(web_port, "/health").status, 0) << "its web server is still up";
+    if (web_port != 0) {
+      EXPECT_EQ(HttpGet(web_port, "/health").status, 0) << "its web server is still up";
+    }
   }
 }
 
@@ -249,7 +252,7 @@ TEST_F(HygieneTest, ADagNamedWithALeadingDashIsRefused) {
   Ran v = Run({"validate", file});
   EXPECT_EQ(v.status, 1) << v.output;
   EXPECT_THAT(v.output, HasSubstr("DAG name \"-h\" may not start with '-'"));
-  const std::string named = home_.WriteDag("dash", std::string("name: --run-id=x\n") + kEchoDag);
+  const std::string named = home_.WriteDag("dash", std::string("name: --x\n") + kEchoDag);
   v = Run({"validate", named});
   EXPECT_EQ(v.status, 1) << v.output;
   EXPECT_THAT(v.output, HasSubstr("may not start with '-'"));
@@ -302,7 +305,8 @@ TEST_F(HygieneTest, RunsOfADashNamedDagThatDagu1302RecordedStillWork) {
       },
       20s, 100ms))
       << slow_run.Describe(40);
-  r = Call(web, "POST", "/api/v2/dag-runs/-slow/s-1/stop");
+  // Answered once `dagu stop` has exited (a 1.30.2 run takes a few seconds).
+  r = HttpRequest(web->web_port, "POST", "/api/v2/dag-runs/-slow/s-1/stop", "", {}, 40s);
   EXPECT_EQ(r.status, 200) << r.body << web->Describe(60);
   EXPECT_EQ(WaitFinished("-slow", "s-1", 20s), "aborted") << web->Describe(60);
   slow_run.Wait(15s);
