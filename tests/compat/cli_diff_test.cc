@@ -283,7 +283,9 @@ TEST_F(CliDiffTest, CpuProfileWritesOnlyIntoTheTestsFolder) {
   ec.clear();
   const auto after = fs::last_write_time(here, ec);
   EXPECT_EQ(!ec, existed) << here << " was created by a command the test ran";
-  if (existed && !ec) EXPECT_TRUE(after == before) << here << " was rewritten by a command the test ran";
+  if (existed && !ec) {
+    EXPECT_TRUE(after == before) << here << " was rewritten by a command the test ran";
+  }
   EXPECT_TRUE(fs::exists(theirs_.cwd + "/cpu.prof")) << "1.30.2 writes its profile into its working directory";
 }
 
