@@ -353,13 +353,13 @@ std::string Agent::run_error() const {
 }
 
 RunLog::Fields Agent::LogContext() const {
-  // 1.30.2 leaves attempt-id empty and repeats the DAG and run ID.
+  // 1.30.2's fields, which repeat the DAG and run ID. The attempt ID is
+  // known once Prepare created the attempt (1.30.2 logs it empty); until
+  // then the key is left out.
   RunLog::Fields f = deps_.log_context;
-  f.insert(f.end(), {{"name", dag_.name},
-                     {"run-id", run_.run_id},
-                     {"attempt-id", ""},
-                     {"dag", dag_.name},
-                     {"run-id", run_.run_id}});
+  f.insert(f.end(), {{"name", dag_.name}, {"run-id", run_.run_id}});
+  if (!attempt_.attempt_id.empty()) f.emplace_back("attempt-id", attempt_.attempt_id);
+  f.insert(f.end(), {{"dag", dag_.name}, {"run-id", run_.run_id}});
   if (base_.parent.has_value()) {
     f.emplace_back("root", base_.root.name + ":" + base_.root.id);
     f.emplace_back("parent", base_.parent->name + ":" + base_.parent->id);

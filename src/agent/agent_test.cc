@@ -108,7 +108,10 @@ TEST_F(AgentTest, RunLogLinesAsDagu) {
   EXPECT_EQ(agent.Execute(), RunStatus::kFailed);
   std::string log = Read(agent.LastRecord().log);
   EXPECT_EQ(log, echoed);
-  const std::string ctx = "name=hello run-id=demo-log attempt-id=\"\" dag=hello run-id=demo-log";
+  // With the real attempt ID (1.30.2 logs attempt-id="").
+  ASSERT_FALSE(agent.attempt().attempt_id.empty());
+  const std::string ctx = "name=hello run-id=demo-log attempt-id=" + agent.attempt().attempt_id +
+                          " dag=hello run-id=demo-log";
   EXPECT_NE(log.find("msg=\"DAG run started\" " + ctx + " params=\"[NAME=tester]\"\n"), std::string::npos) << log;
   EXPECT_NE(log.find("msg=\"Step started\" " + ctx + " step=bad\n"), std::string::npos) << log;
   EXPECT_NE(log.find("msg=\"Step execution failed; retrying\" " + ctx +

@@ -106,8 +106,9 @@ int RunDry(const DryArgs& a) {
     return Fail("dry", "failed to initialize log file for dag-run " + dag.name + ": " + s.message());
   }
   // As the agent's run log (and 1.30.2's dry): the context on every line,
-  // each line also on stderr unless -q.
-  log.SetContext({{"name", dag.name}, {"run-id", run_id}, {"attempt-id", ""}, {"dag", dag.name}, {"run-id", run_id}});
+  // each line also on stderr unless -q. A dry run has no attempt, so no
+  // attempt-id (1.30.2 logs attempt-id="").
+  log.SetContext({{"name", dag.name}, {"run-id", run_id}, {"dag", dag.name}, {"run-id", run_id}});
   if (!a.flags.quiet) {
     log.SetEcho([](const std::string& line) { (void)!::write(STDERR_FILENO, line.data(), line.size()); });
   }

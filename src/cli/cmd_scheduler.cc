@@ -17,6 +17,8 @@ namespace dagu::cli {
 namespace {
 
 int RunScheduler(const CommonFlags& flags) {
+  // The runs it starts must not find auth credentials in /proc/<pid>/environ.
+  if (int rc = KeepAuthSecretsOutOfEnvironment(); rc != kExitOk) return rc;
   Config config;
   if (int rc = LoadConfigForCommand(flags, {}, &config); rc != kExitOk) return rc;
   if (Status s = EnsureLayout(config.paths); !s.ok()) {
@@ -31,7 +33,7 @@ int RunScheduler(const CommonFlags& flags) {
   });
   if (Status s = service.Start(); !s.ok()) {
     spdlog::error("Scheduler failed to start: {}", s.message());
-    return kExitConfig;
+    return service.Wait();  // the status Start() failed with: 78, or 1 when /health cannot be served
   }
   int status = service.Wait();
   signals.Stop();  // no stop request reaches the service while it is torn down

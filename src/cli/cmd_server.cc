@@ -34,8 +34,10 @@ int LoadServerConfig(const ServerFlags& flags, Config* config) {
   ConfigOverrides overrides;
   overrides.host = flags.host;
   if (flags.port > 0) overrides.port = flags.port;
+  // Nothing this process runs may read the server's credentials, not even in
+  // /proc/<pid>/environ: they are moved out of the environment first.
+  if (int rc = KeepAuthSecretsOutOfEnvironment(); rc != kExitOk) return rc;
   if (int rc = LoadConfigForCommand(flags.common, overrides, config); rc != kExitOk) return rc;
-  RemoveAuthSecretsFromEnvironment();  // nothing this process runs may read the server's credentials
   if (Status s = EnsureLayout(config->paths); !s.ok()) {
     spdlog::error("Cannot prepare the data directory: {}", s.message());
     return kExitConfig;
@@ -97,7 +99,7 @@ int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
   if (Status s = service.Start(); !s.ok()) {
     spdlog::error("Scheduler failed to start: {}", s.message());
     app.Stop();
-    return kExitConfig;
+    return service.Wait();  // the status Start() failed with: 78, or 1 when /health cannot be served
   }
   // The scheduler ends on a stop request (0) or when it stops being active
   // (75); the web server goes with it.

@@ -34,6 +34,15 @@ void AddCommonFlags(CLI::App* cmd, CommonFlags* flags, bool with_dags = true);
 // process's environment, so every child inherits them.
 int LoadConfigForCommand(const CommonFlags& flags, ConfigOverrides extra, Config* config);
 
+// For the commands that spawn runs (scheduler, server, start-all), called
+// first, before any thread starts: moves the auth credentials (DAGU_AUTH*,
+// DAGU_BASICAUTH*) out of this process's environment block by executing it
+// again without them (config/secret_env.h), so that no run can read them in
+// /proc/<pid>/environ; LoadConfigForCommand then adds them to the
+// configuration only. Returns kExitSoftware (after printing why) when
+// credentials handed over by that re-execution cannot be read, else 0.
+int KeepAuthSecretsOutOfEnvironment();
+
 // Sets up logging on stderr, one line per event: `format` "text" writes
 // logfmt-like lines (time=... level=... msg="..."), "json" (log_format:
 // json) one JSON object a line: {"time","level","msg"} plus "instance" and

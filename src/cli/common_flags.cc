@@ -5,10 +5,12 @@
 #include <time.h>
 
 #include <iostream>
+#include <map>
 #include <string_view>
 #include <utility>
 
 #include "cli/commands.h"
+#include "config/secret_env.h"
 #include "core/exit_codes.h"
 #include "core/log_context.h"
 
@@ -129,16 +131,42 @@ int CommandError(const std::string& message) {
   return kExitFailure;
 }
 
+namespace {
+
+// What KeepAuthSecretsOutOfEnvironment took out of the environment, for the
+// configuration only, and the warning it may have for the log.
+std::map<std::string, std::string>& HeldAuthSecrets() {
+  static std::map<std::string, std::string> secrets;
+  return secrets;
+}
+std::string& HandOverWarning() {
+  static std::string warning;
+  return warning;
+}
+
+}  // namespace
+
+int KeepAuthSecretsOutOfEnvironment() {
+  if (Status s = HandOverAuthSecrets(&HeldAuthSecrets(), &HandOverWarning()); !s.ok()) {
+    std::cerr << "dagu: cannot read the auth credentials handed over to this process: " << s.ToString() << "\n";
+    return kExitSoftware;
+  }
+  return kExitOk;
+}
+
 int LoadConfigForCommand(const CommonFlags& flags, ConfigOverrides extra, Config* config) {
   extra.config_file = flags.config_file;
   extra.dagu_home = flags.dagu_home;
   extra.dags_dir = flags.dags_dir;
-  Status s = LoadConfig(extra, ProcessEnvironment(), config);
+  std::map<std::string, std::string> env = ProcessEnvironment();
+  for (const auto& [k, v] : HeldAuthSecrets()) env[k] = v;
+  Status s = LoadConfig(extra, env, config);
   if (!s.ok()) {
     std::cerr << "dagu: configuration error: " << s.message() << "\n";
     return kExitConfig;
   }
   SetUpLogging(flags.quiet, config->debug, config->log_format);
+  if (!HandOverWarning().empty()) spdlog::warn("{}", HandOverWarning());
   for (const std::string& warning : config->warnings) spdlog::warn("{}", warning);
   ExportForChildren(flags, *config);
   return kExitOk;

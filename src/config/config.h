@@ -165,9 +165,9 @@ bool IsAuthSecretVariable(std::string_view name);
 // `env` without those variables.
 std::map<std::string, std::string> WithoutAuthSecrets(std::map<std::string, std::string> env);
 // Removes those variables from this process's environment (call before any
-// thread starts): `server` and `start-all` do, once their config is loaded,
-// so that nothing they run -- API runs, scheduled and queued runs, params
-// expansion in them -- can read the server's credentials.
+// thread starts). Not enough on its own: /proc/<pid>/environ still shows
+// them; HandOverAuthSecrets (config/secret_env.h) re-executes the process
+// without them and uses this only when it cannot.
 void RemoveAuthSecretsFromEnvironment();
 
 // Creates the directories of the layout (dags, data and its subdirectories,

@@ -45,6 +45,16 @@ bool IsWindowsReservedStem(std::string_view stem) {
 }  // namespace
 
 std::string DagNameProblem(std::string_view name) {
+  if (std::string problem = RecordedDagNameProblem(name); !problem.empty()) return problem;
+  if (name.front() == '-') {
+    std::string quoted = "\"";
+    quoted.append(name).append("\"");
+    return "DAG name " + quoted + " may not start with '-' (it would be read as a flag)";
+  }
+  return "";
+}
+
+std::string RecordedDagNameProblem(std::string_view name) {
   // Built by appending: GCC 12 -O2 misreports -Wrestrict on "literal" + string.
   std::string quoted = "\"";
   quoted.append(name).append("\"");

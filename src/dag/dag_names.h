@@ -8,11 +8,18 @@
 
 namespace dagu {
 
-// A DAG name's limits: 1..40 bytes of [A-Za-z0-9_.-].
+// A DAG name's limits: 1..40 bytes of [A-Za-z0-9_.-], not starting with '-'.
 inline constexpr size_t kMaxDagNameLength = 40;
 
-// Empty when `name` is a valid DAG name, else why not (naming the name).
+// Empty when `name` is a valid DAG name, else why not (naming the name). A
+// leading '-' is refused: every command line that starts, retries or stops a
+// run names the DAG, and "-h" there would be read as a flag (Dagu 1.30.2
+// accepts such names, then `dagu retry ... -h` prints its help;
+// docs/dag-format.md, "Names").
 std::string DagNameProblem(std::string_view name);
+// DagNameProblem without the leading '-' rule: the names 1.30.2 accepted and
+// may have recorded runs of, which can still be looked at and stopped.
+std::string RecordedDagNameProblem(std::string_view name);
 
 // The file's base name without a trailing ".yaml" / ".yml":
 // "/x/dags/my-etl.yaml" -> "my-etl". Other extensions are kept.

@@ -21,6 +21,15 @@ TEST(DagNamesTest, InvalidNames) {
   EXPECT_NE(DagNameProblem("caf\xC3\xA9").find("may only contain"), std::string::npos);
 }
 
+TEST(DagNamesTest, ALeadingDashIsRefusedForNewNamesButNotForRecordedOnes) {
+  EXPECT_EQ(DagNameProblem("-h"), "DAG name \"-h\" may not start with '-' (it would be read as a flag)");
+  EXPECT_NE(DagNameProblem("--run-id").find("may not start with '-'"), std::string::npos);
+  EXPECT_EQ(DagNameProblem("a-"), "");
+  EXPECT_EQ(RecordedDagNameProblem("-h"), "");  // 1.30.2 accepted it: its runs stay reachable
+  EXPECT_EQ(RecordedDagNameProblem(""), "DAG name is empty");
+  EXPECT_NE(RecordedDagNameProblem("a/b").find("may only contain"), std::string::npos);
+}
+
 TEST(DagNamesTest, NameFromPath) {
   EXPECT_EQ(DagNameFromPath("/x/dags/my-etl.yaml"), "my-etl");
   EXPECT_EQ(DagNameFromPath("report.yml"), "report");

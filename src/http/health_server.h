@@ -14,8 +14,8 @@
 // host, pid, instance or lock holder) for ports reachable by others.
 //
 // Start() binds synchronously and reports a bind failure (the caller decides
-// what to do: `dagu scheduler` logs it and carries on, as Dagu does), then
-// serves on its own threads.
+// what to do: `dagu scheduler` and `start-all` refuse to start, where Dagu
+// 1.30.2 logs it and carries on), then serves on its own threads.
 #pragma once
 
 #include <functional>

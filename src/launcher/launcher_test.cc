@@ -124,7 +124,7 @@ TEST_F(LauncherTest, RetryQueuedRunsRetryByNameWithTheDispatchFlag) {
   ASSERT_TRUE(launcher_.RetryQueued("etl", "catchup-x", false, kNoDeadline, &pid).ok());
   EXPECT_EQ(pid, 1000);
   EXPECT_THAT(spawner_.spawned[0].argv, ElementsAre("/usr/bin/dagu", "retry", "--run-id=catchup-x", "-q", "--config",
-                                                    "/etc/dagu/config.yaml", "etl"));
+                                                    "/etc/dagu/config.yaml", "--", "etl"));
   EXPECT_THAT(spawner_.spawned[0].env, Contains("DAGU_QUEUE_DISPATCH_RETRY=1"));
 }
 
@@ -239,7 +239,7 @@ TEST_F(LauncherTest, NoConfigFlagWithoutAConfigFile) {
   ctx.config_file.clear();
   Launcher launcher(&spawner_, &clock_, ctx);
   ASSERT_TRUE(launcher.StopDag(MakeDag("etl"), kNoDeadline).ok());
-  EXPECT_THAT(spawner_.spawned[0].argv, ElementsAre("/usr/bin/dagu", "stop", "-q", "/home/dags/etl.yaml"));
+  EXPECT_THAT(spawner_.spawned[0].argv, ElementsAre("/usr/bin/dagu", "stop", "-q", "--", "/home/dags/etl.yaml"));
 }
 
 TEST_F(LauncherTest, SpawnFailureIsReportedAndNothingIsTracked) {

@@ -31,6 +31,7 @@ std::vector<std::string> RetryQueuedCommand(const LaunchContext& ctx, const std:
                                             const std::string& dag_name) {
   std::vector<std::string> argv = {ctx.executable, "retry", "--run-id=" + run_id, "-q"};
   AddConfig(ctx, &argv);
+  argv.push_back("--");  // a name 1.30.2 accepted may start with '-'
   argv.push_back(dag_name);
   return argv;
 }
@@ -38,6 +39,7 @@ std::vector<std::string> RetryQueuedCommand(const LaunchContext& ctx, const std:
 std::vector<std::string> StopDagCommand(const LaunchContext& ctx, const std::string& dag_location) {
   std::vector<std::string> argv = {ctx.executable, "stop", "-q"};
   AddConfig(ctx, &argv);
+  argv.push_back("--");
   argv.push_back(dag_location);
   return argv;
 }

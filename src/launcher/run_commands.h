@@ -5,9 +5,14 @@
 //
 //   scheduled slot: <exe> start -q --run-id=<id> --trigger-type=scheduled
 //                         --schedule-time=<RFC3339> [--config F] <DAG file>
-//   queued run:     <exe> retry --run-id=<id> -q [--config F] <DAG name>
+//   queued run:     <exe> retry --run-id=<id> -q [--config F] -- <DAG name>
 //                   with DAGU_QUEUE_DISPATCH_RETRY=1
-//   stop schedule:  <exe> stop -q [--config F] <DAG file>
+//   stop schedule:  <exe> stop -q [--config F] -- <DAG file>
+//
+// `--` ends the flags before a positional argument wherever both CLIs (ours
+// and 1.30.2's) read what follows as that argument, so a DAG name starting
+// with '-' (which 1.30.2 accepted) is never taken for a flag. `start` has
+// none: after `--` it reads params; its DAG file is an absolute path.
 //
 // Pure functions, thread-safe.
 #pragma once

@@ -207,8 +207,11 @@ Status SchedulerService::Start() {
   auto snapshot = [raw] { return raw->machine->Snapshot(); };
   p->registry = std::make_unique<ServiceRegistry>(p->fs, RegistryDirOf(config_.paths));
   p->journal = std::make_unique<RoleJournal>(p->fs, RoleJournalPath(scheduler_dir));
+  // The registry advertises the /health port only when this instance serves
+  // it (Start() fails when it cannot).
+  const bool serve_health = options_.serve_health && config_.scheduler.port > 0;
   p->publisher = std::make_unique<StatusPublisher>(p->registry.get(), p->journal.get(), p->clock, snapshot,
-                                                   config_.scheduler.port, kVersion);
+                                                   serve_health ? config_.scheduler.port : 0, kVersion);
   p->watchdog = std::make_unique<StopWatchdog>(options_.stop_timeout, options_.on_stop_timeout);
   p->listener = std::make_unique<ServiceListener>(p->publisher.get(), p->watchdog.get(), p->counters.get());
   p->machine = std::make_unique<RoleMachine>(p->elector.get(), p->lease.get(), p->renewal.get(), p->clock, p->timing,
@@ -223,8 +226,7 @@ Status SchedulerService::Start() {
                raw->identity.instance_id, config_.paths.dags_dir, config_.paths.data_dir,
                FormatDuration(raw->timing.stale_threshold), FormatDuration(raw->timing.retry_interval),
                FormatDuration(raw->timing.RenewInterval()), config_.scheduler.fast_takeover ? "on" : "off");
-  raw->publisher->Start();
-  if (options_.serve_health && config_.scheduler.port > 0) {
+  if (serve_health) {
     HealthServerOptions health = HealthServerOptions::FromConfig(config_);
     if (!options_.health_bind_host.empty()) health.host = options_.health_bind_host;
     raw->health = std::make_unique<HealthServer>(health, snapshot, kVersion);
@@ -241,12 +243,20 @@ Status SchedulerService::Start() {
       return metrics::RenderText(families);
     });
     if (Status s = raw->health->Start(); !s.ok()) {
-      spdlog::error("Health check server error: {}; carrying on without /health", s.message());
+      // Every scheduler serves /health (spec 085), and the registry would
+      // advertise the port: an instance that cannot serve it does not start
+      // (Dagu 1.30.2 logs the error and carries on without it).
       raw->health.reset();
-    } else {
-      spdlog::info("Starting scheduler health check server port={}", config_.scheduler.port);
+      MutexLock l(&mu_);
+      exit_status_ = kExitFailure;
+      driver_done_ = true;
+      return Status::IOError("cannot serve /health: " + s.message() +
+                             "; free the port, or set scheduler.port (DAGU_SCHEDULER_PORT) to a free port, or to 0 "
+                             "to run without /health");
     }
+    spdlog::info("Starting scheduler health check server port={}", config_.scheduler.port);
   }
+  raw->publisher->Start();
 
   if (Status s = raw->machine->Begin(); !s.ok()) {
     if (raw->health) raw->health->Stop();

@@ -5,7 +5,7 @@
 // Usable as is by `start-all`:
 //
 //   SchedulerService service(config);            // options: see below
-//   if (Status s = service.Start(); !s.ok()) ...  // exit 78 (kExitConfig)
+//   if (Status s = service.Start(); !s.ok()) ...  // exit service.Wait(): 78 or 1
 //   ...                                           // serve the web UI
 //   service.RequestStop();                        // on SIGINT/SIGTERM
 //   int status = service.Wait();                  // 0 stopped, 75 lost the lock
@@ -13,7 +13,10 @@
 // Start() serves /health (if enabled) BEFORE the first attempt at the lock,
 // makes that attempt synchronously (an error there, or a bad T/R, is
 // returned: the caller exits 78 and nothing is left running), then runs the
-// role machine on its own thread and returns, standby or active.
+// role machine on its own thread and returns, standby or active. When
+// /health cannot be served (scheduler.port in use, say) Start() fails before
+// the lock and the registry entry (which would advertise the port) with an
+// error naming the address and port, and Wait() returns 1 (kExitFailure).
 //
 // The service ends by itself when the instance stops being active (lock
 // lost or not renewed: Wait() returns 75), or after RequestStop() (0).
@@ -82,7 +85,7 @@ class SchedulerService {
   Status Start();
   void RequestStop();
   // Blocks until the service has ended; returns its exit status (0, 75; 78
-  // when Start() failed). Idempotent. kStartupOver after it began waiting,
+  // when Start() failed, 1 when it failed to serve /health). Idempotent. kStartupOver after it began waiting,
   // it gives back the pages start-up touched (core/startup_pages.h).
   int Wait();
   static constexpr std::chrono::seconds kStartupOver{10};

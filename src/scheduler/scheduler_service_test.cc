@@ -113,6 +113,36 @@ TEST(SchedulerServiceTest, ASecondServiceStandsByAndServesHealth) {
   EXPECT_EQ(testing::HttpGet(c.scheduler.port, "/health?role=active").status, 200);
 }
 
+// Issue 27 item 7: every scheduler serves /health; one whose port is taken
+// does not start (Wait() says 1) and advertises nothing.
+TEST(SchedulerServiceTest, AServiceThatCannotServeHealthDoesNotStart) {
+  testing::TempDir dir;
+  Config c = ConfigFor(dir);
+  c.scheduler.port = testing::FreePort();
+  SchedulerServiceOptions first_options;
+  first_options.health_bind_host = "127.0.0.1";
+  first_options.instance_id = "first-instance";
+  SchedulerService first(c, first_options);
+  ASSERT_TRUE(first.Start().ok());
+  SchedulerServiceOptions options;
+  options.health_bind_host = "127.0.0.1";
+  options.instance_id = "second-instance";
+  SchedulerService second(c, options);
+  Status s = second.Start();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cannot serve /health: cannot listen on 127.0.0.1:" + std::to_string(c.scheduler.port)),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(second.Wait(), kExitFailure);
+  EXPECT_TRUE(second.finished());
+  ServiceRegistry registry(PosixFileSystem(), dir.Sub("data/service-registry"));
+  std::vector<ServiceEntry> live;
+  ASSERT_TRUE(registry.List("scheduler", std::chrono::system_clock::now(), 30s, &live).ok());
+  for (const ServiceEntry& e : live) EXPECT_NE(e.id, "second-instance");
+  first.RequestStop();
+  EXPECT_EQ(first.Wait(), kExitOk);
+}
+
 // Replaces the lock's owner record with another instance's, as a standby
 // that took the lock over would.
 void TakeOwnerRecord(const testing::TempDir& dir) {

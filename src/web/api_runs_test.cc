@@ -102,7 +102,7 @@ TEST_F(RunApiTest, StopOnlyARunningRun) {
   ASSERT_EQ(r->status, 200) << r->body;
   ASSERT_EQ(spawner_.commands().size(), 1u);
   EXPECT_THAT(spawner_.commands()[0], ElementsAre("/opt/dagu/bin/dagu", "stop", "-q", "--run-id=r-1",
-                                                  "--config=" + config_.paths.config_file, "alpha"));
+                                                  "--config=" + config_.paths.config_file, "--", "alpha"));
   r = Post("/api/v2/dag-runs/alpha/done/stop");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400);
@@ -122,7 +122,7 @@ TEST_F(RunApiTest, RetryAFinishedRun) {
   ASSERT_EQ(r->status, 200) << r->body;
   ASSERT_EQ(spawner_.commands().size(), 1u);
   EXPECT_THAT(spawner_.commands()[0], ElementsAre("/opt/dagu/bin/dagu", "retry", "-q", "--run-id=f-1", "--step=first",
-                                                  "--config=" + config_.paths.config_file, "alpha"));
+                                                  "--config=" + config_.paths.config_file, "--", "alpha"));
   r = Post("/api/v2/dag-runs/alpha/q-1/retry");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 409);
@@ -148,7 +148,7 @@ TEST_F(RunApiTest, DequeueAQueuedRunFromItsQueue) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_THAT(spawner_.commands()[0], ElementsAre("/opt/dagu/bin/dagu", "dequeue", "-q", "--dag-run=alpha:q-1",
-                                                  "--config=" + config_.paths.config_file, "batch"));
+                                                  "--config=" + config_.paths.config_file, "--", "batch"));
   r = Post("/api/v2/dag-runs/alpha/done/dequeue");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400);

@@ -20,11 +20,21 @@ CliRunner::~CliRunner() {
   reaper_.join();
 }
 
+namespace {
+
+// `start` and `enqueue` read what follows `--` as params (in 1.30.2 too), so
+// their DAG file (an absolute path) comes without it; every other command
+// gets `--` before its positional arguments.
+bool ParamsFollowDashDash(const std::string& subcommand) { return subcommand == "start" || subcommand == "enqueue"; }
+
+}  // namespace
+
 std::vector<std::string> CliRunner::CommandLine(const std::string& subcommand, const std::vector<std::string>& flags,
                                                 const std::vector<std::string>& positional) const {
   std::vector<std::string> argv{context_.executable, subcommand};
   argv.insert(argv.end(), flags.begin(), flags.end());
   if (!context_.config_file.empty()) argv.push_back("--config=" + context_.config_file);
+  if (!ParamsFollowDashDash(subcommand)) argv.push_back("--");
   argv.insert(argv.end(), positional.begin(), positional.end());
   return argv;
 }
@@ -32,8 +42,11 @@ std::vector<std::string> CliRunner::CommandLine(const std::string& subcommand, c
 Status CliRunner::Spawn(const std::string& subcommand, const std::vector<std::string>& flags,
                         const std::vector<std::string>& positional, pid_t* pid) {
   for (const std::string& arg : positional) {
-    // Would be taken for a flag; Dagu's names and absolute paths never start so.
-    if (arg.empty() || arg[0] == '-') return Status::InvalidArgument("invalid argument \"" + arg + "\"");
+    // Without `--` before it, would be taken for a flag (the DAG files of
+    // start and enqueue are absolute paths, which never start so).
+    if (arg.empty() || (arg[0] == '-' && ParamsFollowDashDash(subcommand))) {
+      return Status::InvalidArgument("invalid argument \"" + arg + "\"");
+    }
   }
   std::vector<std::string> argv = CommandLine(subcommand, flags, positional);
   std::lock_guard<std::mutex> l(mu_);

@@ -4,9 +4,13 @@
 //
 //   start   <exe> start -q --run-id=<id> --trigger-type=manual [--params=<p>] [--config=F] <DAG file>
 //   enqueue <exe> enqueue -q --run-id=<id> --trigger-type=manual [--queue=<q>] [--params=<p>] [--config=F] <DAG file>
-//   stop    <exe> stop -q --run-id=<id> [--config=F] <DAG name>
-//   retry   <exe> retry -q --run-id=<id> [--step=<step>] [--config=F] <DAG name>
-//   dequeue <exe> dequeue -q --dag-run=<name>:<id> [--config=F] <queue>
+//   stop    <exe> stop -q --run-id=<id> [--config=F] -- <DAG name>
+//   retry   <exe> retry -q --run-id=<id> [--step=<step>] [--config=F] -- <DAG name>
+//   dequeue <exe> dequeue -q --dag-run=<name>:<id> [--config=F] -- <queue>
+//
+// `--` ends the flags, so a DAG name that starts with '-' (1.30.2 accepted
+// such names and may have recorded runs of them) is not read as a flag;
+// start and enqueue read params after `--`, and get none.
 //
 // Children are started detached (own session, no inherited descriptors, see
 // launcher/process_spawner.h) so that a run outlives the server, and are
@@ -40,8 +44,9 @@ class CliRunner {
   CliRunner(const CliRunner&) = delete;
   CliRunner& operator=(const CliRunner&) = delete;
 
-  // Runs `<exe> <subcommand> <flags...> [--config=F] <positional...>`.
-  // InvalidArgument when a positional argument is empty or starts with '-'.
+  // Runs `<exe> <subcommand> <flags...> [--config=F] [--] <positional...>`
+  // (`--` except for start and enqueue). InvalidArgument when a positional
+  // argument is empty, or starts with '-' for start and enqueue.
   Status Spawn(const std::string& subcommand, const std::vector<std::string>& flags,
                const std::vector<std::string>& positional, pid_t* pid);
   // The exit status once the child has exited (0 = success, 128+n = killed

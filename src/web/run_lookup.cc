@@ -11,7 +11,7 @@ void ApplyStaleCheck(const ApiContext& ctx, const AttemptDir& attempt, const std
 }
 
 Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, RunView* out) {
-  if (std::string problem = DagNameProblem(dag_name); !problem.empty()) return Status::InvalidArgument(problem);
+  if (std::string problem = RecordedDagNameProblem(dag_name); !problem.empty()) return Status::InvalidArgument(problem);
   DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));
   DAGU_RETURN_IF_ERROR(ctx.runs->ReadLatest(dag_name, run_id, &out->run, &out->attempt, &out->record));
   out->queue = ctx.runs->QueueOf(out->attempt, dag_name);

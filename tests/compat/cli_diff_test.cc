@@ -45,6 +45,7 @@ struct Side {
   std::string name;  // "ours" / "1.30.2"
   std::string binary;
   std::string home;
+  std::string cwd;  // its working directory, in the test's folder: 1.30.2's --cpu-profile writes ./cpu.prof
   std::map<std::string, std::string> env;
 };
 
@@ -72,6 +73,8 @@ class CliDiffTest : public ::testing::Test {
     s.binary = binary;
     s.home = dir_.Sub(name == "ours" ? "home-ours" : "home-peer");
     fs::create_directories(s.home + "/dags");
+    s.cwd = dir_.Sub(name == "ours" ? "cwd-ours" : "cwd-peer");
+    fs::create_directories(s.cwd);
     std::ofstream(s.home + "/dags/.examples-created");
     s.env["HOME"] = dir_.Sub("user");
     s.env["DAGU_HOME"] = s.home;
@@ -101,7 +104,7 @@ class CliDiffTest : public ::testing::Test {
     env["OUT"] = base + ".out";
     env["ERR"] = base + ".err";
     Subprocess proc;
-    EXPECT_TRUE(proc.Start(argv, env, base + ".log"));
+    EXPECT_TRUE(proc.Start(argv, env, base + ".log", "", s.cwd));
     auto status = proc.Wait(timeout);
     EXPECT_TRUE(status.has_value()) << s.name << " did not exit: " << ::testing::PrintToString(args);
     return {status.value_or(-1), ReadFile(base + ".out"), ReadFile(base + ".err")};
@@ -116,7 +119,7 @@ class CliDiffTest : public ::testing::Test {
     std::vector<std::string> argv{s.binary};
     argv.insert(argv.end(), args.begin(), args.end());
     auto proc = std::make_unique<Subprocess>();
-    EXPECT_TRUE(proc->Start(argv, s.env, dir_.Sub("bg-" + std::to_string(runs_++) + ".log")));
+    EXPECT_TRUE(proc->Start(argv, s.env, dir_.Sub("bg-" + std::to_string(runs_++) + ".log"), "", s.cwd));
     return proc;
   }
 
@@ -267,6 +270,24 @@ TEST_F(CliDiffTest, VersionGoesToStderr) {
 }
 
 // ---- start, status ----
+
+// Issue 27 item 10: 1.30.2's --cpu-profile creates ./cpu.prof, and these
+// tests once ran it in the directory the test ran in (one was committed to
+// the source tree). Each side now runs in a folder of the test's own.
+TEST_F(CliDiffTest, CpuProfileWritesOnlyIntoTheTestsFolder) {
+  const fs::path here = fs::current_path() / "cpu.prof";
+  std::error_code ec;
+  const auto before = fs::last_write_time(here, ec);
+  const bool existed = !ec;
+  ExpectSame({"status", "--cpu-profile", "hello"});
+  ec.clear();
+  const auto after = fs::last_write_time(here, ec);
+  EXPECT_EQ(!ec, existed) << here << " was created by a command the test ran";
+  if (existed && !ec) {
+    EXPECT_TRUE(after == before) << here << " was rewritten by a command the test ran";
+  }
+  EXPECT_TRUE(fs::exists(theirs_.cwd + "/cpu.prof")) << "1.30.2 writes its profile into its working directory";
+}
 
 TEST_F(CliDiffTest, StartAndStatusPrintTheSameTree) {
   auto [o, t] = ExpectSame({"start", "--run-id=r1", "hello", "--", "NAME=tester"});

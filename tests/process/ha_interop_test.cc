@@ -4,9 +4,8 @@
 // The peer binary comes from bench/fetch_peer.sh (npm pack of
 // @dagu-org/dagu-linux-x64@1.30.2, cached); the test is skipped, saying why,
 // only when it cannot be had.
-#include <cstdio>
-
 #include "ha_cluster.h"
+#include "support/peer_binary.h"
 
 namespace dagu::testing {
 namespace {
