@@ -5,17 +5,17 @@
 namespace dagu::web {
 namespace {
 
-TEST(ApiViewsTest, StepEnvValuesAreMaskedInRunDetails) {
+// Dagu 1.30.2's Step has no env, so no env value (a secret, maybe) is ever
+// shown in run details.
+TEST(ApiViewsTest, StepEnvIsNotShownInRunDetails) {
   NodeRecord n;
   n.step = {{"name", "deploy"}, {"env", {"STEP_TOKEN=s3cr3t", "EMPTY=", "ODD"}}};
   ApiJson j = NodeJson(n);
-  EXPECT_EQ(j["step"]["env"], ApiJson::array({"STEP_TOKEN=***", "EMPTY=***", "ODD=***"}));
+  EXPECT_FALSE(j["step"].contains("env"));
   EXPECT_EQ(j["step"]["name"], "deploy");
-  n.step = {{"name", "m"}, {"env", {{{"API_KEY", "k"}}}}};
-  EXPECT_EQ(NodeJson(n)["step"]["env"][0]["API_KEY"], "***");
   RunRecord r;
   r.nodes.push_back(n);
-  EXPECT_EQ(RunDetailsJson(r).dump().find("\"k\""), std::string::npos);
+  EXPECT_EQ(RunDetailsJson(r).dump().find("s3cr3t"), std::string::npos);
 }
 
 }  // namespace

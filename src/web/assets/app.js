@@ -54,9 +54,7 @@
   }
   function badge(label, cls) { return '<span class="badge ' + esc(cls || label) + '">' + esc(String(label).replace(/_/g, " ")) + "</span>"; }
   function statusBadge(r) { return r ? badge(r.statusLabel || "not_started") : '<span class="muted">never run</span>'; }
-  function triggerLabel(t) {
-    return ({ scheduler: "scheduled", catchup: "catch-up", manual: "manual", retry: "retry", webhook: "webhook", subdag: "sub-DAG" })[t] || (t || "–");
-  }
+
   function toast(msg, isError) {
     var el = document.getElementById("toast");
     el.textContent = msg;
@@ -315,14 +313,12 @@
   };
   function runsTable(runs, withDag) {
     var html = '<table class="runs-table"><thead><tr>' + (withDag ? "<th>DAG</th>" : "") +
-      "<th>Run ID</th><th>Status</th><th>Trigger</th><th>Schedule time</th><th>Started</th><th>Duration</th><th></th></tr></thead><tbody>";
-    if (!runs.length) html += '<tr><td colspan="' + (withDag ? 8 : 7) + '" class="empty">No runs.</td></tr>';
+      "<th>Run ID</th><th>Status</th><th>Started</th><th>Duration</th><th></th></tr></thead><tbody>";
+    if (!runs.length) html += '<tr><td colspan="' + (withDag ? 6 : 5) + '" class="empty">No runs.</td></tr>';
     runs.forEach(function (r) {
       html += '<tr data-run="' + esc(r.dagRunId) + '">' + (withDag ? '<td><a href="#/runs" data-filter-dag="' + esc(r.name) + '">' + esc(r.name) + "</a></td>" : "") +
         '<td class="mono"><a href="#/runs/' + esc(enc(r.name)) + "/" + esc(enc(r.dagRunId)) + '">' + esc(r.dagRunId) + "</a></td>" +
         "<td>" + statusBadge(r) + "</td>" +
-        "<td>" + esc(triggerLabel(r.triggerType)) + "</td>" +
-        "<td>" + esc(fmtTime(r.scheduleTime)) + "</td>" +
         "<td>" + esc(fmtTime(r.startedAt || r.queuedAt)) + "</td>" +
         '<td class="num">' + esc(fmtDuration(runDuration(r))) + "</td>" +
         '<td class="actions">' + runButtons(r) + "</td></tr>";
@@ -339,7 +335,7 @@
   // (every descendant of a root run is reached through the root).
   function runDetail(name, id, sub) {
     var base = "/dag-runs/" + enc(name) + "/" + enc(id) + (sub ? "/sub-dag-runs/" + enc(sub) : "");
-    var children = "/dag-runs/" + enc(name) + "/" + enc(id) + "/sub-dag-runs" + (sub ? "?parentSubRunId=" + enc(sub) : "");
+    var children = "/dag-runs/" + enc(name) + "/" + enc(id) + "/sub-dag-runs" + (sub ? "?parentSubDAGRunId=" + enc(sub) : "");
     return Promise.all([api("GET", base), api("GET", children).then(function (d) { return d.subRuns || []; }, function () { return []; })]).then(function (res) {
       var r = res[0].dagRunDetails || {}, subRuns = res[1];
       var html = '<div class="crumbs"><a href="#/runs">Runs</a> / <a href="#/dags/' + esc(enc(name)) + '">' + esc(name) + "</a> / " +
@@ -348,14 +344,10 @@
       html += '<div class="panel"><dl class="kv">' +
         "<dt>DAG</dt><dd>" + esc(r.name) + "</dd>" +
         (r.parentDAGRunId ? "<dt>Parent</dt><dd class=\"mono\">" + esc(r.parentDAGRunName + " " + r.parentDAGRunId) + "</dd>" : "") +
-        "<dt>Trigger</dt><dd>" + esc(triggerLabel(r.triggerType)) + "</dd>" +
-        "<dt>Schedule time</dt><dd>" + esc(fmtTime(r.scheduleTime)) + "</dd>" +
-        "<dt>Queued</dt><dd>" + esc(fmtTime(r.queuedAt)) + "</dd>" +
         "<dt>Started</dt><dd>" + esc(fmtTime(r.startedAt)) + "</dd>" +
         "<dt>Finished</dt><dd>" + esc(fmtTime(r.finishedAt)) + "</dd>" +
         "<dt>Duration</dt><dd>" + esc(fmtDuration(runDuration(r))) + "</dd>" +
         "<dt>Params</dt><dd class=\"mono\">" + esc(r.params || "–") + "</dd>" +
-        (r.error ? "<dt>Error</dt><dd>" + esc(r.error) + "</dd>" : "") +
         "</dl></div>";
       var nodes = r.nodes || [];
       html += '<div class="panel flush"><h2>Steps</h2><table id="steps-table"><thead><tr><th>Step</th><th>Status</th><th>Started</th><th>Finished</th><th>Duration</th><th>Error</th></tr></thead><tbody>';
@@ -387,10 +379,10 @@
   }
 
   function subRunsTable(name, id, subRuns) {
-    var html = '<table id="subruns-table"><thead><tr><th>Sub-run ID</th><th>DAG</th><th>Params</th><th>Status</th><th>Started</th><th>Duration</th></tr></thead><tbody>';
+    var html = '<table id="subruns-table"><thead><tr><th>Sub-run ID</th><th>Params</th><th>Status</th><th>Started</th><th>Duration</th></tr></thead><tbody>';
     subRuns.forEach(function (c) {
       html += '<tr data-subrun="' + esc(c.dagRunId) + '"><td class="mono"><a href="#/runs/' + esc(enc(name)) + "/" + esc(enc(id)) + "/sub/" + esc(enc(c.dagRunId)) + '">' +
-        esc(c.dagRunId) + "</a></td><td>" + esc(c.name || "") + '</td><td class="mono">' + esc(c.params || "") + "</td><td>" + statusBadge(c) + "</td>" +
+        esc(c.dagRunId) + '</a></td><td class="mono">' + esc(c.params || "") + "</td><td>" + statusBadge(c) + "</td>" +
         "<td>" + esc(fmtTime(c.startedAt)) + '</td><td class="num">' + esc(fmtDuration(runDuration(c))) + "</td></tr>";
     });
     return html + "</tbody></table>";
@@ -433,7 +425,7 @@
     else if (a === "suspend" || a === "resume") act("POST", "/dags/" + enc(dag) + "/suspend", { suspend: a === "suspend" }, (a === "suspend" ? "Suspended " : "Resumed ") + dag);
     else if (a === "stop") act("POST", "/dag-runs/" + enc(name) + "/" + enc(id) + "/stop", {}, "Stop requested for " + id);
     else if (a === "retry") act("POST", "/dag-runs/" + enc(name) + "/" + enc(id) + "/retry", { dagRunId: id }, "Retrying " + id);
-    else if (a === "dequeue") act("POST", "/dag-runs/" + enc(name) + "/" + enc(id) + "/dequeue", {}, "Dequeued " + id);
+    else if (a === "dequeue") act("GET", "/dag-runs/" + enc(name) + "/" + enc(id) + "/dequeue", undefined, "Dequeued " + id);
     else if (t.hasAttribute("data-stream")) { pageState.stream = t.getAttribute("data-stream"); refresh(); }
     else if (t.hasAttribute("data-step-clear")) { pageState.step = null; refresh(); }
     else if (t.hasAttribute("data-step")) { pageState.step = t.getAttribute("data-step"); pageState.stream = "stdout"; refresh(); }
