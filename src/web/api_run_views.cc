@@ -174,6 +174,9 @@ ApiJson RunSummaryJson(const RunRecord& r) {
   j["log"] = r.log;
   if (!r.params.empty()) j["params"] = r.params;
   if (!r.worker_id.empty()) j["workerId"] = r.worker_id;
+  // Ours (Dagu v2's keys; 1.30.2's clients ignore them; docs/web.md).
+  if (r.trigger_type != TriggerType::kUnknown) j["triggerType"] = TriggerTypeName(r.trigger_type);
+  if (!r.schedule_time.empty()) j["scheduleTime"] = r.schedule_time;
   return j;
 }
 

@@ -4,6 +4,8 @@
 //
 //   DAGRunSummary  {rootDAGRunName, rootDAGRunId, parentDAGRunName?, parentDAGRunId?, dagRunId, name,
 //                   status, statusLabel, queuedAt?, startedAt, finishedAt, log, params?, workerId?}
+//                  + ours, when the record has them: triggerType?, scheduleTime? (Dagu v2's keys,
+//                  which 1.30.2's clients ignore; our UI shows them)
 //   DAGRunDetails  the summary without queuedAt, plus {nodes, onExit?, onSuccess?, onFailure?, onCancel?,
 //                   preconditions} (preconditions is always an array)
 //   Node           {step, stdout, stderr, startedAt, finishedAt, status, statusLabel, retryCount, doneCount,

@@ -9,8 +9,11 @@
 //   GET /dag-runs/{name}/{id}/steps/{step}/log?stream=    Log of the step's stdout (default) or stderr
 //
 // Lists: without dates, runs created since 00:00 UTC today (1.30.2's
-// default); at most 1000, newest first (`limit`, ours, lowers that). An empty
+// default); at most 1000, newest first by the record's createdAt, then by run
+// ID (1.30.2's order) (`limit`, ours, lowers that). An empty
 // list is `null`, as 1.30.2 writes it.
+#include <algorithm>
+
 #include "core/base64.h"
 #include "core/time_format.h"
 #include "web/api_logs.h"
@@ -62,6 +65,12 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
   std::vector<RunEntry> entries;
   Status s = ctx.runs->ListRuns(q, &entries);
   if (!s.ok()) return SendStatusError(res, s);
+  // 1.30.2's order: the record's createdAt (ms) newest first, then the run ID.
+  auto created = [](const RunEntry& e) { return e.record.created_at != 0 ? e.record.created_at : UnixMillis(e.run.created); };
+  std::stable_sort(entries.begin(), entries.end(), [&](const RunEntry& a, const RunEntry& b) {
+    if (created(a) != created(b)) return created(a) > created(b);
+    return a.record.dag_run_id < b.record.dag_run_id;
+  });
   ApiJson runs = nullptr;
   for (RunEntry& e : entries) {
     if (!e.error.ok()) continue;

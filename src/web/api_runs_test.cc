@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "core/file_system.h"
+#include "core/time_format.h"
 #include "web/api_test_fixture.h"
 
 namespace dagu::web::testing {
@@ -60,6 +61,27 @@ TEST_F(RunApiTest, ListsTodaysRunsWithFilters) {
   }
 }
 
+// 1.30.2 orders a list by the record's createdAt (milliseconds), newest
+// first, then by run ID; runs created in the same second keep that order.
+TEST_F(RunApiTest, ListOrderIsCreatedAtThenRunId) {
+  const int64_t base = UnixMillis(Clock::Real()->Now());
+  for (auto [id, created] : {std::pair<const char*, int64_t>{"a-older", 1000}, {"b-newest", 3000}, {"c-tie", 2000},
+                             {"d-tie", 2000}}) {
+    RunRecord r = WriteRun("alpha", id, RunStatus::kSucceeded);
+    r.created_at = base + created;
+    AttemptDir attempt;
+    ASSERT_TRUE(runs_.ReadLatest("alpha", id, nullptr, &attempt, nullptr).ok());
+    ASSERT_TRUE(runs_.AppendStatus(attempt, r).ok());
+  }
+  StartServer();
+  auto r = Get("/api/v2/dag-runs/alpha");
+  ASSERT_TRUE(r);
+  std::vector<std::string> ids;
+  nlohmann::json list = Json(r)["dagRuns"];
+  for (const auto& run : list) ids.push_back(run["dagRunId"]);
+  EXPECT_THAT(ids, ElementsAre("b-newest", "c-tie", "d-tie", "a-older")) << r->body;
+}
+
 TEST_F(RunApiTest, DetailAppliesTheStaleCheck) {
   WriteRun("alpha", "dead", RunStatus::kRunning);
   WriteRun("alpha", "live", RunStatus::kRunning, "batch");
@@ -87,7 +109,18 @@ TEST_F(RunApiTest, DetailAppliesTheStaleCheck) {
 }
 
 TEST_F(RunApiTest, LatestNamesTheNewestRun) {
-  WriteRun("alpha", "old", RunStatus::kFailed);
+  // "old" was created an hour before "new" (a run directory's name dates it).
+  RunDir run;
+  ASSERT_TRUE(runs_.CreateRun("alpha", "old", Clock::Real()->Now() - std::chrono::hours(1), &run).ok());
+  AttemptDir attempt;
+  dagu::Json dag_json = {{"name", "alpha"}};
+  ASSERT_TRUE(runs_.CreateAttempt(run, &dag_json, &attempt).ok());
+  RunRecord old_run;
+  old_run.root = {"alpha", "old"};
+  old_run.name = "alpha";
+  old_run.dag_run_id = "old";
+  old_run.status = RunStatus::kFailed;
+  ASSERT_TRUE(runs_.AppendStatus(attempt, old_run).ok());
   WriteRun("alpha", "new", RunStatus::kSucceeded);
   StartServer();
   auto r = Get("/api/v2/dag-runs/alpha/latest");

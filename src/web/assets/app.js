@@ -54,7 +54,9 @@
   }
   function badge(label, cls) { return '<span class="badge ' + esc(cls || label) + '">' + esc(String(label).replace(/_/g, " ")) + "</span>"; }
   function statusBadge(r) { return r ? badge(r.statusLabel || "not_started") : '<span class="muted">never run</span>'; }
-
+  function triggerLabel(t) {
+    return ({ scheduler: "scheduled", catchup: "catch-up", manual: "manual", retry: "retry", webhook: "webhook", subdag: "sub-DAG" })[t] || (t || "–");
+  }
   function toast(msg, isError) {
     var el = document.getElementById("toast");
     el.textContent = msg;
@@ -313,12 +315,14 @@
   };
   function runsTable(runs, withDag) {
     var html = '<table class="runs-table"><thead><tr>' + (withDag ? "<th>DAG</th>" : "") +
-      "<th>Run ID</th><th>Status</th><th>Started</th><th>Duration</th><th></th></tr></thead><tbody>";
-    if (!runs.length) html += '<tr><td colspan="' + (withDag ? 6 : 5) + '" class="empty">No runs.</td></tr>';
+      "<th>Run ID</th><th>Status</th><th>Trigger</th><th>Schedule time</th><th>Started</th><th>Duration</th><th></th></tr></thead><tbody>";
+    if (!runs.length) html += '<tr><td colspan="' + (withDag ? 8 : 7) + '" class="empty">No runs.</td></tr>';
     runs.forEach(function (r) {
       html += '<tr data-run="' + esc(r.dagRunId) + '">' + (withDag ? '<td><a href="#/runs" data-filter-dag="' + esc(r.name) + '">' + esc(r.name) + "</a></td>" : "") +
         '<td class="mono"><a href="#/runs/' + esc(enc(r.name)) + "/" + esc(enc(r.dagRunId)) + '">' + esc(r.dagRunId) + "</a></td>" +
         "<td>" + statusBadge(r) + "</td>" +
+        "<td>" + esc(triggerLabel(r.triggerType)) + "</td>" +
+        "<td>" + esc(fmtTime(r.scheduleTime)) + "</td>" +
         "<td>" + esc(fmtTime(r.startedAt || r.queuedAt)) + "</td>" +
         '<td class="num">' + esc(fmtDuration(runDuration(r))) + "</td>" +
         '<td class="actions">' + runButtons(r) + "</td></tr>";
@@ -344,6 +348,8 @@
       html += '<div class="panel"><dl class="kv">' +
         "<dt>DAG</dt><dd>" + esc(r.name) + "</dd>" +
         (r.parentDAGRunId ? "<dt>Parent</dt><dd class=\"mono\">" + esc(r.parentDAGRunName + " " + r.parentDAGRunId) + "</dd>" : "") +
+        "<dt>Trigger</dt><dd>" + esc(triggerLabel(r.triggerType)) + "</dd>" +
+        "<dt>Schedule time</dt><dd>" + esc(fmtTime(r.scheduleTime)) + "</dd>" +
         "<dt>Started</dt><dd>" + esc(fmtTime(r.startedAt)) + "</dd>" +
         "<dt>Finished</dt><dd>" + esc(fmtTime(r.finishedAt)) + "</dd>" +
         "<dt>Duration</dt><dd>" + esc(fmtDuration(runDuration(r))) + "</dd>" +
@@ -360,7 +366,12 @@
           '<td class="num">' + esc(fmtDuration(runDuration(n))) + "</td><td>" + esc(n.error || "") + "</td></tr>";
       });
       html += "</tbody></table></div>";
-      if (subRuns.length) html += '<div class="panel flush"><h2>Sub-DAG runs</h2>' + subRunsTable(name, id, subRuns) + "</div>";
+      // Which DAG each sub-run is: the `call` of the step that started it.
+      var dagOf = {};
+      nodes.forEach(function (n) {
+        ((n.subRuns || []).concat(n.subRunsRepeated || [])).forEach(function (c) { dagOf[c.dagRunId] = (n.step && n.step.call) || ""; });
+      });
+      if (subRuns.length) html += '<div class="panel flush"><h2>Sub-DAG runs</h2>' + subRunsTable(name, id, subRuns, dagOf) + "</div>";
       var stream = pageState.stream || "stdout";
       var logPath = pageState.step
         ? base + "/steps/" + enc(pageState.step) + "/log?stream=" + stream + "&tail=500"
@@ -378,11 +389,11 @@
     });
   }
 
-  function subRunsTable(name, id, subRuns) {
-    var html = '<table id="subruns-table"><thead><tr><th>Sub-run ID</th><th>Params</th><th>Status</th><th>Started</th><th>Duration</th></tr></thead><tbody>';
+  function subRunsTable(name, id, subRuns, dagOf) {
+    var html = '<table id="subruns-table"><thead><tr><th>Sub-run ID</th><th>DAG</th><th>Params</th><th>Status</th><th>Started</th><th>Duration</th></tr></thead><tbody>';
     subRuns.forEach(function (c) {
       html += '<tr data-subrun="' + esc(c.dagRunId) + '"><td class="mono"><a href="#/runs/' + esc(enc(name)) + "/" + esc(enc(id)) + "/sub/" + esc(enc(c.dagRunId)) + '">' +
-        esc(c.dagRunId) + '</a></td><td class="mono">' + esc(c.params || "") + "</td><td>" + statusBadge(c) + "</td>" +
+        esc(c.dagRunId) + "</a></td><td>" + esc(dagOf[c.dagRunId] || "") + '</td><td class="mono">' + esc(c.params || "") + "</td><td>" + statusBadge(c) + "</td>" +
         "<td>" + esc(fmtTime(c.startedAt)) + '</td><td class="num">' + esc(fmtDuration(runDuration(c))) + "</td></tr>";
     });
     return html + "</tbody></table>";
