@@ -52,11 +52,11 @@ std::optional<StepLogQuery> ParseStepLogQuery(const http::Request& req, http::Re
 }
 
 void SendStepLog(const RunRecord& record, const std::string& step, const StepLogQuery& query,
-                 http::Response& res) {
+                 const std::string& dag_name, http::Response& res) {
   RunRecord copy = record;
   const NodeRecord* node = copy.FindNode(step);
   if (node == nullptr) {
-    return SendError(res, 404, error_code::kNotFound, "step " + step + " not found in DAG " + record.name);
+    return SendError(res, 404, error_code::kNotFound, "step " + step + " not found in DAG " + dag_name);
   }
   SendLogFile(query.stream == "stdout" ? node->stdout_path : node->stderr_path, query.window, "step " + step, res);
 }

@@ -8,8 +8,12 @@
 // the run ID is taken; the spec is written to
 // $TMPDIR/<name or "inline">/<run ID>/<name or "inline">.yaml for `dagu
 // start` / `dagu enqueue` (which keep the spec in the run's dag.json) and
-// removed once the run has started or is queued. `singleton` is accepted and,
+// removed once the run has started or is queued; a DAG without a working
+// directory runs in the server's (--default-working-dir), as in 1.30.2.
+// `singleton` is accepted and,
 // as in 1.30.2, not applied.
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "dag/dag_loader.h"
@@ -134,8 +138,19 @@ bool PrepareInlineRun(const ApiContext& ctx, const http::Request& req, http::Res
   return true;
 }
 
+// The working directory of an inline DAG that sets none: the server's
+// (1.30.2: its working directory, else the home directory), never the temp
+// directory of the spec, which is gone once the run has started or is queued.
+std::string DefaultWorkingDir() {
+  char buf[4096];
+  if (getcwd(buf, sizeof(buf)) != nullptr) return buf;
+  const char* home = std::getenv("HOME");
+  return home != nullptr ? home : "/";
+}
+
 std::vector<std::string> Flags(const InlineRun& run) {
-  std::vector<std::string> flags{"-q", "--run-id=" + run.run_id, "--trigger-type=manual"};
+  std::vector<std::string> flags{"-q", "--run-id=" + run.run_id, "--trigger-type=manual",
+                                 "--default-working-dir=" + DefaultWorkingDir()};
   if (!run.params.empty()) flags.push_back("--params=" + run.params);
   if (!run.name.empty()) flags.push_back("--name=" + run.name);
   if (!run.queue.empty()) flags.push_back("--queue=" + run.queue);

@@ -154,7 +154,7 @@ void HandleStepLog(const ApiContext& ctx, const http::Request& req, http::Respon
   if (!query) return;
   RunTarget t;
   if (!FindRunTarget(ctx, req, res, /*latest_alias=*/false, &t)) return;
-  SendStepLog(t.record, req.matches[3].str(), *query, res);
+  SendStepLog(t.record, req.matches[3].str(), *query, req.matches[1].str(), res);
 }
 
 }  // namespace

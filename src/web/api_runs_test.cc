@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <filesystem>
 
 #include "core/file_system.h"
 #include "core/time_format.h"
@@ -442,6 +443,9 @@ TEST_F(RunApiTest, CreateAndEnqueueFromAnInlineSpec) {
   ASSERT_EQ(r->status, 200) << r->body;
   auto cmd = spawner_.commands().back();
   EXPECT_EQ(cmd[1], "enqueue");
+  // The run must not work in the spec's temp directory: it is removed at once.
+  EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--default-working-dir=" + std::filesystem::current_path().string()),
+            cmd.end());
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--queue=q"), cmd.end());
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--name=named"), cmd.end());
   r = Post("/api/v2/dag-runs", R"({"spec":"name: inline\nsteps:\n  - name: s\n    command: echo hi\n","dagRunId":"i-1"})");

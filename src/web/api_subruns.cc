@@ -73,7 +73,7 @@ void HandleStepLog(const ApiContext& ctx, const http::Request& req, http::Respon
   if (!query) return;
   RunTarget t;
   if (!FindSubRunTarget(ctx, req, res, &t)) return;
-  SendStepLog(t.record, req.matches[4].str(), *query, res);
+  SendStepLog(t.record, req.matches[4].str(), *query, req.matches[1].str(), res);
 }
 
 }  // namespace
