@@ -17,6 +17,7 @@
 #include "store/service_registry.h"
 #include "web/cli_runner.h"
 #include "web/dag_files.h"
+#include "web/resource_history.h"
 
 namespace dagu::web {
 
@@ -29,6 +30,7 @@ struct ApiContext {
   ProcStore* procs = nullptr;
   ServiceRegistry* registry = nullptr;
   RoleJournal* journal = nullptr;
+  ResourceHistory* resources = nullptr;  // null: resources/history answers 500 as 1.30.2 without its monitor
   CliRunner* cli = nullptr;
 
   bool queues_enabled = true;

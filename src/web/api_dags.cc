@@ -1,7 +1,11 @@
-// DAG endpoints: list, detail, runs of a DAG, start, enqueue, suspend.
-#include <thread>
+// Reading DAGs, as Dagu 1.30.2's api/v2 answers (src/web/api_routes.h):
+// the list (name/tag filters, sort, pagination), one DAG's details, its runs
+// with gridData (and `latest`), search and tags.
+#include <algorithm>
+#include <cctype>
+#include <regex>
 
-#include "store/run_layout.h"
+#include "web/api_dag_common.h"
 #include "web/api_routes.h"
 #include "web/api_views.h"
 #include "web/http_json.h"
@@ -10,242 +14,263 @@
 namespace dagu::web {
 namespace {
 
-// The newest run of a DAG as a summary, or null when it has none.
-ApiJson LatestRunJson(const ApiContext& ctx, const std::string& dag_name) {
-  RunDir latest;
-  if (!ctx.runs->LatestRun(dag_name, &latest).ok()) return nullptr;
-  RunView view;
-  if (!LookupRun(ctx, dag_name, latest.run_id, &view).ok()) return nullptr;
-  return RunSummaryJson(view.record);
+// 1.30.2's paginator: page < 1 is 1, perPage 0 is 50, more than 200 is 200.
+constexpr long long kDefaultPerPage = 50;
+constexpr long long kMaxPerPage = 200;
+// How many runs GET /dags/{fileName}/dag-runs shows (1.30.2: 30).
+constexpr size_t kDagRunHistory = 30;
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
-ApiJson DagFileJson(const ApiContext& ctx, const DagFile& f, bool details) {
-  WallTime now = ctx.clock->Now();
-  ApiJson j = ApiJson::object();
-  if (!details) j["fileName"] = f.file_name;
-  if (f.dag) {
-    j["dag"] = details ? DagDetailsJson(*f.dag, now) : DagSummaryJson(*f.dag, now);
-  } else {
-    j["dag"] = {{"name", f.file_name}, {"schedule", ApiJson::array()}, {"location", f.path}};
-  }
-  j["latestDAGRun"] = LatestRunJson(ctx, f.DagName());
-  j["suspended"] = f.suspended;
-  j["errors"] = f.errors;
-  return j;
-}
-
-// Finds the DAG file of the request's first capture; false after an error response.
-bool FindDag(const ApiContext& ctx, const http::Request& req, http::Response& res, DagFile* f) {
-  Status s = ctx.dags->Find(req.matches[1].str(), f);
-  if (!s.ok()) {
-    SendStatusError(res, s);
-    return false;
-  }
-  return true;
-}
-
-// A loadable DAG, for start/enqueue; false after an error response.
-bool RunnableDag(const DagFile& f, http::Response& res) {
-  if (f.dag) return true;
-  SendError(res, 400, error_code::kBadRequest,
-            "DAG " + f.file_name + " does not load: " + (f.errors.empty() ? "unknown error" : f.errors.front()));
+bool HasTag(const Dag* dag, const std::string& tag) {
+  if (dag == nullptr) return false;
+  for (const std::string& t : dag->tags)
+    if (Lower(t) == Lower(tag)) return true;
   return false;
 }
 
-// Reads {params, dagRunId} and picks a fresh ID when none is given; checks
-// the ID is valid and unused. False after an error response.
-bool NewRunRequest(const ApiContext& ctx, const ApiJson& body, const std::string& dag_name, http::Response& res,
-                   std::string* run_id, std::string* params) {
-  auto id = JsonString(body, "dagRunId", res);
-  if (!id) return false;
-  auto p = JsonString(body, "params", res);
-  if (!p) return false;
-  *params = *p;
-  *run_id = id->empty() ? NewUuidV7(ctx.clock->Now()) : *id;
-  Status s = ValidateRunId(*run_id);
-  if (!s.ok()) {
-    SendStatusError(res, s);
+// A query integer as 1.30.2's generated binder reads it: absent is 0; a value
+// that is not an integer is a 400 (false after the response).
+bool QueryLong(const http::Request& req, http::Response& res, const char* name, long long* out) {
+  *out = 0;
+  if (!req.has_param(name)) return true;
+  const std::string v = req.get_param_value(name);
+  char* end = nullptr;
+  errno = 0;
+  long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno == ERANGE) {
+    SendError(res, 400, error_code::kBadRequest, std::string("Invalid format for parameter ") + name);
     return false;
   }
-  StatusOr<bool> exists = ctx.runs->RunExists(dag_name, *run_id);
-  if (!exists.ok()) {
-    SendStatusError(res, exists.status());
-    return false;
-  }
-  if (*exists) {
-    SendError(res, 409, error_code::kAlreadyExists, "DAG run " + dag_name + "/" + *run_id + " already exists");
-    return false;
-  }
+  *out = n;
   return true;
 }
 
-std::vector<std::string> RunFlags(const std::string& run_id, const std::string& params) {
-  std::vector<std::string> flags{"-q", "--run-id=" + run_id, "--trigger-type=manual"};
-  if (!params.empty()) flags.push_back("--params=" + params);
-  return flags;
-}
-
-void HandleStart(const ApiContext& ctx, const http::Request& req, http::Response& res) {
-  DagFile f;
-  if (!FindDag(ctx, req, res, &f) || !RunnableDag(f, res)) return;
-  auto body = ParseJsonBody(req, res);
-  if (!body) return;
-  std::string run_id, params;
-  if (!NewRunRequest(ctx, *body, f.dag->name, res, &run_id, &params)) return;
-  pid_t pid = 0;
-  Status s = ctx.cli->Spawn("start", RunFlags(run_id, params), {f.path}, &pid);
-  if (!s.ok()) return SendStatusError(res, s);
-  // Like Dagu: wait until the run has a record that says it started.
-  auto deadline = std::chrono::steady_clock::now() + ctx.start_timeout;
-  std::optional<int> exit_status;
-  for (;;) {
-    RunRecord record;
-    if (ctx.runs->ReadLatest(f.dag->name, run_id, nullptr, nullptr, &record).ok() &&
-        record.status != RunStatus::kNotStarted) {
-      return SendJson(res, 200, {{"dagRunId", run_id}});
-    }
-    if (!exit_status) exit_status = ctx.cli->Wait(pid, std::chrono::milliseconds(50));
-    if ((exit_status && *exit_status != 0) || std::chrono::steady_clock::now() >= deadline) break;
-    if (ctx.cli->waits_cancelled()) return SendError(res, 503, error_code::kInternal, "the server is stopping");
-    if (exit_status) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // exited 0: the record follows
-  }
-  std::string why = exit_status ? "dagu start exited with status " + std::to_string(*exit_status) + " (see the server log)"
-                                : "DAG did not start within " + std::to_string(ctx.start_timeout.count()) + " ms";
-  SendError(res, 500, error_code::kInternal, why);
-}
-
-void HandleEnqueue(const ApiContext& ctx, const http::Request& req, http::Response& res) {
-  DagFile f;
-  if (!FindDag(ctx, req, res, &f) || !RunnableDag(f, res)) return;
-  if (!ctx.queues_enabled) return SendError(res, 400, error_code::kBadRequest, "queues are disabled (queues.enabled)");
-  auto body = ParseJsonBody(req, res);
-  if (!body) return;
-  std::string run_id, params;
-  if (!NewRunRequest(ctx, *body, f.dag->name, res, &run_id, &params)) return;
-  auto queue = JsonString(*body, "queue", res);
-  if (!queue) return;
-  std::vector<std::string> flags = RunFlags(run_id, params);
-  if (!queue->empty()) {
-    Status s = ValidateDagFileName(*queue);
-    if (!s.ok()) return SendError(res, 400, error_code::kBadRequest, "invalid queue name \"" + *queue + "\"");
-    flags.push_back("--queue=" + *queue);
-  }
-  pid_t pid = 0;
-  Status s = ctx.cli->Spawn("enqueue", flags, {f.path}, &pid);
-  if (!s.ok()) return SendStatusError(res, s);
-  std::optional<int> rc = ctx.cli->Wait(pid, ctx.command_timeout);
-  if (!rc || *rc != 0) {
-    return SendError(res, 500, error_code::kInternal,
-                     rc ? "dagu enqueue exited with status " + std::to_string(*rc) + " (see the server log)"
-                        : "dagu enqueue did not finish in time");
-  }
-  SendJson(res, 200, {{"dagRunId", run_id}});
-}
-
-void HandleSuspend(const ApiContext& ctx, const http::Request& req, http::Response& res) {
-  DagFile f;
-  if (!FindDag(ctx, req, res, &f)) return;
-  auto body = ParseJsonBody(req, res);
-  if (!body) return;
-  auto it = body->find("suspend");
-  if (it == body->end() || !it->is_boolean()) {
-    return SendError(res, 400, error_code::kBadRequest, "field \"suspend\" (true or false) is required");
-  }
-  Status s = ctx.dags->SetSuspended(f, it->get<bool>());
-  if (!s.ok()) return SendStatusError(res, s);
-  SendJson(res, 200, ApiJson::object());
-}
-
 void HandleList(const ApiContext& ctx, const http::Request& req, http::Response& res) {
-  auto page = QueryInt(req, res, "page", 1, 1, 1000000);
-  if (!page) return;
-  auto per_page = QueryInt(req, res, "perPage", 100, 1, 10000);
-  if (!per_page) return;
-  std::string name = req.get_param_value("name");
-  std::string tag = req.get_param_value("tag");
+  long long page = 0, per_page = 0;
+  if (!QueryLong(req, res, "page", &page) || !QueryLong(req, res, "perPage", &per_page)) return;
+  page = std::max(page, 1LL);
+  if (per_page > kMaxPerPage) per_page = kMaxPerPage;
+  if (per_page <= 0) per_page = kDefaultPerPage;
+  const std::string name = req.get_param_value("name");
+  const std::string tag = req.get_param_value("tag");
+  const std::string sort = req.get_param_value("sort");
+  const bool desc = req.get_param_value("order") == "desc";
+
   std::vector<DagFile> files;
   Status s = ctx.dags->List(/*metadata_only=*/true, &files);
   if (!s.ok()) return SendStatusError(res, s);
   std::vector<const DagFile*> matching;
   for (const DagFile& f : files) {
-    if (!name.empty() && f.DagName().find(name) == std::string::npos && f.file_name.find(name) == std::string::npos) {
-      continue;
-    }
-    if (!tag.empty() && (!f.dag || std::find(f.dag->tags.begin(), f.dag->tags.end(), tag) == f.dag->tags.end())) {
-      continue;
-    }
+    if (!name.empty() && Lower(f.file_name).find(Lower(name)) == std::string::npos) continue;
+    if (!tag.empty() && !HasTag(f.AnyDag(), tag)) continue;
     matching.push_back(&f);
   }
-  long long total = static_cast<long long>(matching.size());
-  long long pages = std::max(1LL, (total + *per_page - 1) / *per_page);
+  const WallTime now = ctx.clock->Now();
+  auto by_name = [desc](const DagFile* a, const DagFile* b) {
+    return desc ? Lower(b->DagName()) < Lower(a->DagName()) : Lower(a->DagName()) < Lower(b->DagName());
+  };
+  if (sort == "nextRun") {
+    auto next = [now](const DagFile* f) -> std::optional<WallTime> {
+      const Dag* d = f->AnyDag();
+      std::optional<WallTime> best;
+      if (d == nullptr) return best;
+      for (const CronSchedule& c : d->schedules.start) {
+        auto n = c.Next(now);
+        if (n && (!best || *n < *best)) best = n;
+      }
+      return best;
+    };
+    std::stable_sort(matching.begin(), matching.end(), [&](const DagFile* a, const DagFile* b) {
+      auto na = next(a), nb = next(b);
+      if (!na && !nb) return by_name(a, b);
+      if (!na) return false;
+      if (!nb) return true;
+      return desc ? *nb < *na : *na < *nb;
+    });
+  } else {
+    std::stable_sort(matching.begin(), matching.end(), by_name);
+  }
+
+  const long long total = static_cast<long long>(matching.size());
+  const long long pages = (total - 1) / per_page + 1;
   ApiJson dags = ApiJson::array();
-  ApiJson errors = ApiJson::array();
-  for (long long i = (*page - 1) * *per_page; i < std::min(total, *page * *per_page); ++i) {
-    const DagFile& f = *matching[static_cast<size_t>(i)];
-    dags.push_back(DagFileJson(ctx, f, /*details=*/false));
-    for (const std::string& e : f.errors) errors.push_back(e);
+  for (long long i = (page - 1) * per_page; i < std::min(total, page * per_page); ++i) {
+    dags.push_back(DagListEntryJson(ctx, *matching[static_cast<size_t>(i)], now));
   }
   SendJson(res, 200,
            {{"dags", dags},
-            {"errors", errors},
+            {"errors", nullptr},
             {"pagination",
              {{"totalRecords", total},
-              {"currentPage", *page},
+              {"currentPage", page},
               {"totalPages", pages},
-              {"nextPage", *page < pages ? *page + 1 : *page},
-              {"prevPage", *page > 1 ? *page - 1 : 1}}}});
+              {"nextPage", std::min(page + 1, pages)},
+              {"prevPage", std::max(page - 1, 1LL)}}}});
 }
 
 void HandleDetail(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   DagFile f;
-  if (!FindDag(ctx, req, res, &f)) return;
-  SendJson(res, 200, DagFileJson(ctx, f, /*details=*/true));
+  if (!FindDagOr404(ctx, req.matches[1].str(), res, &f)) return;
+  Dag named_only;
+  named_only.name = f.DagName();
+  const Dag& dag = f.AnyDag() ? *f.AnyDag() : named_only;
+  ApiJson j = ApiJson::object();
+  j["dag"] = DagDetailsJson(dag, ctx.clock->Now());
+  ApiJson latest = LatestRunDetailsJson(ctx, f);
+  j["latestDAGRun"] = latest.is_null() ? NotStartedRunDetailsJson(dag, /*with_nodes=*/true) : latest;
+  j["suspended"] = f.suspended;
+  j["localDags"] = nullptr;
+  j["errors"] = ErrorsJson(f.errors);
+  SendJson(res, 200, j);
 }
 
 void HandleDagRuns(const ApiContext& ctx, const http::Request& req, http::Response& res) {
+  // 1.30.2 lists by the DAG's name, or by the file name when the DAG does not load or exist.
   DagFile f;
-  if (!FindDag(ctx, req, res, &f)) return;
-  auto limit = QueryInt(req, res, "limit", 50, 1, 1000);
-  if (!limit) return;
-  RunQuery q;
-  q.dag_name = f.DagName();
-  q.limit = static_cast<size_t>(*limit);
-  std::vector<RunEntry> entries;
-  Status s = ctx.runs->ListRuns(q, &entries);
-  if (!s.ok()) return SendStatusError(res, s);
-  ApiJson runs = ApiJson::array();
-  for (RunEntry& e : entries) {
-    if (!e.error.ok()) continue;
-    ApplyStaleCheck(ctx, e.attempt, ctx.runs->QueueOf(e.attempt, e.record.name), &e.record);
-    runs.push_back(RunDetailsJson(e.record));
+  std::string dag_name = req.matches[1].str();
+  if (ctx.dags->Find(dag_name, &f).ok()) dag_name = f.DagName();
+  std::vector<RunRecord> records;
+  if (ValidateDagFileName(dag_name).ok()) {
+    RunQuery q;
+    q.dag_name = dag_name;
+    q.limit = kDagRunHistory;
+    std::vector<RunEntry> entries;
+    Status s = ctx.runs->ListRuns(q, &entries);
+    if (!s.ok() && !s.IsNotFound()) return SendStatusError(res, s);
+    for (RunEntry& e : entries) {
+      if (!e.error.ok()) continue;
+      ApplyStaleCheck(ctx, e.attempt, ctx.runs->QueueOf(e.attempt, e.record.name), &e.record);
+      records.push_back(std::move(e.record));
+    }
   }
-  SendJson(res, 200, {{"dagRuns", runs}});
+  ApiJson runs = records.empty() ? ApiJson(nullptr) : ApiJson::array();
+  for (const RunRecord& r : records) runs.push_back(RunDetailsJson(r));
+  SendJson(res, 200, {{"dagRuns", runs}, {"gridData", GridDataJson(records)}});
 }
 
 void HandleDagRun(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   DagFile f;
-  if (!FindDag(ctx, req, res, &f)) return;
+  if (!FindDagOr404(ctx, req.matches[1].str(), res, &f)) return;
+  const std::string run_id = req.matches[2].str();
+  if (run_id == "latest") {
+    ApiJson latest = LatestRunDetailsJson(ctx, f);
+    if (latest.is_null()) {
+      const Dag* dag = f.AnyDag();
+      Dag empty;
+      empty.name = f.DagName();
+      latest = NotStartedRunDetailsJson(dag ? *dag : empty, /*with_nodes=*/false);
+    }
+    return SendJson(res, 200, {{"dagRun", latest}});
+  }
   RunView view;
-  Status s = LookupRun(ctx, f.DagName(), req.matches[2].str(), &view);
+  Status s = LookupRun(ctx, f.DagName(), run_id, &view);
+  if (s.IsNotFound() || s.code() == Status::Code::kInvalidArgument) {
+    return SendError(res, 500, error_code::kNotFound, "dag-run ID not found");  // 1.30.2's status
+  }
   if (!s.ok()) return SendStatusError(res, s);
   SendJson(res, 200, {{"dagRun", RunDetailsJson(view.record)}});
+}
+
+void HandleTags(const ApiContext& ctx, const http::Request&, http::Response& res) {
+  std::vector<DagFile> files;
+  Status s = ctx.dags->List(/*metadata_only=*/true, &files);
+  if (!s.ok()) return SendStatusError(res, s);
+  ApiJson tags = ApiJson::array();
+  std::vector<std::string> seen;
+  for (const DagFile& f : files) {
+    const Dag* d = f.AnyDag();
+    if (d == nullptr) continue;
+    for (const std::string& t : d->tags) {
+      if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+      seen.push_back(t);
+      tags.push_back(t);
+    }
+  }
+  SendJson(res, 200, {{"errors", nullptr}, {"tags", tags}});
+}
+
+// Lines of `text` as Go's bufio.Scanner splits them.
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out.push_back(std::move(line));
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
+}
+
+// Longest line the search matches against (std::regex recurses per character).
+constexpr size_t kMaxSearchLine = 2000;
+
+void HandleSearch(const ApiContext& ctx, const http::Request& req, http::Response& res) {
+  if (!req.has_param("q")) {
+    res.status = 400;
+    return res.set_content("Query argument q is required, but not found\n", "text/plain; charset=utf-8");
+  }
+  const std::string q = req.get_param_value("q");
+  ApiJson errors = nullptr;
+  ApiJson results = nullptr;
+  if (q.empty()) return SendJson(res, 200, {{"errors", errors}, {"results", results}});
+  std::regex re;
+  try {
+    re = std::regex(q, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
+  } catch (const std::regex_error&) {
+    re = std::regex();
+    errors = ApiJson::array();
+  }
+  std::vector<DagFile> files;
+  Status s = ctx.dags->List(/*metadata_only=*/true, &files);
+  if (!s.ok()) return SendStatusError(res, s);
+  for (const DagFile& f : files) {
+    if (errors.is_array()) {
+      errors.push_back("grep " + BaseName(f.path) + " failed: invalid pattern");
+      continue;
+    }
+    std::string text;
+    if (!ctx.dags->ReadSpec(f, &text).ok()) continue;
+    std::vector<std::string> lines = Lines(text);
+    ApiJson matches = ApiJson::array();
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].size() > kMaxSearchLine || !std::regex_search(lines[i], re)) continue;
+      size_t low = i >= 2 ? i - 2 : 0, high = std::min(lines.size(), i + 3);
+      std::string joined;
+      for (size_t k = low; k < high; ++k) joined += (k == low ? "" : "\n") + lines[k];
+      matches.push_back({{"line", joined}, {"lineNumber", i + 1}, {"startLine", low + 1}});
+    }
+    if (matches.empty()) continue;
+    const Dag* d = f.AnyDag();
+    if (d == nullptr) continue;
+    if (results.is_null()) results = ApiJson::array();
+    results.push_back({{"name", f.file_name}, {"dag", DagJson(*d, ctx.clock->Now())}, {"matches", matches}});
+  }
+  SendJson(res, 200, {{"errors", errors}, {"results", results}});
 }
 
 }  // namespace
 
 void AddDagRoutes(WebServer* server, const ApiContext* ctx) {
   const std::string p = "/api/v2/dags";
-  server->Get(p, [ctx](const http::Request& q, http::Response& r) { HandleList(*ctx, q, r); });
-  server->Get(p + "/([^/]+)", [ctx](const http::Request& q, http::Response& r) { HandleDetail(*ctx, q, r); });
-  server->Get(p + "/([^/]+)/dag-runs",
-              [ctx](const http::Request& q, http::Response& r) { HandleDagRuns(*ctx, q, r); });
-  server->Get(p + "/([^/]+)/dag-runs/([^/]+)",
-              [ctx](const http::Request& q, http::Response& r) { HandleDagRun(*ctx, q, r); });
-  server->Post(p + "/([^/]+)/start", [ctx](const http::Request& q, http::Response& r) { HandleStart(*ctx, q, r); });
-  server->Post(p + "/([^/]+)/enqueue",
-               [ctx](const http::Request& q, http::Response& r) { HandleEnqueue(*ctx, q, r); });
-  server->Post(p + "/([^/]+)/suspend",
-               [ctx](const http::Request& q, http::Response& r) { HandleSuspend(*ctx, q, r); });
+  auto add = [&](auto method, const std::string& pattern, void (*h)(const ApiContext&, const http::Request&,
+                                                                      http::Response&)) {
+    (server->*method)(pattern, [ctx, h](const http::Request& q, http::Response& r) { h(*ctx, q, r); });
+  };
+  add(&WebServer::Get, p, HandleList);
+  add(&WebServer::Get, p + "/tags", HandleTags);
+  add(&WebServer::Get, p + "/search", HandleSearch);
+  add(&WebServer::Get, p + "/([^/]+)", HandleDetail);
+  add(&WebServer::Get, p + "/([^/]+)/dag-runs", HandleDagRuns);
+  add(&WebServer::Get, p + "/([^/]+)/dag-runs/([^/]+)", HandleDagRun);
+  AddDagSpecRoutes(server, ctx);
+  AddDagActionRoutes(server, ctx);
 }
 
 }  // namespace dagu::web

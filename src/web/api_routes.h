@@ -1,12 +1,14 @@
 // The REST API under <base>/api/v2 (Dagu 1.30.2's shapes, see api_views.h):
 //
-//   GET  /dags                               {dags:[DAGFile], errors, pagination}
-//   GET  /dags/{fileName}                    {dag, latestDAGRun, suspended, errors}
-//   GET  /dags/{fileName}/dag-runs           {dagRuns:[DAGRunDetails]}
-//   GET  /dags/{fileName}/dag-runs/{id}      {dagRun}
-//   POST /dags/{fileName}/start   {params?, dagRunId?}          {dagRunId}
-//   POST /dags/{fileName}/enqueue {params?, dagRunId?, queue?}  {dagRunId}
-//   POST /dags/{fileName}/suspend {suspend}                     {}
+//   GET    /dags?page&perPage&name&tag&sort&order  {dags:[DAGFile], errors, pagination}   (api_dags.cc)
+//   GET    /dags/tags, /dags/search?q=               {tags, errors}, {results, errors}
+//   GET    /dags/{fileName}                          {dag, latestDAGRun, suspended, localDags, errors}
+//   POST   /dags {name, spec?}, /dags/validate {spec, name?}                  (api_dag_specs.cc)
+//   GET|PUT /dags/{fileName}/spec, DELETE /dags/{fileName}, POST .../rename {newFileName}
+//   POST   /dags/{fileName}/start|enqueue|suspend|stop-all                   (api_dag_actions.cc)
+//   GET    /workers, /services/coordinator, /services/resources/history     (api_services.cc)
+//   GET    /dags/{fileName}/dag-runs                 {dagRuns, gridData}
+//   GET    /dags/{fileName}/dag-runs/{id|latest}     {dagRun}
 //   /dag-runs* (Dagu 1.30.2's operations and shapes; api_runs.cc, api_run_actions.cc,
 //   api_run_create.cc, api_subruns.cc describe each):
 //   GET  /dag-runs, /dag-runs/{name}          POST /dag-runs, /dag-runs/enqueue (inline spec)
@@ -29,8 +31,10 @@
 
 namespace dagu::web {
 
-void AddDagRoutes(WebServer* server, const ApiContext* ctx);
-void AddRunRoutes(WebServer* server, const ApiContext* ctx);  // adds the two below too
+void AddDagRoutes(WebServer* server, const ApiContext* ctx);  // with the two below
+void AddDagSpecRoutes(WebServer* server, const ApiContext* ctx);    // api_dag_specs.cc
+void AddDagActionRoutes(WebServer* server, const ApiContext* ctx);  // api_dag_actions.cc
+void AddRunRoutes(WebServer* server, const ApiContext* ctx);  // with the two below
 void AddRunActionRoutes(WebServer* server, const ApiContext* ctx);  // api_run_actions.cc
 void AddRunCreateRoutes(WebServer* server, const ApiContext* ctx);  // api_run_create.cc
 void AddSubRunRoutes(WebServer* server, const ApiContext* ctx);

@@ -5,6 +5,7 @@
 #include "web/api_routes.h"
 #include "web/api_views.h"
 #include "web/http_json.h"
+#include "core/duration.h"
 #include "store/data_layout.h"
 
 namespace dagu::web {
@@ -20,6 +21,40 @@ void HandleSchedulers(const ApiContext& ctx, const http::Request&, http::Respons
   std::stable_sort(list.begin(), list.end(),
                    [](const ApiJson& a, const ApiJson& b) { return a["role"] == "active" && b["role"] != "active"; });
   SendJson(res, 200, {{"schedulers", list}});
+}
+
+// No workers and no coordinator run here (distributed execution is not
+// built; docs/web.md): both lists are empty, in 1.30.2's shape.
+void HandleWorkers(const ApiContext&, const http::Request&, http::Response& res) {
+  SendJson(res, 200, {{"errors", ApiJson::array()}, {"workers", ApiJson::array()}});
+}
+
+void HandleCoordinators(const ApiContext&, const http::Request&, http::Response& res) {
+  SendJson(res, 200, {{"coordinators", ApiJson::array()}});
+}
+
+// ?duration= as Go's time.ParseDuration for the common forms ("90s", "5m",
+// "1h30m"); anything else (or <= 0) is the default hour, as in 1.30.2.
+std::chrono::seconds HistoryWindow(const std::string& text) {
+  constexpr std::chrono::seconds kDefault = std::chrono::hours(1);
+  if (text.empty()) return kDefault;
+  std::chrono::nanoseconds d{0};
+  if (!ParseDuration(text, &d).ok() || d.count() <= 0) return kDefault;
+  return std::min(std::chrono::duration_cast<std::chrono::seconds>(d), std::chrono::seconds(std::chrono::hours(24)));
+}
+
+void HandleResources(const ApiContext& ctx, const http::Request& req, http::Response& res) {
+  if (ctx.resources == nullptr) {
+    return SendError(res, 500, error_code::kInternal, "Resource service not available");
+  }
+  ApiJson cpu = ApiJson::array(), memory = ApiJson::array(), disk = ApiJson::array(), load = ApiJson::array();
+  for (const ResourceSample& s : ctx.resources->Recent(HistoryWindow(req.get_param_value("duration")))) {
+    cpu.push_back({{"timestamp", s.timestamp}, {"value", s.cpu}});
+    memory.push_back({{"timestamp", s.timestamp}, {"value", s.memory}});
+    disk.push_back({{"timestamp", s.timestamp}, {"value", s.disk}});
+    load.push_back({{"timestamp", s.timestamp}, {"value", s.load}});
+  }
+  SendJson(res, 200, {{"cpu", cpu}, {"disk", disk}, {"load", load}, {"memory", memory}});
 }
 
 void HandleHistory(const ApiContext& ctx, const http::Request& req, http::Response& res) {
@@ -40,6 +75,11 @@ void AddServiceRoutes(WebServer* server, const ApiContext* ctx) {
               [ctx](const http::Request& q, http::Response& r) { HandleSchedulers(*ctx, q, r); });
   server->Get("/api/v2/services/scheduler/history",
               [ctx](const http::Request& q, http::Response& r) { HandleHistory(*ctx, q, r); });
+  server->Get("/api/v2/services/coordinator",
+              [ctx](const http::Request& q, http::Response& r) { HandleCoordinators(*ctx, q, r); });
+  server->Get("/api/v2/services/resources/history",
+              [ctx](const http::Request& q, http::Response& r) { HandleResources(*ctx, q, r); });
+  server->Get("/api/v2/workers", [ctx](const http::Request& q, http::Response& r) { HandleWorkers(*ctx, q, r); });
 }
 
 void AddApiRoutes(WebServer* server, const ApiContext* ctx) {

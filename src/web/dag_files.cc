@@ -143,7 +143,10 @@ DagFile DagFiles::Load(const std::string& file_name, const std::string& path, bo
   }
   if (s.ok()) {
     f.dag = std::move(dag);
-  } else if (f.errors.empty()) {
+    return f;
+  }
+  if (!dag.name.empty()) f.partial = std::move(dag);
+  if (f.errors.empty()) {
     std::string message = s.message();
     ReplaceAll(&message, path, file_name);
     f.errors.push_back(ElideQuotes(message));
@@ -197,6 +200,77 @@ Status DagFiles::SetSuspended(const DagFile& file, bool suspended) const {
   }
   DAGU_RETURN_IF_ERROR(fs_->MakeDirs(suspend_dir_));
   return fs_->WriteFile(flag, "", 0750);
+}
+
+DagFile DagFiles::LoadText(const std::string& file_name, const std::string& yaml) const {
+  DagFile f;
+  f.file_name = Stem(file_name);
+  f.path = JoinPath(dags_dir_, f.file_name + ".yaml");
+  Dag dag;
+  std::vector<DagError> errors;
+  Status s = LoadDagFromString(yaml, f.path, options_, &dag, &errors);
+  for (const DagError& e : errors) {
+    if (e.is_error()) f.errors.push_back(ApiErrorText(e, f.file_name + ".yaml"));
+  }
+  if (s.ok()) {
+    f.dag = std::move(dag);
+    return f;
+  }
+  if (!dag.name.empty()) f.partial = std::move(dag);
+  if (f.errors.empty()) {
+    std::string message = s.message();
+    ReplaceAll(&message, f.path, f.file_name + ".yaml");
+    f.errors.push_back(ElideQuotes(message));
+  }
+  return f;
+}
+
+Status DagFiles::ReadSpec(const DagFile& file, std::string* yaml) const {
+  DAGU_RETURN_IF_ERROR(CheckDagFileEntry(dags_dir_, BaseName(file.path)));
+  return fs_->ReadFile(file.path, yaml);
+}
+
+Status DagFiles::WriteSpec(const DagFile& file, const std::string& yaml) const {
+  DAGU_RETURN_IF_ERROR(CheckDagFileEntry(dags_dir_, BaseName(file.path)));
+  return fs_->WriteFileAtomic(file.path, yaml, 0644);
+}
+
+Status DagFiles::Create(const std::string& file_name, const std::string& yaml) const {
+  DAGU_RETURN_IF_ERROR(ValidateDagFileName(file_name));
+  std::string stem = Stem(file_name);
+  for (const char* ext : {".yaml", ".yml"}) {
+    FileInfo info;
+    if (fs_->Stat(JoinPath(dags_dir_, stem + ext), &info).ok()) {
+      return Status::AlreadyExists("DAG " + stem + " already exists");
+    }
+  }
+  DAGU_RETURN_IF_ERROR(fs_->MakeDirs(dags_dir_));
+  return fs_->CreateFileExclusive(JoinPath(dags_dir_, stem + ".yaml"), yaml, 0644);
+}
+
+Status DagFiles::Rename(const DagFile& file, const std::string& new_file_name) const {
+  DAGU_RETURN_IF_ERROR(ValidateDagFileName(new_file_name));
+  std::string stem = Stem(new_file_name);
+  for (const char* ext : {".yaml", ".yml"}) {
+    FileInfo info;
+    if (fs_->Stat(JoinPath(dags_dir_, stem + ext), &info).ok()) {
+      return Status::AlreadyExists("DAG " + stem + " already exists");
+    }
+  }
+  std::string target = JoinPath(dags_dir_, stem + ".yaml");
+  DAGU_RETURN_IF_ERROR(fs_->Rename(file.path, target));
+  FileInfo info;
+  if (fs_->Stat(FlagPath(file.path), &info).ok()) {
+    Status s = fs_->Rename(FlagPath(file.path), FlagPath(target));
+    if (!s.ok()) return s.WithContext("moving the suspend flag");
+  }
+  return Status::OK();
+}
+
+Status DagFiles::Remove(const DagFile& file) const {
+  DAGU_RETURN_IF_ERROR(fs_->RemoveFile(file.path));
+  Status s = fs_->RemoveFile(FlagPath(file.path));
+  return s.IsNotFound() ? Status::OK() : s;
 }
 
 }  // namespace dagu::web

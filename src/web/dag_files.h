@@ -32,9 +32,14 @@ struct DagFile {
   std::optional<Dag> dag;           // set when it loaded
   std::vector<std::string> errors;  // load errors ("etl.yaml:line:col: key: message"), see ApiErrorText
   bool suspended = false;
+  // What parsed of a file that did not load (Dagu 1.30.2 shows such a DAG
+  // with its build errors); unset when `dag` is set.
+  std::optional<Dag> partial;
 
   // The DAG's name: name: from the file, else the file name.
   std::string DagName() const { return dag ? dag->name : file_name; }
+  // `dag`, else `partial`, else null.
+  const Dag* AnyDag() const { return dag ? &*dag : partial ? &*partial : nullptr; }
 };
 
 class DagFiles {
@@ -52,6 +57,22 @@ class DagFiles {
   Status FindByDagName(const std::string& dag_name, DagFile* out) const;
   // Creates or removes the suspend flag (Dagu's <suspend dir>/<stem>.suspend).
   Status SetSuspended(const DagFile& file, bool suspended) const;
+
+  // Loads YAML text as the file `<file_name>.yaml` of the DAG directory
+  // would load (nothing is written).
+  DagFile LoadText(const std::string& file_name, const std::string& yaml) const;
+  // The file's text.
+  Status ReadSpec(const DagFile& file, std::string* yaml) const;
+  // Replaces the file's text (atomically).
+  Status WriteSpec(const DagFile& file, const std::string& yaml) const;
+  // Writes <dags>/<file_name>.yaml; AlreadyExists when a .yaml or .yml of that
+  // name exists, InvalidArgument for a name ValidateDagFileName refuses.
+  Status Create(const std::string& file_name, const std::string& yaml) const;
+  // Moves the file (and its suspend flag) to <new_file_name>.yaml;
+  // AlreadyExists when that exists.
+  Status Rename(const DagFile& file, const std::string& new_file_name) const;
+  // Removes the file and its suspend flag.
+  Status Remove(const DagFile& file) const;
 
  private:
   DagFile Load(const std::string& file_name, const std::string& path, bool metadata_only) const;

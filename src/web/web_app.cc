@@ -10,6 +10,7 @@
 #include "store/role_journal.h"
 #include "store/run_store.h"
 #include "store/service_registry.h"
+#include "web/resource_history.h"
 #include "web/api_context.h"
 #include "web/api_routes.h"
 #include "web/cli_runner.h"
@@ -79,6 +80,7 @@ struct WebApp::Impl {
         procs(fs, clock, config.paths.proc_dir),
         registry(fs, config.paths.service_registry_dir),
         journal(fs, RoleJournalPath(config.paths.scheduler_dir)),
+        resources(clock, config.paths.data_dir),
         cli(deps.spawner ? deps.spawner : PosixProcessSpawner(), Launch(config)),
         server(ServerOptions(config)) {
     std::string version = deps.version.empty() ? kVersion : deps.version;
@@ -90,6 +92,7 @@ struct WebApp::Impl {
     ctx.procs = &procs;
     ctx.registry = &registry;
     ctx.journal = &journal;
+    ctx.resources = &resources;
     ctx.cli = &cli;
     ctx.queues_enabled = config.queues.enabled;
     ctx.global_queues = GlobalQueues(config);
@@ -116,6 +119,7 @@ struct WebApp::Impl {
   ProcStore procs;
   ServiceRegistry registry;
   RoleJournal journal;
+  ResourceHistory resources;
   CliRunner cli;
   ApiContext ctx;
   metrics::Registry metrics;
