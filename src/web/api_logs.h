@@ -27,8 +27,10 @@ struct StepLogQuery {
 };
 std::optional<StepLogQuery> ParseStepLogQuery(const http::Request& req, http::Response& res);
 
-// The log of step `step` of `record`; 404 when the run has no such step.
+// The log of step `step` of `record`; 404 "step <step> not found in DAG
+// <dag_name>" when the run has no such step (1.30.2 names the DAG of the
+// request path, also for a sub-run's step).
 void SendStepLog(const RunRecord& record, const std::string& step, const StepLogQuery& query,
-                 http::Response& res);
+                 const std::string& dag_name, http::Response& res);
 
 }  // namespace dagu::web

@@ -1,6 +1,8 @@
-// GET /api/v2/queues: every queue with running or waiting runs, and every
-// configured global queue; running runs from live proc files of the queue's
-// group, waiting ones from its queue items.
+// GET /api/v2/queues, as Dagu 1.30.2 serves it: every queue with running or
+// waiting runs, and every configured global queue; running runs from live
+// proc files of the queue's group, waiting ones from its queue items (runs
+// whose record cannot be read are left out, as 1.30.2 skips them). `type` is
+// "global" or "dag-based"; utilizationPercentage is a float.
 #include <set>
 
 #include "web/api_routes.h"
@@ -11,14 +13,12 @@
 namespace dagu::web {
 namespace {
 
-ApiJson Summary(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, RunStatus fallback) {
+// The run's summary; false when its record cannot be read.
+bool Summary(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, ApiJson* out) {
   RunView view;
-  if (LookupRun(ctx, dag_name, run_id, &view).ok()) return RunSummaryJson(view.record);
-  RunRecord r;  // the item or proc file without a readable record
-  r.name = dag_name;
-  r.dag_run_id = run_id;
-  r.status = fallback;
-  return RunSummaryJson(r);
+  if (!LookupRun(ctx, dag_name, run_id, &view).ok()) return false;
+  *out = RunSummaryJson(view.record);
+  return true;
 }
 
 void HandleQueues(const ApiContext& ctx, const http::Request&, http::Response& res) {
@@ -47,20 +47,29 @@ void HandleQueues(const ApiContext& ctx, const http::Request&, http::Response& r
     if (!global && items.empty() && alive.empty()) continue;
     int limit = global ? ctx.global_queues.at(name) : dag_limits.count(name) ? dag_limits.at(name) : 1;
     ApiJson running = ApiJson::array(), queued = ApiJson::array();
-    for (const ProcEntry& p : alive) running.push_back(Summary(ctx, p.dag_name, p.run_id, RunStatus::kRunning));
+    ApiJson summary;
+    for (const ProcEntry& p : alive) {
+      if (Summary(ctx, p.dag_name, p.run_id, &summary)) running.push_back(std::move(summary));
+    }
     for (const QueueItem& item : items) {
-      queued.push_back(Summary(ctx, item.dag_name.empty() ? name : item.dag_name, item.run_id, RunStatus::kQueued));
+      if (Summary(ctx, item.dag_name.empty() ? name : item.dag_name, item.run_id, &summary) &&
+          summary["status"] == static_cast<int>(RunStatus::kQueued)) {
+        queued.push_back(std::move(summary));
+      }
     }
     total_running += static_cast<long long>(running.size());
     total_queued += static_cast<long long>(queued.size());
     total_capacity += limit;
-    queues.push_back({{"name", name},
-                      {"type", global ? "global" : "dag"},
-                      {"maxConcurrency", limit},
-                      {"running", running},
-                      {"queued", queued}});
+    ApiJson q = {{"name", name}, {"type", global ? "global" : "dag-based"}};
+    if (limit > 0) q["maxConcurrency"] = limit;
+    q["running"] = std::move(running);
+    q["queued"] = std::move(queued);
+    queues.push_back(std::move(q));
   }
-  double utilization = total_capacity > 0 ? 100.0 * static_cast<double>(total_running) / static_cast<double>(total_capacity) : 0;
+  // A float32 in 1.30.2, which Go writes without a fraction when it is whole.
+  float ratio = total_capacity > 0 ? static_cast<float>(total_running) / static_cast<float>(total_capacity) * 100 : 0;
+  ApiJson utilization = ratio;
+  if (ratio == static_cast<float>(static_cast<long long>(ratio))) utilization = static_cast<long long>(ratio);
   SendJson(res, 200,
            {{"queues", queues},
             {"summary",
@@ -68,7 +77,7 @@ void HandleQueues(const ApiContext& ctx, const http::Request&, http::Response& r
               {"totalQueued", total_queued},
               {"totalRunning", total_running},
               {"totalCapacity", total_capacity},
-              {"utilizationPercentage", static_cast<long long>(utilization + 0.5)}}}});
+              {"utilizationPercentage", utilization}}}});
 }
 
 }  // namespace

@@ -3,23 +3,20 @@
 //   GET    /dags?page&perPage&name&tag&sort&order  {dags:[DAGFile], errors, pagination}   (api_dags.cc)
 //   GET    /dags/tags, /dags/search?q=               {tags, errors}, {results, errors}
 //   GET    /dags/{fileName}                          {dag, latestDAGRun, suspended, localDags, errors}
-//   GET    /dags/{fileName}/dag-runs                 {dagRuns, gridData}
-//   GET    /dags/{fileName}/dag-runs/{id|latest}     {dagRun}
 //   POST   /dags {name, spec?}, /dags/validate {spec, name?}                  (api_dag_specs.cc)
 //   GET|PUT /dags/{fileName}/spec, DELETE /dags/{fileName}, POST .../rename {newFileName}
 //   POST   /dags/{fileName}/start|enqueue|suspend|stop-all                   (api_dag_actions.cc)
 //   GET    /workers, /services/coordinator, /services/resources/history     (api_services.cc)
-//   GET  /dag-runs?status&fromDate&toDate&name&dagRunId&limit  {dagRuns:[DAGRunSummary]}
-//   GET  /dag-runs/{name}                    {dagRuns}
-//   GET  /dag-runs/{name}/{id}               {dagRunDetails}
-//   GET  /dag-runs/{name}/{id}/log           Log
-//   GET  /dag-runs/{name}/{id}/steps/{step}/log?stream=stdout|stderr   Log
-//   POST /dag-runs/{name}/{id}/stop          {}
-//   POST /dag-runs/{name}/{id}/retry {dagRunId?, stepName?}  {}
-//   POST /dag-runs/{name}/{id}/dequeue       {}   (GET: 405, it changes state)
-//   GET  /dag-runs/{name}/{id}/sub-dag-runs  {subRuns:[...]}   (api_subruns.cc)
-//   GET  /dag-runs/{name}/{id}/sub-dag-runs/{subId}[/log|/steps/{step}/log]
-//   GET  /queues                             {queues:[...], summary}
+//   GET    /dags/{fileName}/dag-runs                 {dagRuns, gridData}
+//   GET    /dags/{fileName}/dag-runs/{id|latest}     {dagRun}
+//   /dag-runs* (Dagu 1.30.2's operations and shapes; api_runs.cc, api_run_actions.cc,
+//   api_run_create.cc, api_subruns.cc describe each):
+//   GET  /dag-runs, /dag-runs/{name}          POST /dag-runs, /dag-runs/enqueue (inline spec)
+//   GET  /dag-runs/{name}/{id|latest}[/spec|/outputs]   GET .../{id}/log, .../steps/{step}/log
+//   POST .../{id}/stop, /retry, /reschedule   GET .../{id}/dequeue (a GET, as in 1.30.2)
+//   GET  .../{id}/sub-dag-runs[/{subId}[/log|/steps/{step}/log]]
+//   PATCH .../steps/{step}/status, POST .../steps/{step}/approve|reject (also under sub-dag-runs/{subId})
+//   GET  /queues                             {queues:[...], summary}   (api_queues.cc)
 //   GET  /services/scheduler                 {schedulers:[...]}
 //   GET  /services/scheduler/history?limit   {changes:[...]}   (the role journal, oldest first)
 //
@@ -37,7 +34,9 @@ namespace dagu::web {
 void AddDagRoutes(WebServer* server, const ApiContext* ctx);  // with the two below
 void AddDagSpecRoutes(WebServer* server, const ApiContext* ctx);    // api_dag_specs.cc
 void AddDagActionRoutes(WebServer* server, const ApiContext* ctx);  // api_dag_actions.cc
-void AddRunRoutes(WebServer* server, const ApiContext* ctx);
+void AddRunRoutes(WebServer* server, const ApiContext* ctx);  // with the two below
+void AddRunActionRoutes(WebServer* server, const ApiContext* ctx);  // api_run_actions.cc
+void AddRunCreateRoutes(WebServer* server, const ApiContext* ctx);  // api_run_create.cc
 void AddSubRunRoutes(WebServer* server, const ApiContext* ctx);
 void AddQueueRoutes(WebServer* server, const ApiContext* ctx);
 void AddServiceRoutes(WebServer* server, const ApiContext* ctx);

@@ -1,57 +1,77 @@
-// DAG-run endpoints: list, detail, logs, stop, retry, dequeue.
+// DAG-run reads, as Dagu 1.30.2's /api/v2 serves them:
+//
+//   GET /dag-runs?status&fromDate&toDate&name&dagRunId   {dagRuns: [DAGRunSummary] | null}
+//   GET /dag-runs/{name}?status&fromDate&toDate&dagRunId  the same for one DAG (exact name)
+//   GET /dag-runs/{name}/{id|latest}                      {dagRunDetails}
+//   GET /dag-runs/{name}/{id|latest}/spec                 {spec}: the YAML the run was started from
+//   GET /dag-runs/{name}/{id|latest}/outputs              {metadata, outputs}
+//   GET /dag-runs/{name}/{id}/log?tail&head&offset&limit  Log
+//   GET /dag-runs/{name}/{id}/steps/{step}/log?stream=    Log of the step's stdout (default) or stderr
+//
+// Lists: without dates, runs created since 00:00 UTC today (1.30.2's
+// default); at most 1000, newest first by the record's createdAt, then by run
+// ID (1.30.2's order) (`limit`, ours, lowers that). An empty
+// list is `null`, as 1.30.2 writes it.
+#include <algorithm>
+
+#include "core/base64.h"
 #include "core/time_format.h"
-#include "web/api_routes.h"
 #include "web/api_logs.h"
-#include "web/api_views.h"
+#include "web/api_routes.h"
+#include "web/api_run_target.h"
+#include "web/api_run_views.h"
 #include "web/http_json.h"
-#include "web/log_view.h"
 #include "web/run_lookup.h"
 
 namespace dagu::web {
 namespace {
 
-// The run of the request's captures 1 (DAG name) and 2 (run ID); false after
-// an error response.
-bool FindRun(const ApiContext& ctx, const http::Request& req, http::Response& res, RunView* view) {
-  Status s = LookupRun(ctx, req.matches[1].str(), req.matches[2].str(), view);
-  if (!s.ok()) {
-    SendStatusError(res, s);
-    return false;
-  }
-  return true;
-}
-
-// Waits for a short command; sends 200 {} or the failure.
-void FinishCommand(const ApiContext& ctx, const char* what, pid_t pid, http::Response& res) {
-  std::optional<int> rc = ctx.cli->Wait(pid, ctx.command_timeout);
-  if (rc && *rc == 0) return SendJson(res, 200, ApiJson::object());
-  SendError(res, 500, error_code::kInternal,
-            rc ? std::string("dagu ") + what + " exited with status " + std::to_string(*rc) + " (see the server log)"
-               : std::string("dagu ") + what + " did not finish in time");
-}
-
-// Parses fromDate/toDate (Unix seconds); false after a 400.
+// Parses fromDate/toDate (Unix seconds; any integer, as 1.30.2 takes them);
+// false after a 400.
 bool DateRange(const http::Request& req, http::Response& res, RunQuery* q, WallTime now) {
   constexpr long long kMaxSeconds = 253402300799LL;  // 9999-12-31
-  auto from = QueryInt(req, res, "fromDate", -1, 0, kMaxSeconds);
+  constexpr long long kUnset = -kMaxSeconds - 1;
+  auto from = QueryInt(req, res, "fromDate", kUnset, kUnset, kMaxSeconds);
   if (!from) return false;
-  auto to = QueryInt(req, res, "toDate", -1, 0, kMaxSeconds);
+  auto to = QueryInt(req, res, "toDate", kUnset, kUnset, kMaxSeconds);
   if (!to) return false;
-  if (*from >= 0) {
+  if (*from != kUnset) {
     q->from = FromUnixSeconds(*from);
-  } else if (*to < 0) {
-    // Dagu lists today's runs (from 00:00 UTC) when no dates are given.
+  } else if (*to == kUnset) {
     q->from = FromUnixSeconds(UnixSeconds(now) / 86400 * 86400);
   }
-  if (*to >= 0) q->to = FromUnixSeconds(*to);
+  if (*to != kUnset) q->to = FromUnixSeconds(*to);
   return true;
 }
 
-void ListRuns(const ApiContext& ctx, RunQuery q, const std::string& run_id, http::Response& res) {
+void HandleList(const ApiContext& ctx, const http::Request& req, http::Response& res, const std::string& dag_name) {
+  RunQuery q;
+  if (!DateRange(req, res, &q, ctx.clock->Now())) return;
+  constexpr long long kNoStatus = -(1LL << 40);
+  auto status = QueryInt(req, res, "status", kNoStatus, kNoStatus, 1LL << 40);
+  if (!status) return;
+  if (*status != kNoStatus) {
+    // A status no run can have lists nothing (1.30.2 answers null, not 400).
+    if (*status < 0 || *status > static_cast<int>(RunStatus::kRejected)) {
+      return SendJson(res, 200, {{"dagRuns", nullptr}});
+    }
+    q.statuses.push_back(static_cast<RunStatus>(*status));
+  }
+  auto limit = QueryInt(req, res, "limit", 1000, 1, 1000);
+  if (!limit) return;
+  q.limit = static_cast<size_t>(*limit);
+  q.dag_name = dag_name.empty() ? req.get_param_value("name") : dag_name;
+  const std::string run_id = req.get_param_value("dagRunId");
   std::vector<RunEntry> entries;
   Status s = ctx.runs->ListRuns(q, &entries);
   if (!s.ok()) return SendStatusError(res, s);
-  ApiJson runs = ApiJson::array();
+  // 1.30.2's order: the record's createdAt (ms) newest first, then the run ID.
+  auto created = [](const RunEntry& e) { return e.record.created_at != 0 ? e.record.created_at : UnixMillis(e.run.created); };
+  std::stable_sort(entries.begin(), entries.end(), [&](const RunEntry& a, const RunEntry& b) {
+    if (created(a) != created(b)) return created(a) > created(b);
+    return a.record.dag_run_id < b.record.dag_run_id;
+  });
+  ApiJson runs = nullptr;
   for (RunEntry& e : entries) {
     if (!e.error.ok()) continue;
     if (!run_id.empty() && e.record.dag_run_id.find(run_id) == std::string::npos) continue;
@@ -61,110 +81,80 @@ void ListRuns(const ApiContext& ctx, RunQuery q, const std::string& run_id, http
   SendJson(res, 200, {{"dagRuns", runs}});
 }
 
-void HandleList(const ApiContext& ctx, const http::Request& req, http::Response& res) {
-  RunQuery q;
-  if (!DateRange(req, res, &q, ctx.clock->Now())) return;
-  auto status = QueryInt(req, res, "status", -1, 0, 9);
-  if (!status) return;
-  if (*status >= 0) q.statuses.push_back(static_cast<RunStatus>(*status));
-  auto limit = QueryInt(req, res, "limit", 1000, 1, 10000);
-  if (!limit) return;
-  q.limit = static_cast<size_t>(*limit);
-  q.dag_name = req.get_param_value("name");
-  ListRuns(ctx, q, req.get_param_value("dagRunId"), res);
-}
-
-void HandleDagList(const ApiContext& ctx, const http::Request& req, http::Response& res) {
-  RunQuery q;
-  q.dag_name = req.matches[1].str();
-  auto limit = QueryInt(req, res, "limit", 100, 1, 10000);
-  if (!limit) return;
-  q.limit = static_cast<size_t>(*limit);
-  ListRuns(ctx, q, "", res);
-}
-
 void HandleDetail(const ApiContext& ctx, const http::Request& req, http::Response& res) {
-  RunView view;
-  if (!FindRun(ctx, req, res, &view)) return;
-  SendJson(res, 200, {{"dagRunDetails", RunDetailsJson(view.record)}});
+  RunTarget t;
+  if (!FindRunTarget(ctx, req, res, /*latest_alias=*/true, &t)) return;
+  SendJson(res, 200, {{"dagRunDetails", RunDetailsJson(t.record)}});
+}
+
+void HandleSpec(const ApiContext& ctx, const http::Request& req, http::Response& res) {
+  RunTarget t;
+  if (!FindRunTarget(ctx, req, res, /*latest_alias=*/true, &t)) return;
+  Json dag;
+  std::string yaml;
+  if (ctx.runs->ReadDagJson(t.attempt, &dag).ok() && dag.is_object() && dag.contains("yamlData") &&
+      dag["yamlData"].is_string()) {
+    if (!Base64Decode(dag["yamlData"].get<std::string>(), &yaml)) yaml.clear();
+  }
+  if (yaml.empty()) {
+    return SendError(res, 404, error_code::kNotFound,
+                     req.matches[2].str() == "latest" ? "DAG spec not found for " + t.record.name
+                                                      : "DAG spec not found for dag-run " + t.record.dag_run_id);
+  }
+  SendJson(res, 200, {{"spec", yaml}});
+}
+
+std::string MetaString(const Json& meta, const char* key) {
+  auto it = meta.find(key);
+  return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+void HandleOutputs(const ApiContext& ctx, const http::Request& req, http::Response& res) {
+  RunTarget t;
+  if (!FindRunTarget(ctx, req, res, /*latest_alias=*/true, &t)) return;
+  std::string text;
+  Json stored = Json::object();
+  Status s = ctx.fs->ReadFile(t.attempt.OutputsPath(), &text);
+  if (s.ok()) {
+    stored = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!stored.is_object()) return SendError(res, 500, error_code::kInternal, "error reading outputs: not a JSON object");
+  } else if (!s.IsNotFound()) {
+    return SendStatusError(res, s);
+  }
+  const Json meta = stored.contains("metadata") && stored["metadata"].is_object() ? stored["metadata"] : Json::object();
+  // completedAt is a time in 1.30.2's answer: Go's zero time when unset or unreadable.
+  std::string completed = MetaString(meta, "completedAt");
+  WallTime parsed;
+  if (!ParseRecordTime(completed, &parsed)) completed = "0001-01-01T00:00:00Z";
+  ApiJson outputs = ApiJson::object();
+  if (stored.contains("outputs") && stored["outputs"].is_object()) {
+    for (const auto& [k, v] : stored["outputs"].items()) outputs[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  ApiJson j = {{"metadata",
+                {{"attemptId", MetaString(meta, "attemptId")},
+                 {"completedAt", completed},
+                 {"dagName", MetaString(meta, "dagName")},
+                 {"dagRunId", MetaString(meta, "dagRunId")},
+                 {"params", MetaString(meta, "params")},
+                 {"status", MetaString(meta, "status")}}},
+               {"outputs", outputs}};
+  SendJson(res, 200, j);
 }
 
 void HandleRunLog(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   auto w = ParseLogWindow(req, res);
   if (!w) return;
-  RunView view;
-  if (!FindRun(ctx, req, res, &view)) return;
-  SendLogFile(view.record.log, *w, "DAG run " + view.record.dag_run_id, res);
+  RunTarget t;
+  if (!FindRunTarget(ctx, req, res, /*latest_alias=*/false, &t)) return;
+  SendLogFile(t.record.log, *w, "DAG run " + t.record.dag_run_id, res);
 }
 
 void HandleStepLog(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   auto query = ParseStepLogQuery(req, res);
   if (!query) return;
-  RunView view;
-  if (!FindRun(ctx, req, res, &view)) return;
-  SendStepLog(view.record, req.matches[3].str(), *query, res);
-}
-
-void HandleStop(const ApiContext& ctx, const http::Request& req, http::Response& res) {
-  RunView view;
-  if (!FindRun(ctx, req, res, &view)) return;
-  if (view.record.status != RunStatus::kRunning) {
-    return SendError(res, 400, error_code::kNotRunning,
-                     "DAG run " + view.record.dag_run_id + " is not running (" + RunStatusLabel(view.record.status) + ")");
-  }
-  pid_t pid = 0;
-  Status s = ctx.cli->Spawn("stop", {"-q", "--run-id=" + view.record.dag_run_id}, {view.record.name}, &pid);
-  if (!s.ok()) return SendStatusError(res, s);
-  FinishCommand(ctx, "stop", pid, res);
-}
-
-void HandleRetry(const ApiContext& ctx, const http::Request& req, http::Response& res) {
-  auto body = ParseJsonBody(req, res);
-  if (!body) return;
-  auto body_id = JsonString(*body, "dagRunId", res);
-  if (!body_id) return;
-  auto step = JsonString(*body, "stepName", res);
-  if (!step) return;
-  RunView view;
-  if (!FindRun(ctx, req, res, &view)) return;
-  if (!body_id->empty() && *body_id != view.record.dag_run_id) {
-    return SendError(res, 400, error_code::kBadRequest, "dagRunId in the body does not match the path");
-  }
-  if (IsActive(view.record.status)) {
-    return SendError(res, 409, error_code::kAlreadyRunning,
-                     "DAG run " + view.record.dag_run_id + " is " + RunStatusLabel(view.record.status));
-  }
-  std::vector<std::string> flags{"-q", "--run-id=" + view.record.dag_run_id};
-  if (!step->empty()) {
-    if (view.record.FindNode(*step) == nullptr) {
-      return SendError(res, 400, error_code::kBadRequest, "DAG run has no step \"" + *step + "\"");
-    }
-    flags.push_back("--step=" + *step);
-  }
-  pid_t pid = 0;
-  Status s = ctx.cli->Spawn("retry", flags, {view.record.name}, &pid);
-  if (!s.ok()) return SendStatusError(res, s);
-  // The retry runs in the background; report only a failure to get going.
-  std::optional<int> rc = ctx.cli->Wait(pid, std::chrono::milliseconds(300));
-  if (rc && *rc != 0) {
-    return SendError(res, 500, error_code::kInternal,
-                     "dagu retry exited with status " + std::to_string(*rc) + " (see the server log)");
-  }
-  SendJson(res, 200, ApiJson::object());
-}
-
-void HandleDequeue(const ApiContext& ctx, const http::Request& req, http::Response& res) {
-  RunView view;
-  if (!FindRun(ctx, req, res, &view)) return;
-  if (view.record.status != RunStatus::kQueued) {
-    return SendError(res, 400, error_code::kBadRequest,
-                     "DAG run " + view.record.dag_run_id + " is not queued (" + RunStatusLabel(view.record.status) + ")");
-  }
-  pid_t pid = 0;
-  Status s = ctx.cli->Spawn("dequeue", {"-q", "--dag-run=" + view.record.name + ":" + view.record.dag_run_id},
-                            {view.queue}, &pid);
-  if (!s.ok()) return SendStatusError(res, s);
-  FinishCommand(ctx, "dequeue", pid, res);
+  RunTarget t;
+  if (!FindRunTarget(ctx, req, res, /*latest_alias=*/false, &t)) return;
+  SendStepLog(t.record, req.matches[3].str(), *query, req.matches[1].str(), res);
 }
 
 }  // namespace
@@ -172,17 +162,17 @@ void HandleDequeue(const ApiContext& ctx, const http::Request& req, http::Respon
 void AddRunRoutes(WebServer* server, const ApiContext* ctx) {
   const std::string p = "/api/v2/dag-runs";
   const std::string run = p + "/([^/]+)/([^/]+)";
-  server->Get(p, [ctx](const http::Request& q, http::Response& r) { HandleList(*ctx, q, r); });
-  server->Get(p + "/([^/]+)", [ctx](const http::Request& q, http::Response& r) { HandleDagList(*ctx, q, r); });
+  server->Get(p, [ctx](const http::Request& q, http::Response& r) { HandleList(*ctx, q, r, ""); });
+  server->Get(p + "/([^/]+)",
+              [ctx](const http::Request& q, http::Response& r) { HandleList(*ctx, q, r, q.matches[1].str()); });
   server->Get(run, [ctx](const http::Request& q, http::Response& r) { HandleDetail(*ctx, q, r); });
+  server->Get(run + "/spec", [ctx](const http::Request& q, http::Response& r) { HandleSpec(*ctx, q, r); });
+  server->Get(run + "/outputs", [ctx](const http::Request& q, http::Response& r) { HandleOutputs(*ctx, q, r); });
   server->Get(run + "/log", [ctx](const http::Request& q, http::Response& r) { HandleRunLog(*ctx, q, r); });
   server->Get(run + "/steps/([^/]+)/log",
               [ctx](const http::Request& q, http::Response& r) { HandleStepLog(*ctx, q, r); });
-  server->Post(run + "/stop", [ctx](const http::Request& q, http::Response& r) { HandleStop(*ctx, q, r); });
-  server->Post(run + "/retry", [ctx](const http::Request& q, http::Response& r) { HandleRetry(*ctx, q, r); });
-  // POST only: a GET must never change state (a link or an <img> could).
-  server->Post(run + "/dequeue",
-               [ctx](const http::Request& q, http::Response& r) { HandleDequeue(*ctx, q, r); });
+  AddRunActionRoutes(server, ctx);
+  AddRunCreateRoutes(server, ctx);
 }
 
 }  // namespace dagu::web

@@ -1,3 +1,8 @@
+#include <algorithm>
+#include <filesystem>
+
+#include "core/file_system.h"
+#include "core/time_format.h"
 #include "web/api_test_fixture.h"
 
 namespace dagu::web::testing {
@@ -5,7 +10,12 @@ namespace {
 
 using ::testing::ElementsAre;
 
-class RunApiTest : public ApiTest {};
+class RunApiTest : public ApiTest {
+ protected:
+  httplib::Result Patch(const std::string& path, const std::string& body) {
+    return client_->Patch(path, body, "application/json");
+  }
+};
 
 TEST_F(RunApiTest, ListsTodaysRunsWithFilters) {
   WriteRun("alpha", "a-1", RunStatus::kSucceeded);
@@ -27,18 +37,50 @@ TEST_F(RunApiTest, ListsTodaysRunsWithFilters) {
   r = Get("/api/v2/dag-runs?dagRunId=b-");
   ASSERT_TRUE(r);
   EXPECT_EQ(Json(r)["dagRuns"].size(), 1u);
-  r = Get("/api/v2/dag-runs?fromDate=4102444800");  // 2100-01-01: nothing yet
+  // Nothing to list is null, as 1.30.2 answers; so is a status no run has.
+  for (const char* none : {"?fromDate=4102444800", "?status=42", "?status=-1", "?name=nosuch"}) {
+    r = Get(std::string("/api/v2/dag-runs") + none);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << none;
+    EXPECT_TRUE(Json(r)["dagRuns"].is_null()) << none << ": " << r->body;
+  }
+  r = Get("/api/v2/dag-runs/nosuch");
   ASSERT_TRUE(r);
-  EXPECT_EQ(Json(r)["dagRuns"].size(), 0u);
+  EXPECT_TRUE(Json(r)["dagRuns"].is_null()) << r->body;
   r = Get("/api/v2/dag-runs/alpha");
   ASSERT_TRUE(r);
   EXPECT_EQ(Json(r)["dagRuns"].size(), 2u);
-  for (const char* bad : {"?status=x", "?status=42", "?fromDate=-5", "?limit=0"}) {
+  r = Get("/api/v2/dag-runs/alpha?status=2&dagRunId=a-");  // the filters apply by name too
+  ASSERT_TRUE(r);
+  ASSERT_EQ(Json(r)["dagRuns"].size(), 1u);
+  EXPECT_EQ(Json(r)["dagRuns"][0]["dagRunId"], "a-2");
+  for (const char* bad : {"?status=x", "?fromDate=y", "?limit=0"}) {
     r = Get(std::string("/api/v2/dag-runs") + bad);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 400) << bad;
     EXPECT_EQ(Json(r)["code"], "bad_request");
   }
+}
+
+// 1.30.2 orders a list by the record's createdAt (milliseconds), newest
+// first, then by run ID; runs created in the same second keep that order.
+TEST_F(RunApiTest, ListOrderIsCreatedAtThenRunId) {
+  const int64_t base = UnixMillis(Clock::Real()->Now());
+  for (auto [id, created] : {std::pair<const char*, int64_t>{"a-older", 1000}, {"b-newest", 3000}, {"c-tie", 2000},
+                             {"d-tie", 2000}}) {
+    RunRecord r = WriteRun("alpha", id, RunStatus::kSucceeded);
+    r.created_at = base + created;
+    AttemptDir attempt;
+    ASSERT_TRUE(runs_.ReadLatest("alpha", id, nullptr, &attempt, nullptr).ok());
+    ASSERT_TRUE(runs_.AppendStatus(attempt, r).ok());
+  }
+  StartServer();
+  auto r = Get("/api/v2/dag-runs/alpha");
+  ASSERT_TRUE(r);
+  std::vector<std::string> ids;
+  nlohmann::json list = Json(r)["dagRuns"];
+  for (const auto& run : list) ids.push_back(run["dagRunId"]);
+  EXPECT_THAT(ids, ElementsAre("b-newest", "c-tie", "d-tie", "a-older")) << r->body;
 }
 
 TEST_F(RunApiTest, DetailAppliesTheStaleCheck) {
@@ -61,6 +103,89 @@ TEST_F(RunApiTest, DetailAppliesTheStaleCheck) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 404);
   EXPECT_EQ(Json(r)["code"], "not_found");
+  EXPECT_EQ(Json(r)["message"], "dag-run ID none not found for DAG alpha");
+  r = Get("/api/v2/dag-runs/alpha/bad%20id");  // no run can have it: 404 as in 1.30.2
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+}
+
+TEST_F(RunApiTest, LatestNamesTheNewestRun) {
+  // "old" was created an hour before "new" (a run directory's name dates it).
+  RunDir run;
+  ASSERT_TRUE(runs_.CreateRun("alpha", "old", Clock::Real()->Now() - std::chrono::hours(1), &run).ok());
+  AttemptDir attempt;
+  dagu::Json dag_json = {{"name", "alpha"}};
+  ASSERT_TRUE(runs_.CreateAttempt(run, &dag_json, &attempt).ok());
+  RunRecord old_run;
+  old_run.root = {"alpha", "old"};
+  old_run.name = "alpha";
+  old_run.dag_run_id = "old";
+  old_run.status = RunStatus::kFailed;
+  ASSERT_TRUE(runs_.AppendStatus(attempt, old_run).ok());
+  WriteRun("alpha", "new", RunStatus::kSucceeded);
+  StartServer();
+  auto r = Get("/api/v2/dag-runs/alpha/latest");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Json(r)["dagRunDetails"]["dagRunId"], "new");
+  EXPECT_EQ(Json(r)["dagRunDetails"]["preconditions"], nlohmann::json::array());
+  r = Get("/api/v2/dag-runs/nosuch/latest");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(Json(r)["message"], "no dag-runs found for DAG nosuch");
+}
+
+TEST_F(RunApiTest, SpecIsTheYamlTheRunWasStartedFrom) {
+  WriteRun("alpha", "a-1", RunStatus::kSucceeded);
+  // A run whose dag.json carries the YAML (base64, as Dagu writes it).
+  RunDir run;
+  ASSERT_TRUE(runs_.CreateRun("beta", "b-1", Clock::Real()->Now(), &run).ok());
+  dagu::Json dag_json = {{"name", "beta"}, {"yamlData", "c3RlcHM6IFtdCg=="}};  // "steps: []\n"
+  AttemptDir attempt;
+  ASSERT_TRUE(runs_.CreateAttempt(run, &dag_json, &attempt).ok());
+  RunRecord rec;
+  rec.root = {"beta", "b-1"};
+  rec.name = "beta";
+  rec.dag_run_id = "b-1";
+  rec.status = RunStatus::kSucceeded;
+  ASSERT_TRUE(runs_.AppendStatus(attempt, rec).ok());
+  StartServer();
+  auto r = Get("/api/v2/dag-runs/beta/b-1/spec");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Json(r)["spec"], "steps: []\n");
+  r = Get("/api/v2/dag-runs/beta/latest/spec");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(Json(r)["spec"], "steps: []\n");
+  r = Get("/api/v2/dag-runs/alpha/a-1/spec");  // no yamlData
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(Json(r)["message"], "DAG spec not found for dag-run a-1");
+}
+
+TEST_F(RunApiTest, OutputsAlwaysHaveMetadataAndOutputs) {
+  WriteRun("alpha", "none", RunStatus::kFailed);
+  RunRecord rec = WriteRun("alpha", "with", RunStatus::kSucceeded);
+  AttemptDir attempt;
+  ASSERT_TRUE(runs_.ReadLatest("alpha", "with", nullptr, &attempt, nullptr).ok());
+  ASSERT_TRUE(runs_.WriteOutputs(attempt, dagu::Json::parse(R"({"metadata":{"dagName":"alpha","dagRunId":"with",
+    "attemptId":"x","status":"succeeded","completedAt":"2026-12-05T04:55:01Z","params":"[]"},
+    "outputs":{"greeting":"hello"}})")).ok());
+  StartServer();
+  auto r = Get("/api/v2/dag-runs/alpha/with/outputs");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Json(r)["outputs"]["greeting"], "hello");
+  EXPECT_EQ(Json(r)["metadata"]["completedAt"], "2026-12-05T04:55:01Z");
+  r = Get("/api/v2/dag-runs/alpha/none/outputs");  // no outputs.json: empty values, as 1.30.2
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Json(r)["outputs"], nlohmann::json::object());
+  EXPECT_EQ(Json(r)["metadata"]["completedAt"], "0001-01-01T00:00:00Z");
+  EXPECT_EQ(Json(r)["metadata"]["dagName"], "");
+  r = Get("/api/v2/dag-runs/alpha/missing/outputs");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
 }
 
 TEST_F(RunApiTest, RunAndStepLogs) {
@@ -87,7 +212,13 @@ TEST_F(RunApiTest, RunAndStepLogs) {
   r = Get("/api/v2/dag-runs/alpha/a-1/steps/zzz/log");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 404);
-  r = Get("/api/v2/dag-runs/alpha/a-1/log?tail=-1");
+  EXPECT_EQ(Json(r)["message"], "step zzz not found in DAG alpha");
+  r = Get("/api/v2/dag-runs/alpha/a-1/log?tail=-1");  // ignored, as 1.30.2 does
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(Json(r)["content"], "agent started\nagent done");
+  EXPECT_FALSE(Json(r).contains("hasMore")) << "false is left out, as 1.30.2 does: " << r->body;
+  r = Get("/api/v2/dag-runs/alpha/a-1/log?tail=x");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400);
 }
@@ -100,6 +231,7 @@ TEST_F(RunApiTest, StopOnlyARunningRun) {
   auto r = Post("/api/v2/dag-runs/alpha/r-1/stop");
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->body, "") << "1.30.2 answers 200 without a body";
   ASSERT_EQ(spawner_.commands().size(), 1u);
   EXPECT_THAT(spawner_.commands()[0], ElementsAre("/opt/dagu/bin/dagu", "stop", "-q", "--run-id=r-1",
                                                   "--config=" + config_.paths.config_file, "--", "alpha"));
@@ -107,13 +239,17 @@ TEST_F(RunApiTest, StopOnlyARunningRun) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400);
   EXPECT_EQ(Json(r)["code"], "not_running");
+  EXPECT_EQ(Json(r)["message"], "DAG is not running");
   spawner_.OnSpawn([](const std::vector<std::string>&) { return 2; });
   r = Post("/api/v2/dag-runs/alpha/r-1/stop");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 500);
 }
 
-TEST_F(RunApiTest, RetryAFinishedRun) {
+// Like 1.30.2, retry answers 200 as soon as `dagu retry` is spawned; a
+// retry that cannot go ahead (an active run, an unknown step) fails in the
+// background.
+TEST_F(RunApiTest, RetryAnswers200AtOnce) {
   WriteRun("alpha", "f-1", RunStatus::kFailed);
   WriteRun("alpha", "q-1", RunStatus::kQueued);
   StartServer();
@@ -123,35 +259,206 @@ TEST_F(RunApiTest, RetryAFinishedRun) {
   ASSERT_EQ(spawner_.commands().size(), 1u);
   EXPECT_THAT(spawner_.commands()[0], ElementsAre("/opt/dagu/bin/dagu", "retry", "-q", "--run-id=f-1", "--step=first",
                                                   "--config=" + config_.paths.config_file, "--", "alpha"));
+  EXPECT_EQ(r->body, "");
+  spawner_.OnSpawn([](const std::vector<std::string>&) { return 1; });  // the retry fails
   r = Post("/api/v2/dag-runs/alpha/q-1/retry");
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 409);
-  r = Post("/api/v2/dag-runs/alpha/f-1/retry", R"({"dagRunId":"other"})");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(r->status, 200) << r->body;
   r = Post("/api/v2/dag-runs/alpha/f-1/retry", R"({"stepName":"nope"})");
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 400);
-  EXPECT_EQ(spawner_.commands().size(), 1u);
+  EXPECT_EQ(r->status, 200) << r->body;
+  ASSERT_EQ(spawner_.commands().size(), 3u);
+  EXPECT_THAT(spawner_.commands()[2], ElementsAre("/opt/dagu/bin/dagu", "retry", "-q", "--run-id=f-1", "--step=nope",
+                                                  "--config=" + config_.paths.config_file, "--", "alpha"));
+  r = Post("/api/v2/dag-runs/alpha/gone/retry", R"({"dagRunId":"gone"})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(spawner_.commands().size(), 3u);
 }
 
 TEST_F(RunApiTest, DequeueAQueuedRunFromItsQueue) {
   WriteRun("alpha", "q-1", RunStatus::kQueued, "batch");
   WriteRun("alpha", "done", RunStatus::kSucceeded);
   StartServer();
-  auto r = Get("/api/v2/dag-runs/alpha/q-1/dequeue");
+  // 1.30.2 takes dequeue as a GET; from another site it is refused as a POST would be.
+  auto r = client_->Get("/api/v2/dag-runs/alpha/q-1/dequeue", {{"Sec-Fetch-Site", "cross-site"}});
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 405) << "a GET never changes state";
-  EXPECT_EQ(r->get_header_value("Allow"), "POST");
+  EXPECT_EQ(r->status, 403);
   EXPECT_TRUE(spawner_.commands().empty());
   r = Post("/api/v2/dag-runs/alpha/q-1/dequeue");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);
+  r = Get("/api/v2/dag-runs/alpha/q-1/dequeue");
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_THAT(spawner_.commands()[0], ElementsAre("/opt/dagu/bin/dagu", "dequeue", "-q", "--dag-run=alpha:q-1",
                                                   "--config=" + config_.paths.config_file, "--", "batch"));
-  r = Post("/api/v2/dag-runs/alpha/done/dequeue");
+  r = Get("/api/v2/dag-runs/alpha/done/dequeue");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(Json(r)["message"], "DAGRun status is not queued: succeeded");
+  r = Get("/api/v2/dag-runs/alpha/gone/dequeue");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+}
+
+TEST_F(RunApiTest, StepStatusUpdateAppendsARecord) {
+  WriteRun("alpha", "done", RunStatus::kFailed);
+  WriteRun("alpha", "live", RunStatus::kRunning);
+  MarkAlive("alpha", "alpha", "live");
+  StartServer();
+  auto r = Patch("/api/v2/dag-runs/alpha/done/steps/first/status", R"({"status":2})");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->body, "");
+  RunRecord rec;
+  ASSERT_TRUE(runs_.ReadLatest("alpha", "done", nullptr, nullptr, &rec).ok());
+  EXPECT_EQ(rec.nodes[0].status, NodeStatus::kFailed);
+  r = Patch("/api/v2/dag-runs/alpha/done/steps/nope/status", R"({"status":4})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(Json(r)["message"], "step nope not found in DAG alpha");
+  r = Patch("/api/v2/dag-runs/alpha/live/steps/first/status", R"({"status":4})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(Json(r)["message"], "dag-run ID live for DAG alpha is still running");
+  for (const char* bad : {R"({"status":9})", R"({})", R"({"status":"x"})"}) {
+    r = Patch("/api/v2/dag-runs/alpha/done/steps/first/status", bad);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << bad;
+  }
+}
+
+// This agent has no approval steps: approve/reject answer as 1.30.2 does for
+// a step that is not waiting; a waiting step (a record Dagu wrote) is approved
+// or rejected in the record.
+TEST_F(RunApiTest, ApproveAndRejectOnlyAWaitingStep) {
+  WriteRun("alpha", "done", RunStatus::kSucceeded);
+  RunRecord waiting = WriteRun("alpha", "wait", RunStatus::kWaiting);
+  AttemptDir attempt;
+  ASSERT_TRUE(runs_.ReadLatest("alpha", "wait", nullptr, &attempt, nullptr).ok());
+  waiting.nodes[0].status = NodeStatus::kWaiting;
+  ASSERT_TRUE(runs_.AppendStatus(attempt, waiting).ok());
+  RunRecord waiting2 = WriteRun("alpha", "wait2", RunStatus::kWaiting);
+  ASSERT_TRUE(runs_.ReadLatest("alpha", "wait2", nullptr, &attempt, nullptr).ok());
+  waiting2.nodes[0].status = NodeStatus::kWaiting;
+  ASSERT_TRUE(runs_.AppendStatus(attempt, waiting2).ok());
+  StartServer();
+  for (const char* action : {"approve", "reject"}) {
+    auto r = Post(std::string("/api/v2/dag-runs/alpha/done/steps/first/") + action, "{}");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << action;
+    EXPECT_EQ(Json(r)["message"], "step first is not waiting for approval (status: succeeded)");
+    r = Post(std::string("/api/v2/dag-runs/alpha/done/steps/nope/") + action, "{}");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404) << action;
+    r = Post(std::string("/api/v2/dag-runs/alpha/gone/steps/first/") + action, "{}");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404) << action;
+  }
+  auto r = Post("/api/v2/dag-runs/alpha/wait/steps/first/approve", R"({"inputs":{"MY_NOTE":"ok"}})");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Json(r), nlohmann::json::parse(R"({"dagRunId":"wait","resumed":true,"stepName":"first"})"));
+  RunRecord rec;
+  ASSERT_TRUE(runs_.ReadLatest("alpha", "wait", nullptr, nullptr, &rec).ok());
+  EXPECT_EQ(rec.nodes[0].status, NodeStatus::kSucceeded);
+  EXPECT_EQ(rec.nodes[0].extra["approvalInputs"]["myNote"], "ok");
+  EXPECT_EQ(rec.nodes[0].output_variables["MY_NOTE"], "MY_NOTE=ok");
+  ASSERT_EQ(spawner_.commands().size(), 1u);
+  EXPECT_EQ(spawner_.commands()[0][1], "retry");
+  r = Post("/api/v2/dag-runs/alpha/wait2/steps/first/reject", R"({"reason":"no"})");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Json(r), nlohmann::json::parse(R"({"dagRunId":"wait2","stepName":"first"})"));
+  ASSERT_TRUE(runs_.ReadLatest("alpha", "wait2", nullptr, nullptr, &rec).ok());
+  EXPECT_EQ(rec.status, RunStatus::kRejected);
+  EXPECT_EQ(rec.nodes[0].status, NodeStatus::kRejected);
+  EXPECT_EQ(rec.nodes[0].extra["rejectionReason"], "no");
+}
+
+TEST_F(RunApiTest, RescheduleStartsANewRunFromTheOldOne) {
+  WriteRun("alpha", "old", RunStatus::kSucceeded);
+  WriteRun("alpha", "taken", RunStatus::kSucceeded);
+  spawner_.OnSpawn([this](const std::vector<std::string>& argv) {
+    // Act out `dagu start`: the new run's record appears.
+    for (const std::string& a : argv) {
+      if (a.rfind("--run-id=", 0) == 0) WriteRun("alpha", a.substr(9), RunStatus::kRunning);
+    }
+    return 0;
+  });
+  StartServer();
+  auto r = Post("/api/v2/dag-runs/alpha/old/reschedule", R"({"dagRunId":"fresh"})");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Json(r), nlohmann::json::parse(R"({"dagRunId":"fresh","queued":false})"));
+  ASSERT_EQ(spawner_.commands().size(), 1u);
+  EXPECT_THAT(spawner_.commands()[0],
+              ElementsAre("/opt/dagu/bin/dagu", "start", "-q", "--run-id=fresh", "--from-run-id=old",
+                          "--trigger-type=manual", "--config=" + config_.paths.config_file, "alpha"));
+  r = Post("/api/v2/dag-runs/alpha/old/reschedule", R"({"dagRunId":"taken"})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 409);
+  EXPECT_EQ(Json(r)["code"], "already_exists");
+  r = Post("/api/v2/dag-runs/alpha/old/reschedule", R"({"dagName":"bad name!"})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  r = Post("/api/v2/dag-runs/alpha/gone/reschedule", "{}");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(spawner_.commands().size(), 1u);
+}
+
+TEST_F(RunApiTest, CreateAndEnqueueFromAnInlineSpec) {
+  std::vector<std::string> spec_files;
+  spawner_.OnSpawn([this, &spec_files](const std::vector<std::string>& argv) {
+    spec_files.push_back(argv.back());
+    std::string id, name = "inline";
+    for (const std::string& a : argv) {
+      if (a.rfind("--run-id=", 0) == 0) id = a.substr(9);
+      if (a.rfind("--name=", 0) == 0) name = a.substr(7);
+    }
+    std::string text;
+    EXPECT_TRUE(PosixFileSystem()->ReadFile(argv.back(), &text).ok()) << "the spec is there while the CLI runs";
+    WriteRun(name, id, argv[1] == "enqueue" ? RunStatus::kQueued : RunStatus::kRunning);
+    return 0;
+  });
+  StartServer();
+  // Without a name in the body or the spec: 400, as 1.30.2 answers.
+  auto r = Post("/api/v2/dag-runs", R"({"spec":"steps:\n  - name: s\n    command: echo hi\n","dagRunId":"i-0"})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  EXPECT_EQ(Json(r)["message"], "DAG name is required");
+  r = Post("/api/v2/dag-runs", R"({"spec":"name: inline\nsteps:\n  - name: s\n    command: echo hi\n","dagRunId":"i-1"})");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Json(r), nlohmann::json::parse(R"({"dagRunId":"i-1"})"));
+  ASSERT_EQ(spec_files.size(), 1u);
+  EXPECT_EQ(BaseName(spec_files[0]), "inline.yaml");
+  FileInfo info;
+  EXPECT_TRUE(PosixFileSystem()->Stat(spec_files[0], &info).IsNotFound()) << "removed once started";
+  r = Post("/api/v2/dag-runs/enqueue",
+           R"({"spec":"steps:\n  - name: s\n    command: echo hi\n","name":"named","dagRunId":"e-1","queue":"q"})");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  auto cmd = spawner_.commands().back();
+  EXPECT_EQ(cmd[1], "enqueue");
+  // The run must not work in the spec's temp directory: it is removed at once.
+  EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--default-working-dir=" + std::filesystem::current_path().string()),
+            cmd.end());
+  EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--queue=q"), cmd.end());
+  EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--name=named"), cmd.end());
+  r = Post("/api/v2/dag-runs", R"({"spec":"name: inline\nsteps:\n  - name: s\n    command: echo hi\n","dagRunId":"i-1"})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 409);
+  EXPECT_EQ(Json(r)["message"], "dag-run ID i-1 already exists for DAG inline");
+  for (const char* bad : {R"({})", R"({"spec":""})", R"({"spec":"steps: 5"})", R"({"spec":"steps: []","name":"a b"})"}) {
+    r = Post("/api/v2/dag-runs", bad);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << bad << ": " << r->body;
+  }
+  EXPECT_EQ(Json(Post("/api/v2/dag-runs", "{}"))["message"], "spec is required");
+  EXPECT_EQ(spawner_.commands().size(), 2u);
 }
 
 }  // namespace

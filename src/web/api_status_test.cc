@@ -113,7 +113,7 @@ TEST_F(StatusApiTest, QueuesShowRunningAndWaiting) {
   EXPECT_EQ(global["maxConcurrency"], 4);
   auto hello = j["queues"][1];
   EXPECT_EQ(hello["name"], "hello");
-  EXPECT_EQ(hello["type"], "dag");
+  EXPECT_EQ(hello["type"], "dag-based");  // 1.30.2's enum: global | dag-based
   EXPECT_EQ(hello["maxConcurrency"], 2);
   ASSERT_EQ(hello["running"].size(), 1u);
   EXPECT_EQ(hello["running"][0]["dagRunId"], "run-1");

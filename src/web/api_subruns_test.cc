@@ -66,6 +66,8 @@ TEST_F(ApiSubRunsTest, ListsTheChildrenOfARunWithTheirStatus) {
   EXPECT_EQ(list[0]["statusLabel"], "succeeded");
   EXPECT_EQ(list[0]["startedAt"], "2026-12-03T09:17:39Z");
   EXPECT_EQ(list[1]["statusLabel"], "failed");  // the display-side stale check
+  EXPECT_FALSE(list[1].contains("params"));      // none recorded: left out, as 1.30.2
+  EXPECT_FALSE(list[0].contains("name"));        // not in 1.30.2's SubDAGRunDetail
   // The run's details name the children as Dagu does (subRuns on the node).
   auto d = Json(Get("/api/v2/dag-runs/parent/p-1"));
   EXPECT_EQ(d["dagRunDetails"]["nodes"][0]["subRuns"][0]["dagRunId"], "SubA");
@@ -100,9 +102,52 @@ TEST_F(ApiSubRunsTest, UnknownRunsAndChildrenAre404) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 404);
   EXPECT_EQ(Json(Get("/api/v2/dag-runs/parent/p-1/sub-dag-runs"))["subRuns"].size(), 0u);
-  r = Get("/api/v2/dag-runs/parent/p-1/sub-dag-runs/bad%20id");
+  r = Get("/api/v2/dag-runs/parent/p-1/sub-dag-runs/bad%20id");  // no sub-run can have it
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  r = Get("/api/v2/dag-runs/parent/p-1/sub-dag-runs?parentSubDAGRunId=nope");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(Json(r)["message"], "sub dag-run ID nope not found for root DAG parent/p-1");
+}
+
+TEST_F(ApiSubRunsTest, ChildrenOfASubRunByParentSubDAGRunId) {
+  WriteParent("p-1", {{"SubA", ""}});
+  WriteChild("p-1", "SubA", RunStatus::kSucceeded, false);
+  WriteChild("p-1", "Grand", RunStatus::kSucceeded, false);
+  // SubA's step started Grand (stored under the same root).
+  SubRunStore subs(PosixFileSystem(), Clock::Real(), &runs_);
+  AttemptDir attempt;
+  RunRecord sub_a;
+  ASSERT_TRUE(subs.ReadSubRun({"parent", "p-1"}, "SubA", nullptr, &attempt, &sub_a).ok());
+  SetNodeSubRuns(&sub_a.nodes[0], {{"Grand", "X=1"}});
+  ASSERT_TRUE(runs_.AppendStatus(attempt, sub_a).ok());
+  StartServer();
+  auto list = Json(Get("/api/v2/dag-runs/parent/p-1/sub-dag-runs?parentSubDAGRunId=SubA"))["subRuns"];
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["dagRunId"], "Grand");
+  EXPECT_EQ(list[0]["params"], "X=1");
+}
+
+TEST_F(ApiSubRunsTest, StepStatusOfASubRun) {
+  WriteParent("p-1", {{"SubA", ""}});
+  WriteChild("p-1", "SubA", RunStatus::kFailed, false);
+  StartServer();
+  auto r = client_->Patch("/api/v2/dag-runs/parent/p-1/sub-dag-runs/SubA/steps/greet/status", R"({"status":4})",
+                          "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  SubRunStore subs(PosixFileSystem(), Clock::Real(), &runs_);
+  RunRecord rec;
+  ASSERT_TRUE(subs.ReadSubRun({"parent", "p-1"}, "SubA", nullptr, nullptr, &rec).ok());
+  EXPECT_EQ(rec.nodes[0].status, NodeStatus::kSucceeded);
+  r = client_->Post("/api/v2/dag-runs/parent/p-1/sub-dag-runs/SubA/steps/greet/approve", "{}", "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400);
+  r = client_->Patch("/api/v2/dag-runs/parent/p-1/sub-dag-runs/nope/steps/greet/status", R"({"status":4})",
+                     "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
 }
 
 }  // namespace

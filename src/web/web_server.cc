@@ -74,13 +74,17 @@ WebServer::WebServer(WebServerOptions options) : options_(std::move(options)), a
 
 WebServer::~WebServer() { Stop(); }
 
-void WebServer::Add(const char* method, const std::string& pattern, Handler handler) {
-  routes_.push_back({method, std::regex(options_.base_path + pattern), std::move(handler)});
+void WebServer::Add(const char* method, const std::string& pattern, Handler handler, bool changes_state) {
+  routes_.push_back({method, std::regex(options_.base_path + pattern), std::move(handler), changes_state});
 }
 void WebServer::Get(const std::string& pattern, Handler handler) { Add("GET", pattern, std::move(handler)); }
 void WebServer::Post(const std::string& pattern, Handler handler) { Add("POST", pattern, std::move(handler)); }
 void WebServer::Put(const std::string& pattern, Handler handler) { Add("PUT", pattern, std::move(handler)); }
 void WebServer::Delete(const std::string& pattern, Handler handler) { Add("DELETE", pattern, std::move(handler)); }
+void WebServer::Patch(const std::string& pattern, Handler handler) { Add("PATCH", pattern, std::move(handler)); }
+void WebServer::GetChangingState(const std::string& pattern, Handler handler) {
+  Add("GET", pattern, std::move(handler), /*changes_state=*/true);
+}
 
 const WebServer::Route* WebServer::FindRoute(const http::Request& req, std::string* allow) const {
   std::string method = req.method == "HEAD" ? "GET" : req.method;
@@ -133,16 +137,19 @@ bool WebServer::Screen(const http::Request& req, http::Response& res) const {
     return refuse(401, "authentication required");
   }
   std::string allow;
-  if (FindRoute(req, &allow) == nullptr) {
+  const Route* route = FindRoute(req, &allow);
+  if (route == nullptr) {
     if (!allow.empty()) {
       res.set_header("Allow", allow);
       return refuse(405, "method " + req.method + " is not allowed here (allowed: " + allow + ")");
     }
     return refuse(404, "no such endpoint: " + req.method + " " + req.path);
   }
-  if (MayChangeState(req.method)) {
+  if (MayChangeState(req.method) || route->changes_state) {
     std::string why = CrossSiteReason(req, guard_);
     if (!why.empty()) return refuse(403, why);
+  }
+  if (MayChangeState(req.method)) {
     // A DELETE without a body carries nothing to type (Dagu's UI sends none).
     const bool bodiless_delete = req.method == "DELETE" && req.body.empty();
     if (!bodiless_delete && !IsJsonContentType(req.get_header_value("Content-Type"))) {

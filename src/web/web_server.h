@@ -74,6 +74,11 @@ class WebServer {
   void Post(const std::string& pattern, Handler handler);
   void Put(const std::string& pattern, Handler handler);
   void Delete(const std::string& pattern, Handler handler);
+  void Patch(const std::string& pattern, Handler handler);
+  // A GET that changes state (Dagu 1.30.2's dequeue is a GET): screened as a
+  // POST is against cross-site requests (a link or an <img> on another site
+  // cannot trigger it), without the Content-Type rule (a GET has no body).
+  void GetChangingState(const std::string& pattern, Handler handler);
 
   // Binds host:port and starts serving on threads of its own. IOError naming
   // the address when it cannot bind; InvalidArgument when the TLS files
@@ -95,8 +100,9 @@ class WebServer {
     std::string method;
     std::regex pattern;
     Handler handler;
+    bool changes_state = false;
   };
-  void Add(const char* method, const std::string& pattern, Handler handler);
+  void Add(const char* method, const std::string& pattern, Handler handler, bool changes_state = false);
   // The route for the request (HEAD uses GET routes), or null; `allow` lists
   // the methods whose routes match the path when none of this method does.
   const Route* FindRoute(const http::Request& req, std::string* allow) const;

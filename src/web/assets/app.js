@@ -339,7 +339,7 @@
   // (every descendant of a root run is reached through the root).
   function runDetail(name, id, sub) {
     var base = "/dag-runs/" + enc(name) + "/" + enc(id) + (sub ? "/sub-dag-runs/" + enc(sub) : "");
-    var children = "/dag-runs/" + enc(name) + "/" + enc(id) + "/sub-dag-runs" + (sub ? "?parentSubRunId=" + enc(sub) : "");
+    var children = "/dag-runs/" + enc(name) + "/" + enc(id) + "/sub-dag-runs" + (sub ? "?parentSubDAGRunId=" + enc(sub) : "");
     return Promise.all([api("GET", base), api("GET", children).then(function (d) { return d.subRuns || []; }, function () { return []; })]).then(function (res) {
       var r = res[0].dagRunDetails || {}, subRuns = res[1];
       var html = '<div class="crumbs"><a href="#/runs">Runs</a> / <a href="#/dags/' + esc(enc(name)) + '">' + esc(name) + "</a> / " +
@@ -350,12 +350,10 @@
         (r.parentDAGRunId ? "<dt>Parent</dt><dd class=\"mono\">" + esc(r.parentDAGRunName + " " + r.parentDAGRunId) + "</dd>" : "") +
         "<dt>Trigger</dt><dd>" + esc(triggerLabel(r.triggerType)) + "</dd>" +
         "<dt>Schedule time</dt><dd>" + esc(fmtTime(r.scheduleTime)) + "</dd>" +
-        "<dt>Queued</dt><dd>" + esc(fmtTime(r.queuedAt)) + "</dd>" +
         "<dt>Started</dt><dd>" + esc(fmtTime(r.startedAt)) + "</dd>" +
         "<dt>Finished</dt><dd>" + esc(fmtTime(r.finishedAt)) + "</dd>" +
         "<dt>Duration</dt><dd>" + esc(fmtDuration(runDuration(r))) + "</dd>" +
         "<dt>Params</dt><dd class=\"mono\">" + esc(r.params || "–") + "</dd>" +
-        (r.error ? "<dt>Error</dt><dd>" + esc(r.error) + "</dd>" : "") +
         "</dl></div>";
       var nodes = r.nodes || [];
       html += '<div class="panel flush"><h2>Steps</h2><table id="steps-table"><thead><tr><th>Step</th><th>Status</th><th>Started</th><th>Finished</th><th>Duration</th><th>Error</th></tr></thead><tbody>';
@@ -368,7 +366,12 @@
           '<td class="num">' + esc(fmtDuration(runDuration(n))) + "</td><td>" + esc(n.error || "") + "</td></tr>";
       });
       html += "</tbody></table></div>";
-      if (subRuns.length) html += '<div class="panel flush"><h2>Sub-DAG runs</h2>' + subRunsTable(name, id, subRuns) + "</div>";
+      // Which DAG each sub-run is: the `call` of the step that started it.
+      var dagOf = {};
+      nodes.forEach(function (n) {
+        ((n.subRuns || []).concat(n.subRunsRepeated || [])).forEach(function (c) { dagOf[c.dagRunId] = (n.step && n.step.call) || ""; });
+      });
+      if (subRuns.length) html += '<div class="panel flush"><h2>Sub-DAG runs</h2>' + subRunsTable(name, id, subRuns, dagOf) + "</div>";
       var stream = pageState.stream || "stdout";
       var logPath = pageState.step
         ? base + "/steps/" + enc(pageState.step) + "/log?stream=" + stream + "&tail=500"
@@ -386,11 +389,11 @@
     });
   }
 
-  function subRunsTable(name, id, subRuns) {
+  function subRunsTable(name, id, subRuns, dagOf) {
     var html = '<table id="subruns-table"><thead><tr><th>Sub-run ID</th><th>DAG</th><th>Params</th><th>Status</th><th>Started</th><th>Duration</th></tr></thead><tbody>';
     subRuns.forEach(function (c) {
       html += '<tr data-subrun="' + esc(c.dagRunId) + '"><td class="mono"><a href="#/runs/' + esc(enc(name)) + "/" + esc(enc(id)) + "/sub/" + esc(enc(c.dagRunId)) + '">' +
-        esc(c.dagRunId) + "</a></td><td>" + esc(c.name || "") + '</td><td class="mono">' + esc(c.params || "") + "</td><td>" + statusBadge(c) + "</td>" +
+        esc(c.dagRunId) + "</a></td><td>" + esc(dagOf[c.dagRunId] || "") + '</td><td class="mono">' + esc(c.params || "") + "</td><td>" + statusBadge(c) + "</td>" +
         "<td>" + esc(fmtTime(c.startedAt)) + '</td><td class="num">' + esc(fmtDuration(runDuration(c))) + "</td></tr>";
     });
     return html + "</tbody></table>";
@@ -433,7 +436,7 @@
     else if (a === "suspend" || a === "resume") act("POST", "/dags/" + enc(dag) + "/suspend", { suspend: a === "suspend" }, (a === "suspend" ? "Suspended " : "Resumed ") + dag);
     else if (a === "stop") act("POST", "/dag-runs/" + enc(name) + "/" + enc(id) + "/stop", {}, "Stop requested for " + id);
     else if (a === "retry") act("POST", "/dag-runs/" + enc(name) + "/" + enc(id) + "/retry", { dagRunId: id }, "Retrying " + id);
-    else if (a === "dequeue") act("POST", "/dag-runs/" + enc(name) + "/" + enc(id) + "/dequeue", {}, "Dequeued " + id);
+    else if (a === "dequeue") act("GET", "/dag-runs/" + enc(name) + "/" + enc(id) + "/dequeue", undefined, "Dequeued " + id);
     else if (t.hasAttribute("data-stream")) { pageState.stream = t.getAttribute("data-stream"); refresh(); }
     else if (t.hasAttribute("data-step-clear")) { pageState.step = null; refresh(); }
     else if (t.hasAttribute("data-step")) { pageState.step = t.getAttribute("data-step"); pageState.stream = "stdout"; refresh(); }
