@@ -203,6 +203,7 @@ class Normaliser {
     }
     if (!attempt_id.empty()) {
       literals_.emplace_back("_" + attempt_id, "_<ATTEMPT>");
+      literals_.emplace_back("attempt-id=" + attempt_id, "attempt-id=<ATTEMPT>");  // retry-target-attempt-id=
     }
   }
   std::string operator()(std::string s) const {
