@@ -21,6 +21,7 @@
 
 #include "support/dagu_process.h"
 #include "support/ha_settings.h"
+#include "support/peer_binary.h"
 
 namespace dagu::testing {
 
@@ -37,28 +38,6 @@ inline std::string ReadText(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// The path of the Dagu 1.30.2 binary (bench/fetch_peer.sh: npm pack of
-// @dagu-org/dagu-linux-x64@1.30.2, cached), or "" with *why set.
-inline std::string FetchPeer(std::string* why) {
-  std::string cmd = std::string("bash '") + DAGU_SOURCE_DIR + "/bench/fetch_peer.sh' 2>&1";
-  FILE* f = ::popen(cmd.c_str(), "r");
-  if (f == nullptr) {
-    *why = "cannot run " + cmd;
-    return "";
-  }
-  std::string out;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, f) != nullptr) out += buf;
-  int rc = ::pclose(f);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  std::string last = out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
-  if (rc != 0 || last.empty() || !std::filesystem::exists(last)) {
-    *why = out;
-    return "";
-  }
-  return last;
 }
 
 class HaCluster : public ::testing::Test {
