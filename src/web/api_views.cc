@@ -119,6 +119,11 @@ ApiJson StepJson(const Json& s, bool from_dag) {
       list.push_back(std::move(e));
     }
     j["commands"] = std::move(list);
+  } else if (auto cmd = s.find("command"); cmd != s.end() && cmd->is_string() && !cmd->get<std::string>().empty()) {
+    // A record from before `commands`: command and args are one entry.
+    ApiJson e = {{"command", *cmd}};
+    CopyIfSet(s, "args", e);
+    j["commands"] = ApiJson::array({std::move(e)});
   }
   CopyIfSet(s, "depends", j);
   CopyIfSet(s, "dir", j);
