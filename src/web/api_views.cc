@@ -38,6 +38,18 @@ ApiJson ConditionJson(const Json& c) {
   return j;
 }
 
+// A loaded DAG's conditions as 1.30.2 shows them ({condition, expected?, negate?}).
+ApiJson DagConditionsJson(const std::vector<Condition>& conditions) {
+  ApiJson list = ApiJson::array();
+  for (const Condition& c : conditions) {
+    ApiJson e = {{"condition", c.condition}};
+    if (!c.expected.empty()) e["expected"] = c.expected;
+    if (c.negate) e["negate"] = true;
+    list.push_back(std::move(e));
+  }
+  return list;
+}
+
 ApiJson ConditionsJson(const Json& list) {
   ApiJson out = ApiJson::array();
   if (list.is_array())
@@ -243,14 +255,7 @@ ApiJson NotStartedRunDetailsJson(const Dag& dag, bool with_nodes) {
   if (with_nodes)
     for (const Step& s : dag.steps) nodes.push_back(NotStartedNodeJson(s));
   j["nodes"] = std::move(nodes);
-  ApiJson pre = ApiJson::array();
-  for (const Condition& c : dag.preconditions) {
-    ApiJson e = {{"condition", c.condition}};
-    if (!c.expected.empty()) e["expected"] = c.expected;
-    if (c.negate) e["negate"] = true;
-    pre.push_back(std::move(e));
-  }
-  j["preconditions"] = std::move(pre);
+  j["preconditions"] = DagConditionsJson(dag.preconditions);
   if (with_nodes) {
     if (dag.handler_on.exit) j["onExit"] = NotStartedNodeJson(*dag.handler_on.exit);
     if (dag.handler_on.success) j["onSuccess"] = NotStartedNodeJson(*dag.handler_on.success);
@@ -373,16 +378,7 @@ ApiJson DagDetailsJson(const Dag& dag, WallTime now, bool loaded_with_base) {
   if (!dag.log_dir.empty()) j["logDir"] = dag.log_dir;
   if (dag.max_active_runs != 0) j["maxActiveRuns"] = dag.max_active_runs;
   if (dag.max_active_steps != 0) j["maxActiveSteps"] = dag.max_active_steps;
-  if (!dag.preconditions.empty()) {
-    ApiJson pre = ApiJson::array();
-    for (const Condition& c : dag.preconditions) {
-      ApiJson e = {{"condition", c.condition}};
-      if (!c.expected.empty()) e["expected"] = c.expected;
-      if (c.negate) e["negate"] = true;
-      pre.push_back(std::move(e));
-    }
-    j["preconditions"] = std::move(pre);
-  }
+  if (!dag.preconditions.empty()) j["preconditions"] = DagConditionsJson(dag.preconditions);
   if (!dag.steps.empty()) {
     ApiJson steps = ApiJson::array();
     for (const Step& s : dag.steps) steps.push_back(StepJson(s));

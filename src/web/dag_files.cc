@@ -68,6 +68,26 @@ std::string RealPath(const std::string& path) {
   return ::realpath(path.c_str(), buf) == nullptr ? "" : std::string(buf);
 }
 
+// Fills `f` from a load of the file at `path`: the DAG when it loaded, else
+// what was parsed (`partial`, when it has a name) and the errors, each naming
+// the file as `shown` (this host's path is not shown).
+void TakeLoadResult(const Status& s, Dag dag, const std::vector<DagError>& errors, const std::string& path,
+                    const std::string& shown, DagFile* f) {
+  for (const DagError& e : errors) {
+    if (e.is_error()) f->errors.push_back(ApiErrorText(e, shown));
+  }
+  if (s.ok()) {
+    f->dag = std::move(dag);
+    return;
+  }
+  if (!dag.name.empty()) f->partial = std::move(dag);
+  if (f->errors.empty()) {
+    std::string message = s.message();
+    ReplaceAll(&message, path, shown);
+    f->errors.push_back(ElideQuotes(message));
+  }
+}
+
 }  // namespace
 
 std::string ApiErrorText(const DagError& e, const std::string& file_name) {
@@ -138,19 +158,7 @@ DagFile DagFiles::Load(const std::string& file_name, const std::string& path, bo
   Dag dag;
   std::vector<DagError> errors;
   Status s = LoadDag(path, options, &dag, &errors);
-  for (const DagError& e : errors) {
-    if (e.is_error()) f.errors.push_back(ApiErrorText(e, file_name));
-  }
-  if (s.ok()) {
-    f.dag = std::move(dag);
-    return f;
-  }
-  if (!dag.name.empty()) f.partial = std::move(dag);
-  if (f.errors.empty()) {
-    std::string message = s.message();
-    ReplaceAll(&message, path, file_name);
-    f.errors.push_back(ElideQuotes(message));
-  }
+  TakeLoadResult(s, std::move(dag), errors, path, file_name, &f);
   return f;
 }
 
@@ -209,19 +217,7 @@ DagFile DagFiles::LoadText(const std::string& file_name, const std::string& yaml
   Dag dag;
   std::vector<DagError> errors;
   Status s = LoadDagFromString(yaml, f.path, options_, &dag, &errors);
-  for (const DagError& e : errors) {
-    if (e.is_error()) f.errors.push_back(ApiErrorText(e, f.file_name + ".yaml"));
-  }
-  if (s.ok()) {
-    f.dag = std::move(dag);
-    return f;
-  }
-  if (!dag.name.empty()) f.partial = std::move(dag);
-  if (f.errors.empty()) {
-    std::string message = s.message();
-    ReplaceAll(&message, f.path, f.file_name + ".yaml");
-    f.errors.push_back(ElideQuotes(message));
-  }
+  TakeLoadResult(s, std::move(dag), errors, f.path, f.file_name + ".yaml", &f);
   return f;
 }
 
