@@ -86,7 +86,7 @@ ElectionStep Elector::Step() {
     ElectionStep fast;
     if (CheckOsLock(seen, &fast)) return fast;
   } else {
-    os_armed_.reset();
+    Disarm();
   }
   if (tracker_.IsStale(now)) return TakeOver();
   return Waiting();
@@ -96,7 +96,7 @@ bool Elector::CheckOsLock(const LockSnapshot& seen, ElectionStep* out) {
   if (!seen.exists || !seen.owner || !seen.owner->os_lock) {
     // No claim (Dagu 1.30.2, ours without the setting, a holder that could
     // not take the OS lock yet, a half-made lock): only T counts.
-    os_armed_.reset();
+    Disarm();
     return false;
   }
   OsArm acquisition{seen.device, seen.inode, seen.owner->token};
@@ -107,12 +107,12 @@ bool Elector::CheckOsLock(const LockSnapshot& seen, ElectionStep* out) {
                    os_lock_->path(), s.ToString());
       os_probe_error_ = s.ToString();
     }
-    os_armed_.reset();
+    Disarm();
     return false;
   }
   os_probe_error_.clear();
   if (!probe.same_file) {  // the file was replaced: what we saw held says nothing about it
-    os_armed_.reset();
+    Disarm();
     return false;
   }
   if (probe.held) {
@@ -120,7 +120,7 @@ bool Elector::CheckOsLock(const LockSnapshot& seen, ElectionStep* out) {
       spdlog::info("Fast takeover armed: the scheduler lock holder {} holds its OS lock {}", seen.HolderLabel(),
                    os_lock_->path());
     }
-    os_armed_ = acquisition;
+    Arm(acquisition);
     return false;
   }
   if (os_armed_ != acquisition) return false;  // never seen held by this holder: the full T
@@ -130,6 +130,25 @@ bool Elector::CheckOsLock(const LockSnapshot& seen, ElectionStep* out) {
                seen.HolderLabel(), os_lock_->path());
   *out = TakeOver(/*os_lock_released=*/true);
   return true;
+}
+
+void Elector::Arm(const OsArm& acquisition) {
+  os_armed_ = acquisition;
+  os_armed_flag_.store(true, std::memory_order_relaxed);
+}
+
+void Elector::Disarm() {
+  os_armed_.reset();
+  os_armed_flag_.store(false, std::memory_order_relaxed);
+}
+
+const char* Elector::FastTakeoverState() const {
+  if (!os_lock_) return "off";
+  {
+    MutexLock l(&mu_);
+    if (holding_) return ours_.os_lock ? "held" : "not_held";
+  }
+  return os_armed_flag_.load(std::memory_order_relaxed) ? "armed" : "unarmed";
 }
 
 Duration Elector::StandbyInterval() const {
@@ -170,7 +189,7 @@ ElectionStep Elector::Create(AcquisitionKind kind) {
 }
 
 ElectionStep Elector::TakeOver(bool os_lock_released) {
-  os_armed_.reset();
+  Disarm();
   const LockSnapshot stale = tracker_.current();
   MonoTime lease_start = clock_->Monotonic();
   LockSnapshot again;

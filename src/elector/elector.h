@@ -44,6 +44,7 @@
 // the held-lock state is guarded so those may overlap.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -131,6 +132,12 @@ class Elector {
   bool fast_takeover() const { return os_lock_ != nullptr; }
   // Armed: the holder's OS lock was seen held (role-machine thread).
   bool fast_takeover_armed() const { return os_armed_.has_value(); }
+  // For /health (any thread): "off" without the setting; holding, "held"
+  // (our owner record claims the OS lock) or "not_held" (not taken yet: a
+  // predecessor's process still has it); standing by, "armed" (the holder
+  // was seen holding its OS lock: its death is taken over at once) or
+  // "unarmed" (a takeover waits the full T).
+  const char* FastTakeoverState() const;
   const InstanceIdentity& identity() const { return identity_; }
   const std::string& lock_path() const { return store_->lock_path(); }
 
@@ -174,6 +181,9 @@ class Elector {
     bool operator==(const OsArm&) const = default;
   };
   std::optional<OsArm> os_armed_;
+  std::atomic<bool> os_armed_flag_{false};  // os_armed_.has_value(), for other threads
+  void Arm(const OsArm& acquisition);
+  void Disarm();
   MonoTime next_look_{};
   std::string os_probe_error_;  // the last probe error logged ("" when none)
 

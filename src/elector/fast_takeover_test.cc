@@ -106,6 +106,8 @@ TEST_F(FastTakeoverTest, AStandbyThatSawTheOsLockHeldTakesOverWithinOnePollOfThe
   ASSERT_TRUE(a.First().acquired);
   EXPECT_FALSE(b.First().acquired);
   EXPECT_TRUE(b.elector->fast_takeover_armed()) << "b saw a hold its OS lock at its first look";
+  EXPECT_STREQ(b.elector->FastTakeoverState(), "armed") << "what /health says";
+  EXPECT_STREQ(a.elector->FastTakeoverState(), "held");
   EXPECT_EQ(b.elector->StandbyInterval(), kP);
   // a lives and renews: b only waits, for longer than T.
   for (Duration waited{}; waited < kT + 10s; waited += kP) {
@@ -126,6 +128,7 @@ TEST_F(FastTakeoverTest, AStandbyThatSawTheOsLockHeldTakesOverWithinOnePollOfThe
   LockSnapshot s = Look();
   EXPECT_EQ(s.owner->instance_id, b.id());
   EXPECT_TRUE(s.owner->os_lock) << "the new holder has the OS lock at once";
+  EXPECT_STREQ(b.elector->FastTakeoverState(), "held");
 }
 
 TEST_F(FastTakeoverTest, AClaimTheStandbyNeverSawHeldWaitsTheFullT) {
@@ -149,6 +152,8 @@ TEST_F(FastTakeoverTest, AHolderWithoutTheSettingGetsTheFullT) {
   ASSERT_TRUE(a.First().acquired);
   EXPECT_FALSE(b.First().acquired);
   EXPECT_FALSE(b.elector->fast_takeover_armed());
+  EXPECT_STREQ(b.elector->FastTakeoverState(), "unarmed");
+  EXPECT_STREQ(a.elector->FastTakeoverState(), "off");
   EXPECT_EQ(b.elector->StandbyInterval(), kO);
   a.Die();
   auto [waited, step] = StepUntilAcquired(b, 2 * kT);

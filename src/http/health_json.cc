@@ -39,6 +39,7 @@ std::string HealthJson(const RoleSnapshot& s, const std::string& version) {
   j["unhealthy_reason"] = s.unhealthy_reason;
   j["activation"] = s.activation;
   j["takeover_seconds"] = SecondsOrNull(s.takeover);
+  j["fast_takeover"] = s.fast_takeover;
   j["last_error"] = s.last_error;
   j["version"] = version;
   return JsonText(j) + "\n";

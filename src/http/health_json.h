@@ -7,7 +7,8 @@
 //    "last_renewal_seen_seconds":1.204,"lease_remaining_seconds":21.3,
 //    "stale_threshold_seconds":30,"threshold_in_force_seconds":30,"retry_interval_seconds":5,
 //    "renew_interval_seconds":7,"tick_loop_idle_seconds":0.4,"unhealthy_reason":"",
-//    "activation":"stale","takeover_seconds":30.2,"last_error":"","version":"0.1.0"}
+//    "activation":"stale","takeover_seconds":30.2,"fast_takeover":"off","last_error":"",
+//    "version":"0.1.0"}
 //
 // `status` is "healthy" while the instance runs (standby included),
 // "unhealthy" while it is active but its tick loop has shown no progress for

@@ -46,6 +46,7 @@ TEST(HealthJsonTest, CarriesTheRoleAndTheLock) {
   EXPECT_EQ(j["lock_holder"], "host-b-7-1796220000");
   EXPECT_DOUBLE_EQ(j["last_renewal_seen_seconds"].get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(j["takeover_seconds"].get<double>(), 30.2);
+  EXPECT_EQ(j["fast_takeover"], "off");
   EXPECT_EQ(j["version"], "0.1.0");
   j = nlohmann::json::parse(HealthJson(Standby(), "0.1.0"));
   EXPECT_EQ(j["role"], "standby");

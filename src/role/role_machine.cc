@@ -264,6 +264,7 @@ RoleSnapshot RoleMachine::Snapshot() const {
     }
   }
   s.lock_holder = elector_->holder();
+  s.fast_takeover = elector_->FastTakeoverState();
   if (s.state == RoleState::kActive) {
     s.active = lease_->MayDispatch();
     s.last_renewal_seen_age = now - lease_->last_renewal();

@@ -57,6 +57,10 @@ struct RoleSnapshot {
   std::string activation;  // "fresh" | "released" | "stale" | ""
   std::optional<Duration> takeover;  // last renewal of the previous holder seen -> active
 
+  // scheduler.fast_takeover: "off" | "held" | "not_held" | "armed" |
+  // "unarmed" (Elector::FastTakeoverState).
+  std::string fast_takeover = "off";
+
   const char* role() const { return active ? "active" : "standby"; }
 };
 
