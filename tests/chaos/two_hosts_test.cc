@@ -104,5 +104,42 @@ TEST_P(TwoHosts, TakeoverAcrossHostsIsTheSameAsOnOne) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, TwoHosts, ::testing::Values("shared-dir", "nfs-cache-off", "nfs-cache-30s"));
 
+// scheduler.fast_takeover across two hosts that share one kernel (UTS and
+// network namespaces, the data directory on the same local file system): the
+// OS lock is the kernel's, so a standby on host b sees host a's holder die at
+// once, in both directions. Hosts on separate kernels need a shared file
+// system that keeps OFD locks across clients (NFSv4): not testable here
+// (docs/ha-protocol.md, "Where fast takeover is allowed").
+class TwoHostsFast : public TwoHosts {};
+
+TEST_F(TwoHostsFast, AKillNineOnEitherHostIsTakenOverWithinASecond) {
+  CHAOS_REQUIRE(false);
+  SetUpHosts("", false);
+  Cluster& c = *cluster_;
+  const std::map<std::string, std::string> fast = {{"DAGU_SCHEDULER_FAST_TAKEOVER", "true"}};
+  dt::DaguProcess* active = &c.Start("a", ha_, kT, kR, fast);
+  ASSERT_TRUE(Cluster::WaitForRole(*active, "active", 10s)) << active->Describe();
+  dt::DaguProcess* standby = &c.Start("b", hb_, kT, kR, fast);
+  ASSERT_TRUE(Cluster::WaitForRole(*standby, "standby", 10s)) << standby->Describe();
+  for (int trial = 0; trial < 2; ++trial) {
+    ASSERT_TRUE(dt::PollUntil([&] { return standby->Health().body.value("fast_takeover", "") == "armed"; }, 5s, 50ms))
+        << standby->Health().Describe();
+    const std::string from_host = Owner(c).value("host", "");
+    active->Signal(SIGKILL);
+    ASSERT_TRUE(active->Wait(5s));
+    auto killed = Steady::now();
+    auto seen = Cluster::WaitForRole(*standby, "active", kT + 5s);
+    ASSERT_TRUE(seen) << standby->Describe();
+    Measure("two_hosts_fast_kill_to_active_s_" + std::to_string(trial), std::to_string(Seconds(*seen - killed)));
+    EXPECT_LT(*seen - killed, 1s) << "from " << from_host << ": " << standby->Describe();
+    EXPECT_NE(Owner(c).value("host", ""), from_host) << Owner(c).dump();
+    // The killed instance comes back on its host as the standby.
+    dt::DaguProcess& back = c.Restart(*active);
+    ASSERT_TRUE(Cluster::WaitForRole(back, "standby", 10s)) << back.Describe();
+    active = standby;
+    standby = &back;
+  }
+}
+
 }  // namespace
 }  // namespace dagu::chaos
