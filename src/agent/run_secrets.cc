@@ -1,6 +1,8 @@
 #include "agent/run_secrets.h"
 
 #include "agent/env_expand.h"
+#include "agent/step_env.h"
+#include "core/file_system.h"
 
 namespace dagu {
 namespace {
@@ -23,12 +25,17 @@ void MaskNode(const Masker& m, NodeRecord* n) {
 
 Status RunSecrets::Resolve(const Dag& dag, const std::vector<std::pair<std::string, std::string>>& env) {
   if (dag.secrets.empty()) return Status::OK();
+  // As 1.30.2's process environment is when it resolves them: the DAG's env
+  // (set when the DAG was loaded), then the dotenv files over it.
   VarList vars;
   for (const auto& [k, v] : env) vars.Set(k, v);
   for (const auto& [k, v] : dag.env) vars.Set(k, ExpandVars(v, vars.LookupOrEmpty()));
   SecretSources sources;
+  const std::string working_dir = ExpandVars(dag.working_dir, vars.LookupOrEmpty());
+  for (const auto& [k, v] : ReadDotenvFiles(dag, working_dir, vars)) vars.Set(k, v);
   sources.env = [&vars](const std::string& name) { return vars.Get(name); };
-  sources.working_dir = ExpandVars(dag.working_dir, vars.LookupOrEmpty());
+  sources.base_dirs = {working_dir};
+  if (!dag.location.empty()) sources.base_dirs.push_back(DirName(dag.location));
   DAGU_RETURN_IF_ERROR(ResolveSecrets(dag.secrets, sources, &values_));
   masker_ = Masker(values_);
   return Status::OK();

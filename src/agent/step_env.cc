@@ -1,10 +1,12 @@
 #include "agent/step_env.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
 #include "core/json_text.h"
 #include "core/file_system.h"
+#include "core/strings.h"
 
 namespace dagu {
 namespace {
@@ -30,6 +32,38 @@ std::string ResolveLogDir(const std::string& log_dir,
   dir = std::filesystem::path(dir).lexically_normal().string();
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   return dir;
+}
+
+std::vector<std::pair<std::string, std::string>> ReadDotenvFiles(const Dag& dag, const std::string& working_dir,
+                                                                 const VarList& env) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (dag.dotenv_disabled) return out;
+  std::vector<std::string> dirs{working_dir};
+  if (!dag.location.empty() && DirName(dag.location) != working_dir) dirs.push_back(DirName(dag.location));
+  std::vector<std::string> files{".env"};
+  for (const auto& f : dag.dotenv) {
+    if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);  // once each, as 1.30.2
+  }
+  for (const auto& f : files) {
+    if (TrimSpace(f).empty()) continue;
+    std::string text;
+    std::string path = ExpandTilde(f, env);
+    if (path[0] == '/') {
+      if (!PosixFileSystem()->ReadFile(path, &text).ok()) continue;
+    } else {
+      bool found = false;
+      for (const auto& d : dirs) {
+        if (d.empty()) continue;
+        if (PosixFileSystem()->ReadFile(JoinPath(d, path), &text).ok()) {
+          found = true;
+          break;
+        }
+      }
+      if (!found) continue;
+    }
+    for (auto& kv : ParseDotenv(text)) out.push_back(std::move(kv));
+  }
+  return out;
 }
 
 StepEnv::StepEnv(const Dag& dag, const Params& params, std::string default_shell)
@@ -76,19 +110,9 @@ void StepEnv::BuildRunVars(const std::vector<std::pair<std::string, std::string>
     if (k != "DAG_NAME" && k != "DAG_RUN_ID" && k != "DAG_RUN_LOG_FILE") eval_vars.Set(k, v);
   }
   const std::string dir = ExpandTilde(ExpandVars(dag_.working_dir, run_vars_.Lookup()), run_vars_);
-  // dotenv: .env first, then the listed files; relative to the working dir.
-  if (!dag_.dotenv_disabled) {
-    std::vector<std::string> files{".env"};
-    files.insert(files.end(), dag_.dotenv.begin(), dag_.dotenv.end());
-    for (const auto& f : files) {
-      std::string path = (f.empty() || f[0] == '/' || dir.empty()) ? f : JoinPath(dir, f);
-      std::string text;
-      if (!PosixFileSystem()->ReadFile(path, &text).ok()) continue;
-      for (const auto& [k, v] : ParseDotenv(text)) {
-        run_vars_.Set(k, v);
-        eval_vars.Set(k, v);
-      }
-    }
+  for (const auto& [k, v] : ReadDotenvFiles(dag_, dir, run_vars_)) {
+    run_vars_.Set(k, v);
+    eval_vars.Set(k, v);
   }
   for (const auto& [k, v] : dag_.env) {
     const std::string value = ExpandTilde(EvalValue(v, eval_vars, dir, run), eval_vars);

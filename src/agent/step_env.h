@@ -50,6 +50,15 @@ std::string ResolveLogDir(const std::string& log_dir,
                           const std::vector<std::pair<std::string, std::string>>& process_env,
                           const std::vector<std::pair<std::string, std::string>>& dag_env);
 
+// The variables of the DAG's `.env` and `dotenv:` files, in order (a later
+// file overrides an earlier one), as Dagu 1.30.2 reads them when a run
+// starts: `.env` first, then the listed files (none with `dotenv: []`); a
+// relative path is looked up in `working_dir`, then in the DAG file's
+// directory (the first that exists); "~/" is under $HOME; files that do not
+// exist are skipped. `env` gives HOME.
+std::vector<std::pair<std::string, std::string>> ReadDotenvFiles(const Dag& dag, const std::string& working_dir,
+                                                                 const VarList& env);
+
 class StepEnv {
  public:
   // `default_shell`: when neither the step nor the DAG sets one.

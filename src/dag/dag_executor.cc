@@ -20,6 +20,13 @@ const std::vector<std::string>& BuiltinExecutorTypes() {
 
 bool IsShellExecutorType(std::string_view type) { return type.empty() || type == "command" || type == "shell"; }
 
+ExecutorCaps CapsOf(std::string_view type) {
+  if (IsShellExecutorType(type)) return {true, true, true, true};
+  if (type == "ssh") return {true, true, false, true};
+  if (type == "http" || type == "jq") return {true, false, true, false};
+  return {};  // mail, dag, parallel
+}
+
 namespace dag_internal {
 namespace {
 
@@ -83,7 +90,39 @@ void CheckType(ParseContext& ctx, const Field& at, const std::string& type) {
 
 }  // namespace
 
-void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step) {
+void CheckExecutorCaps(ParseContext& ctx, const Fields& fields, const Step& step) {
+  const auto& built = BuiltinExecutorTypes();
+  if (std::find(built.begin(), built.end(), step.executor_type) == built.end()) return;  // shell, or refused
+  const std::string type = Quote(step.executor_type);
+  const ExecutorCaps caps = CapsOf(step.executor_type);
+  const Field* command = fields.Get("run");
+  if (command == nullptr) command = fields.Get("command");
+  if (command != nullptr && !step.commands.empty()) {
+    if (!caps.command) {
+      ctx.Error(*command, "executor type " + type + " does not support command field");
+    } else if (step.commands.size() > 1 && !caps.multiple_commands) {
+      ctx.Error(*command, "executor does not support multiple commands: executor type " + type +
+                              " only supports a single command");
+    }
+  }
+  if (!step.script.empty() && !caps.script) {
+    const Field* script = fields.Get("script");
+    ctx.Error(script != nullptr ? *script : *command, "executor type " + type + " does not support script field");
+  }
+  if (!caps.shell) {
+    const Field* shell = fields.Get("shell");
+    const Field* packages = fields.GetIgnored("shell_packages");  // accepted, ignored for the shell
+    bool has_packages = packages != nullptr && (packages->value.IsSequence()
+                                                    ? packages->value.size() > 0
+                                                    : packages->value.IsScalar() && !Trim(packages->value.Scalar()).empty());
+    if ((shell != nullptr && !step.shell.empty()) || has_packages) {
+      ctx.Error(shell != nullptr && !step.shell.empty() ? *shell : *packages,
+                "executor type " + type + " does not support shell configuration");
+    }
+  }
+}
+
+void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step, std::string* written) {
   const Field* type_field = fields.Get("type");
   const Field* legacy = fields.Get("executor");
   const Field* config = fields.Get("config");
@@ -117,6 +156,7 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step) {
     return;
   }
   CheckType(ctx, *at, type);
+  if (written != nullptr) *written = type;
   if (IsShellExecutorType(type)) return;
   step->executor_type = type;
   if (has_config) step->executor_config_json = JsonText(ToJson(config_at->value));

@@ -20,4 +20,18 @@ const std::vector<std::string>& BuiltinExecutorTypes();
 // ("command", "shell").
 bool IsShellExecutorType(std::string_view type);
 
+// What a step of each type may hold, as Dagu 1.30.2 registers it (its
+// ExecutorCapabilities): the shell takes everything; ssh commands (several)
+// and a shell but no script; http and jq one command and a script; mail,
+// dag and parallel none of these. A step that holds more is refused at load
+// time with 1.30.2's wording, e.g. `executor does not support multiple
+// commands: executor type "jq" only supports a single command`.
+struct ExecutorCaps {
+  bool command = false;
+  bool multiple_commands = false;
+  bool script = false;
+  bool shell = false;
+};
+ExecutorCaps CapsOf(std::string_view type);
+
 }  // namespace dagu

@@ -96,6 +96,32 @@ TEST(DagExecutorTest, NonShellStepsNeedNoCommand) {
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: m\n    type: command\n"), "the step has nothing to run", 2, 5);
 }
 
+// What each type takes, as 1.30.2's executor capabilities allow it.
+TEST(DagExecutorTest, ATypeTakesOnlyWhatItsExecutorCan) {
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: j\n    type: jq\n    command: [.a, .b]\n    script: '{}'\n"),
+                   "steps[j].command: executor does not support multiple commands: executor type \"jq\" only "
+                   "supports a single command",
+                   4, 14);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: h\n    executor: {type: http}\n    command: [GET a, GET b]\n"),
+                   "executor type \"http\" only supports a single command", 4, 14);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: m\n    type: mail\n    command: echo hi\n"),
+                   "steps[m].command: executor type \"mail\" does not support command field", 4, 14);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: s\n    type: ssh\n    script: echo hi\n"),
+                   "steps[s].script: executor type \"ssh\" does not support script field", 4, 13);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: j\n    type: jq\n    shell: bash\n    command: .a\n"),
+                   "steps[j].shell: executor type \"jq\" does not support shell configuration", 4, 12);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: m\n    type: mail\n    shellPackages: [jq]\n"),
+                   "executor type \"mail\" does not support shell configuration", 4, 20);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: d\n    type: dag\n    command: other\n"),
+                   "executor type \"dag\" does not support command field", 4, 14);
+  // What they take.
+  EXPECT_LOADS(LoadYaml("steps:\n  - type: jq\n    command: [.a]\n    script: '{}'\n"));
+  EXPECT_LOADS(LoadYaml("steps:\n  - type: jq\n    command: |\n      .a\n      .b\n    script: '{}'\n"));
+  EXPECT_LOADS(LoadYaml("steps:\n  - type: ssh\n    shell: bash\n    command: [echo a, echo b]\n"));
+  EXPECT_LOADS(LoadYaml("steps:\n  - type: command\n    shell: bash\n    command: [echo a, echo b]\n"));
+  EXPECT_LOADS(LoadYaml("steps:\n  - type: mail\n    shellPackages: []\n"));
+}
+
 TEST(DagExecutorTest, BuiltinTypesAreSortedAndNotShell) {
   const auto& types = BuiltinExecutorTypes();
   EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));

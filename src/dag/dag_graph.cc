@@ -27,20 +27,26 @@ bool IsReservedId(const std::string& name) {
   return false;
 }
 
+// As Dagu 1.30.2 names them: <kind>_<N>, the kind by executor type as
+// written (a call is "dag" or "parallel"; `type: command` is "command"), then script (also a multi-line command, or a
+// script with command: as its interpreter), then cmd; N is the position of
+// the step's element in the list, 1-based (the members of a nested group
+// share their group's), raised until the name differs from every name
+// generated before it. Names written in the file are not looked at: a
+// generated name equal to one of them is a duplicate step name, as in 1.30.2.
 void NameUnnamedSteps(std::vector<ParsedStep>& steps) {
-  std::set<std::string> taken;
-  for (const ParsedStep& s : steps) {
-    if (s.name_given) taken.insert(s.step.name);
-  }
-  for (size_t i = 0; i < steps.size(); ++i) {
-    Step& step = steps[i].step;
-    if (steps[i].name_given) continue;
-    // As Dagu 1.30.2 names them: by executor type (a call is "dag"), then
-    // script (also with command: as its interpreter), then cmd.
-    std::string kind = !step.executor_type.empty() ? step.executor_type : !step.script.empty() ? "script" : "cmd";
-    std::string name = kind + "_" + std::to_string(i + 1);
-    for (int n = 2; taken.count(name) != 0; ++n) name = kind + "_" + std::to_string(i + 1) + "_" + std::to_string(n);
-    taken.insert(name);
+  std::set<std::string> generated;
+  for (ParsedStep& parsed : steps) {
+    Step& step = parsed.step;
+    if (parsed.name_given) continue;
+    std::string kind = !step.executor_type.empty()   ? step.executor_type
+                       : !parsed.type_written.empty() ? parsed.type_written  // type: command -> command_N
+                       : !step.script.empty()         ? "script"
+                                                      : "cmd";
+    size_t n = parsed.element + 1;
+    std::string name = kind + "_" + std::to_string(n);
+    while (generated.count(name) != 0) name = kind + "_" + std::to_string(++n);
+    generated.insert(name);
     step.name = name;
   }
 }

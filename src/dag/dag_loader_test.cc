@@ -329,11 +329,11 @@ TEST(DagLoaderTest, LegacyDialectStepFields) {
 
   const Step& t = l.dag.steps[1];  // command: is the interpreter of script:
   EXPECT_EQ(t.commands, std::vector<std::string>{"python3"});
-  EXPECT_EQ(t.script, "print(\"hi\")\n");
+  EXPECT_EQ(t.script, "print(\"hi\")");  // trimmed, as 1.30.2 trims it
 
   const Step& r = l.dag.steps[2];
   EXPECT_TRUE(r.commands.empty());
-  EXPECT_EQ(r.script, "echo one\necho two\n");
+  EXPECT_EQ(r.script, "echo one\necho two");
   EXPECT_EQ(r.depends, (std::vector<std::string>{"extract", "transform"}));
   EXPECT_TRUE(r.repeat_policy.enabled);
   EXPECT_EQ(r.repeat_policy.mode, "");
@@ -351,7 +351,7 @@ TEST(DagLoaderTest, KeysMatchWhateverTheirCase) {
 TEST(DagLoaderTest, MultiLineRunIsAScript) {
   Loaded l = LoadYaml("steps:\n  - run: |\n      echo a\n      echo b\n  - run: |\n      echo single\n");
   EXPECT_LOADS(l);
-  EXPECT_EQ(l.dag.steps[0].script, "echo a\necho b\n");
+  EXPECT_EQ(l.dag.steps[0].script, "echo a\necho b");
   EXPECT_TRUE(l.dag.steps[0].commands.empty());
   EXPECT_EQ(l.dag.steps[0].name, "script_1");
   EXPECT_EQ(l.dag.steps[1].commands, std::vector<std::string>{"echo single"});
@@ -361,7 +361,7 @@ TEST(DagLoaderTest, MultiLineRunIsAScript) {
 TEST(DagLoaderTest, LegacyMultiLineCommandIsAScript) {
   Loaded l = LoadYaml("steps:\n  - command: |\n      set -x\n      date\n");
   EXPECT_LOADS(l);
-  EXPECT_EQ(l.dag.steps[0].script, "set -x\ndate\n");
+  EXPECT_EQ(l.dag.steps[0].script, "set -x\ndate");
 }
 
 TEST(DagLoaderTest, BareStringStepRunsIt) {
@@ -372,10 +372,50 @@ TEST(DagLoaderTest, BareStringStepRunsIt) {
   EXPECT_EQ(l.dag.steps[1].depends, std::vector<std::string>{"cmd_1"});
 }
 
-TEST(DagLoaderTest, AutoNamesAvoidExplicitNames) {
+// As in 1.30.2: a generated name is not checked against the written ones, so
+// one equal to a written name is a duplicate.
+TEST(DagLoaderTest, AutoNameEqualToAnExplicitNameIsADuplicate) {
   Loaded l = LoadYaml("steps:\n  - command: a\n  - name: cmd_1\n    command: b\n");
+  EXPECT_ONE_ERROR(l, "duplicate step name \"cmd_1\"", 3, 5);
+}
+
+// 1.30.2's numbering: N is the position of the step's element in the list
+// (nested group members share it), raised past the names generated before;
+// a written type names the kind, type: command too.
+TEST(DagLoaderTest, AutoNamesNumberByElementAndType) {
+  Loaded l = LoadYaml(R"(steps:
+  - command: echo a
+  - - command: echo b1
+    - command: echo b2
+    - script: echo b3
+  - command: echo c
+  - name: named
+    command: echo d
+  - type: command
+    command: echo e
+  - type: shell
+    command: echo f
+  - type: jq
+    command: .a
+    script: '{"a": 1}'
+  - command: |
+      one line
+)");
   EXPECT_LOADS(l);
-  EXPECT_EQ(Names(l.dag.steps), (std::vector<std::string>{"cmd_1_2", "cmd_1"}));
+  EXPECT_EQ(Names(l.dag.steps), (std::vector<std::string>{"cmd_1", "cmd_2", "cmd_3", "script_2", "cmd_4", "named",
+                                                          "command_5", "shell_6", "jq_7", "cmd_8"}));
+}
+
+// A script and a multi-line command are trimmed as 1.30.2 trims them: a
+// trailing "\r" (or "\r\n") is not run; an inner one stays.
+TEST(DagLoaderTest, ScriptsAndCommandsAreTrimmed) {
+  Loaded l = LoadYaml("steps:\n  - script: \"test -f /x\\r\"\n  - script: \"a\\r\\nb\\r\\n\"\n"
+                      "  - command: \"c1\\r\\nc2\\r\\n\"\n  - command: \"test -f /y\\r\"\n");
+  EXPECT_LOADS(l);
+  EXPECT_EQ(l.dag.steps[0].script, "test -f /x");
+  EXPECT_EQ(l.dag.steps[1].script, "a\r\nb");
+  EXPECT_EQ(l.dag.steps[2].script, "c1\r\nc2");
+  EXPECT_EQ(l.dag.steps[3].commands, std::vector<std::string>{"test -f /y"});
 }
 
 TEST(DagLoaderTest, ChainTypeAddsThePreviousStep) {

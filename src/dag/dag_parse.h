@@ -70,6 +70,8 @@ struct ParsedStep {
   bool no_implicit_deps = false;  // depends: [] was written
   std::vector<Field> depends;     // each entry as written
   size_t element = 0;             // position in the steps list (group members share one)
+  std::string type_written;       // type: / executor: as written (lower case), also
+                                  // "command" / "shell", which leave step.executor_type ""
   // `run:` whose value is a bare DAG name: a sub-DAG call when the file is
   // read as Dagu 1.30.2 (see ResolveRunCall), a command otherwise.
   std::string run_call;
@@ -103,7 +105,11 @@ void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out,
 
 // type: + config:, or the legacy executor: (a string or {type, config}), into
 // step->executor_type / executor_config_json. Types not built here are errors.
-void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step);
+// `written` (optional) gets the type as written, lower case ("" for none).
+void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step, std::string* written = nullptr);
+// Refuses what the step's executor type cannot take (CapsOf); after the
+// executor, commands, script and shell are parsed.
+void CheckExecutorCaps(ParseContext& ctx, const Fields& fields, const Step& step);
 
 // smtp, mail_on, error_mail, info_mail of the root mapping; present ones
 // replace those in *dag (base config values).

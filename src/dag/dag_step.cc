@@ -22,10 +22,12 @@ std::string RestoreCr(const std::string& text) {
 }
 
 // A run:/command: string: one line is a command, several lines a script.
-void AddCommandText(const std::string& text, Step* step) {
+// Both are trimmed (Go's strings.TrimSpace, as Dagu 1.30.2 does), so a
+// trailing "\r" or "\r\n" is not part of what runs.
+void AddCommandText(const ParseContext& ctx, const std::string& text, Step* step) {
   std::string trimmed = Trim(text);
   if (trimmed.find('\n') != std::string::npos) {
-    step->script = text;
+    step->script = ctx.crlf() ? RestoreCr(trimmed) : trimmed;
   } else {
     step->commands.push_back(trimmed);
   }
@@ -56,7 +58,7 @@ bool ParseCommands(ParseContext& ctx, const Field& f, Step* step) {
     ctx.Error(f, "the command is empty");
     return false;
   }
-  AddCommandText(text, step);
+  AddCommandText(ctx, text, step);
   return true;
 }
 
@@ -324,9 +326,11 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
     if (script != nullptr && ctx.String(*script, &step.script) && Trim(step.script).empty()) {
       ctx.Error(*script, "the script is empty");
     }
-    if (ctx.crlf()) step.script = RestoreCr(step.script);
+    // Trimmed as Dagu 1.30.2 trims it: a script written with CRLF line ends
+    // keeps its inner "\r" but not the trailing "\r\n".
+    step.script = Trim(ctx.crlf() ? RestoreCr(step.script) : step.script);
   }
-  ParseStepExecutor(ctx, fields, &step);
+  ParseStepExecutor(ctx, fields, &step, &out->type_written);
   if (run == nullptr && command == nullptr && script == nullptr && step.executor_type.empty() && !HasCall(fields)) {
     ctx.ErrorAt(out->at.value, out->at.path, "the step has nothing to run; give run:");
   }
@@ -335,6 +339,7 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
     std::vector<std::string> more;
     if (ctx.StringList(*x, &more)) step.shell_args.insert(step.shell_args.end(), more.begin(), more.end());
   }
+  CheckExecutorCaps(ctx, fields, step);
   if (const Field* x = fields.Get("depends")) {
     if (x->value.IsMap()) {
       ctx.Error(*x, "depends must be a step name or a list of them");
@@ -392,7 +397,7 @@ void ParseStep(ParseContext& ctx, const Field& f, ParsedStep* out) {
       ctx.Error(f, "the command is empty");
       return;
     }
-    AddCommandText(text, &out->step);
+    AddCommandText(ctx, text, &out->step);
     return;
   }
   if (!f.value.IsMap()) {

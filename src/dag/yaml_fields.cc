@@ -124,6 +124,13 @@ const Field* Fields::Get(std::string_view canonical) const {
   return nullptr;
 }
 
+const Field* Fields::GetIgnored(std::string_view canonical) const {
+  for (const Field& f : ignored) {
+    if (f.name == canonical) return &f;
+  }
+  return nullptr;
+}
+
 std::pair<int, int> PositionOf(const YAML::Node& node) {
   if (!HasMark(node)) return {1, 1};
   return {node.Mark().line + 1, node.Mark().column + 1};
@@ -254,6 +261,7 @@ bool ParseContext::Map(const Field& at, const KeyTable& table, Fields* out, cons
   }
   std::map<std::string, const Field*> seen;  // canonical -> first field
   std::vector<Field> accepted;
+  std::vector<Field> ignored;
   accepted.reserve(entries.size());
   for (Field& f : entries) {
     bool merged = f.name == "<<";
@@ -291,6 +299,7 @@ bool ParseContext::Map(const Field& at, const KeyTable& table, Fields* out, cons
         break;
       case KeySupport::kIgnored:
         WarningAt(f.key, f.path, std::string("ignored: ") + spec.note, f.spelled);
+        ignored.push_back(f);
         break;
       case KeySupport::kUnsupported:
         ErrorAt(f.key, f.path, std::string("not supported: ") + spec.note, f.spelled);
@@ -298,6 +307,7 @@ bool ParseContext::Map(const Field& at, const KeyTable& table, Fields* out, cons
     }
   }
   out->all = std::move(accepted);
+  out->ignored = std::move(ignored);
   return true;
 }
 

@@ -104,8 +104,10 @@ struct Field {
 };
 
 struct Fields {
-  std::vector<Field> all;  // supported keys, in file order
+  std::vector<Field> all;      // supported keys, in file order
+  std::vector<Field> ignored;  // keys accepted with an "ignored" warning
   const Field* Get(std::string_view canonical) const;
+  const Field* GetIgnored(std::string_view canonical) const;
 };
 
 class ParseContext {

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "core/go_format.h"
 #include "core/json_text.h"
 #include "core/base58.h"
 #include "dag/call_params.h"
@@ -222,8 +223,38 @@ std::string SubstituteItem(const std::string& text, const std::string& item) {
   std::string out;
   json parsed;
   bool parsed_done = false;
+  auto lookup = [&](const std::string& path) -> const json* {
+    if (!parsed_done) {
+      parsed = json::parse(item, nullptr, false);
+      parsed_done = true;
+    }
+    return parsed.is_discarded() ? nullptr : JsonPath(parsed, path);
+  };
   size_t i = 0;
   while (i < text.size()) {
+    if (text[i] == '"' && text.compare(i + 1, 2 + kName.size(), "${" + kName) == 0) {
+      // "${ITEM}" / "${ITEM.path}" between double quotes: the value Go-quoted
+      // (quotes and backslashes in a JSON item escaped), as Dagu 1.30.2 does.
+      size_t after = i + 3 + kName.size();
+      size_t close = text.find('}', after);
+      if (close != std::string::npos && close + 1 < text.size() && text[close + 1] == '"') {
+        std::string path = text.substr(after, close - after);
+        if (path.empty()) {
+          out += GoQuote(item);
+          i = close + 2;
+          continue;
+        }
+        if (path.size() > 1 && path[0] == '.') {
+          if (const json* found = lookup(path)) {
+            out += GoQuote(ItemText(*found));
+            i = close + 2;
+            continue;
+          }
+        }
+      }
+      out += text[i++];
+      continue;
+    }
     if (text[i] != '$') {
       out += text[i++];
       continue;
@@ -238,12 +269,7 @@ std::string SubstituteItem(const std::string& text, const std::string& item) {
           i = close + 1;
           continue;
         }
-        if (!parsed_done) {
-          parsed = json::parse(item, nullptr, false);
-          parsed_done = true;
-        }
-        const json* found = parsed.is_discarded() ? nullptr : JsonPath(parsed, path);
-        if (found != nullptr) {
+        if (const json* found = lookup(path)) {
           out += ItemText(*found);
           i = close + 1;
           continue;

@@ -55,7 +55,10 @@ std::string ExpandEnvRefs(const std::string& text, const std::vector<std::string
 
 // `text` with ${ITEM}, $ITEM and ${ITEM.path} replaced: the path (a.b[0].c)
 // looks into `item` as JSON; a string result is used as is, anything else as
-// compact JSON; a path that finds nothing is left as written.
+// compact JSON; a path that finds nothing is left as written. A reference
+// written between double quotes ("${ITEM}", "${ITEM.a.b}": how step params
+// NAME: ${ITEM} are written) is replaced with its value Go-quoted, quotes
+// included, so a JSON object item survives as one value: NAME="{\"a\": 1}".
 std::string SubstituteItem(const std::string& text, const std::string& item);
 
 }  // namespace dagu

@@ -138,5 +138,15 @@ TEST(SubdagPlanTest, SubstituteItem) {
   EXPECT_EQ(SubstituteItem("${ITEM.x}", "plain"), "${ITEM.x}");
 }
 
+// Between double quotes (step params NAME: ${ITEM}), the item is Go-quoted so
+// a JSON object stays one value, as Dagu 1.30.2 passes it.
+TEST(SubdagPlanTest, SubstituteQuotedItem) {
+  const std::string obj = R"({"file": "a.txt", "n": 2, "q": "x\"y"})";
+  EXPECT_EQ(SubstituteItem("aJson=\"${ITEM}\"", obj), R"(aJson="{\"file\": \"a.txt\", \"n\": 2, \"q\": \"x\\\"y\"}")");
+  EXPECT_EQ(SubstituteItem("F=\"${ITEM.file}\" N=\"${ITEM.n}\" Q=\"${ITEM.q}\"", obj), R"(F="a.txt" N="2" Q="x\"y")");
+  EXPECT_EQ(SubstituteItem("M=\"${ITEM.missing}\"", obj), "M=\"${ITEM.missing}\"");
+  EXPECT_EQ(SubstituteItem("P=\"${ITEM}\"", "plain"), "P=\"plain\"");
+}
+
 }  // namespace
 }  // namespace dagu

@@ -10,21 +10,26 @@ namespace {
 Status Resolve(const SecretRef& ref, const SecretSources& sources, std::string* value) {
   if (ref.provider == "env") {
     std::optional<std::string> v = sources.env ? sources.env(ref.key) : std::nullopt;
-    if (!v.has_value() || v->empty()) {
-      return Status::NotFound("environment variable \"" + ref.key + "\" is not set");
-    }
+    if (!v.has_value()) return Status::NotFound("environment variable \"" + ref.key + "\" is not set");
     *value = *v;
     return Status::OK();
   }
   if (ref.provider == "file") {
     std::string path = ref.key;
-    if (!path.empty() && path[0] == '~') {
-      if (auto home = sources.env ? sources.env("HOME") : std::nullopt) path = *home + path.substr(1);
+    if (path.empty() || path[0] != '/') {
+      for (const auto& dir : sources.base_dirs) {
+        if (dir.empty()) continue;
+        std::string candidate = JoinPath(dir, ref.key);
+        FileInfo info;
+        if (PosixFileSystem()->Stat(candidate, &info).ok()) {  // exists, as 1.30.2 checks
+          path = candidate;
+          break;
+        }
+      }
     }
-    if (!path.empty() && path[0] != '/' && !sources.working_dir.empty()) path = JoinPath(sources.working_dir, path);
     Status s = PosixFileSystem()->ReadFile(path, value);
     if (s.IsNotFound()) return Status::NotFound("secret file not found: " + path);
-    if (!s.ok()) return Status::IOError("cannot read secret file " + path + ": " + s.message());
+    if (!s.ok()) return Status::IOError("failed to read secret file " + path + ": " + s.message());
     return Status::OK();
   }
   return Status::InvalidArgument("unknown secret provider: " + ref.provider);

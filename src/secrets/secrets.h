@@ -2,11 +2,16 @@
 // provider when a run starts, and masking every resolved value wherever run
 // output is written.
 //
-// Providers:
-//   env   the value of environment variable `key` (the DAG's env, dotenv and
-//         the process environment; "" counts as not set)
+// Providers (as Dagu 1.30.2 resolves them):
+//   env   the value of environment variable `key` (the process environment,
+//         the DAG's env and its dotenv files); a variable set to "" gives
+//         "" (an empty secret masks nothing), an unset one is an error
 //   file  the contents of file `key`, as is (a trailing newline is part of
-//         the value); a relative path is relative to the DAG's working dir
+//         the value). An absolute path is read as it is; a relative one is
+//         looked up in each base directory in order (the DAG's working
+//         directory, then the DAG file's directory) and the first that
+//         exists is read; when none has it, the error names the key as
+//         written. No "~" expansion (1.30.2 has none).
 // Errors name the secret and the provider, never a value:
 //   failed to resolve secret "DB" from provider "env": environment variable "DB_PASS" is not set
 //   failed to resolve secret "F" from provider "file": secret file not found: /run/f
@@ -32,7 +37,7 @@ struct ResolvedSecret {
 struct SecretSources {
   // A variable of the run's environment (DAG env over the process env).
   std::function<std::optional<std::string>(const std::string& name)> env;
-  std::string working_dir;  // for relative file keys
+  std::vector<std::string> base_dirs;  // for relative file keys, in order
 };
 
 // Resolves every entry in order; stops at the first that fails.

@@ -9,14 +9,14 @@
 namespace dagu {
 namespace {
 
-SecretSources Sources(std::map<std::string, std::string> env, std::string dir = "") {
+SecretSources Sources(std::map<std::string, std::string> env, std::vector<std::string> dirs = {}) {
   SecretSources s;
   s.env = [env](const std::string& name) -> std::optional<std::string> {
     auto it = env.find(name);
     if (it == env.end()) return std::nullopt;
     return it->second;
   };
-  s.working_dir = std::move(dir);
+  s.base_dirs = std::move(dirs);
   return s;
 }
 
@@ -25,7 +25,7 @@ TEST(SecretsTest, EnvAndFileProviders) {
   dir.WriteFile("token.txt", "line1\n");
   std::vector<ResolvedSecret> out;
   Status s = ResolveSecrets({{"A", "env", "SRC", {}}, {"F", "file", "token.txt", {}}},
-                            Sources({{"SRC", "v1"}}, dir.path()), &out);
+                            Sources({{"SRC", "v1"}}, {dir.path()}), &out);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].value, "v1");
@@ -43,8 +43,39 @@ TEST(SecretsTest, ErrorsNameTheSecretNeverAValue) {
   EXPECT_EQ(s.message(), "failed to resolve secret \"F\" from provider \"file\": secret file not found: /nonexistent/file");
   s = ResolveSecrets({{"V", "vaultx", "a", {}}}, Sources({}), &out);
   EXPECT_EQ(s.message(), "unknown secret provider: vaultx");
-  s = ResolveSecrets({{"E", "env", "EMPTY", {}}}, Sources({{"EMPTY", ""}}), &out);
-  EXPECT_FALSE(s.ok());
+}
+
+// A variable set to "" is an empty secret (1.30.2 runs the step), not an
+// unset one; an empty file likewise.
+TEST(SecretsTest, EmptyValuesResolve) {
+  testing::TempDir dir;
+  dir.WriteFile("empty.txt", "");
+  std::vector<ResolvedSecret> out;
+  Status s = ResolveSecrets({{"E", "env", "EMPTY", {}}, {"F", "file", "empty.txt", {}}},
+                            Sources({{"EMPTY", ""}}, {dir.path()}), &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].value, "");
+  EXPECT_EQ(out[1].value, "");
+  EXPECT_TRUE(Masker(out).empty());  // nothing to mask
+}
+
+// A relative file key: the first base directory that has it (the working
+// directory, then the DAG file's directory); none: the key as written.
+TEST(SecretsTest, RelativeFileTriesBaseDirsInOrder) {
+  testing::TempDir work;
+  testing::TempDir dag_dir;
+  dag_dir.WriteFile("a.txt", "from-dag-dir");
+  dag_dir.WriteFile("b.txt", "from-dag-dir");
+  work.WriteFile("b.txt", "from-work");
+  std::vector<ResolvedSecret> out;
+  Status s = ResolveSecrets({{"A", "file", "a.txt", {}}, {"B", "file", "b.txt", {}}},
+                            Sources({}, {work.path(), dag_dir.path()}), &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(out[0].value, "from-dag-dir");
+  EXPECT_EQ(out[1].value, "from-work");
+  s = ResolveSecrets({{"C", "file", "sub/c.txt", {}}}, Sources({}, {work.path(), dag_dir.path()}), &out);
+  EXPECT_EQ(s.message(), "failed to resolve secret \"C\" from provider \"file\": secret file not found: sub/c.txt");
 }
 
 TEST(MaskerTest, MasksEveryOccurrenceLongestFirst) {
