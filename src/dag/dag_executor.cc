@@ -117,7 +117,10 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step) {
     return;
   }
   CheckType(ctx, *at, type);
-  if (IsShellExecutorType(type)) return;
+  if (IsShellExecutorType(type)) {
+    step->shell_type_given = !type.empty();
+    return;
+  }
   step->executor_type = type;
   if (has_config) step->executor_config_json = JsonText(ToJson(config_at->value));
 }

@@ -203,6 +203,8 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
   }
   if (const Field* x = fields.Get("restart_wait_sec")) ctx.Seconds(*x, &dag->restart_wait, true);
   ParseMailSettings(ctx, fields, dag);
+  const Field* ssh_field = fields.Get("ssh");
+  if (ssh_field != nullptr) ParseSshDefaults(ctx, *ssh_field, &dag->ssh);
   if (const Field* x = fields.Get("secrets")) ParseSecrets(ctx, *x, &dag->secrets);
 
   std::vector<ParsedStep> steps;
@@ -226,6 +228,7 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     dag->dialect_reason = ctx.evidence().upstream_form;
     if (!dag->type_given) dag->type = dialect == DagDialect::kUpstream ? DagType::kGraph : DagType::kChain;
     if (steps_field != nullptr) dag->steps = FinalizeSteps(ctx, std::move(steps), dag->type, list_form, dialect);
+    ApplySshDefaults(ctx, ssh_field != nullptr ? ssh_field : steps_field, dag);
   }
   bool steps_given = steps_field != nullptr && (steps_field->value.IsScalar() || steps_field->value.size() > 0);
   if (!options.is_base && !steps_given) {

@@ -327,6 +327,10 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
     if (ctx.crlf()) step.script = RestoreCr(step.script);
   }
   ParseStepExecutor(ctx, fields, &step);
+  if (step.executor_type == "ssh" && !step.script.empty()) {
+    const Field* at = script != nullptr ? script : (command != nullptr ? command : run);
+    if (at != nullptr) ctx.Error(*at, kSshNoScript);
+  }
   if (run == nullptr && command == nullptr && script == nullptr && step.executor_type.empty() && !HasCall(fields)) {
     ctx.ErrorAt(out->at.value, out->at.path, "the step has nothing to run; give run:");
   }
