@@ -142,7 +142,6 @@ struct Step {
   // (src/executors/executor_registry.h).
   std::string executor_type;
   std::string executor_config_json;
-  bool shell_type_given = false;  // `type: command` / `shell` written: not run over the DAG's ssh
   // call: <dag> (and Dagu 1.30.2's `run: <dag>`): the step runs that DAG as a
   // child run instead of a command; "" = not a call. A call step's
   // executor_type is "dag", or "parallel" with `parallel:`
@@ -160,21 +159,6 @@ struct SmtpConfig {
   std::string username;  // with password: STARTTLS when offered, then AUTH
   std::string password;
   bool empty() const { return host.empty() && port.empty() && username.empty() && password.empty(); }
-};
-
-// DAG-level `ssh:` (Dagu 1.30.2): every step without a type (handlers too)
-// runs over SSH with these settings, unless its own `type: ssh` has a
-// non-empty config, which then replaces them whole (src/executors/
-// ssh_executor.h). Values are expanded with the params and env when the run
-// starts.
-struct SshDefaults {
-  std::string user, host;
-  std::string port = "22";  // as written ("" -> 22)
-  std::string key, password;
-  bool strict_host_key = true;  // unlike a step's config, where it defaults to false
-  std::string known_host_file;
-  std::string shell;  // "" = run the command line with the login shell
-  std::vector<std::string> shell_args;
 };
 
 struct MailConfig {
@@ -257,7 +241,6 @@ struct Dag : DagHeader {
   MailOn mail_on;
   MailConfig error_mail;
   MailConfig info_mail;
-  std::optional<SshDefaults> ssh;
   std::vector<SecretRef> secrets;
   std::vector<Step> steps;     // depends are complete (chain order applied, ids resolved)
   std::string yaml_data;       // the original file contents

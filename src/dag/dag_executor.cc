@@ -117,10 +117,7 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step) {
     return;
   }
   CheckType(ctx, *at, type);
-  if (IsShellExecutorType(type)) {
-    step->shell_type_given = !type.empty();
-    return;
-  }
+  if (IsShellExecutorType(type)) return;
   step->executor_type = type;
   if (has_config) step->executor_config_json = JsonText(ToJson(config_at->value));
 }

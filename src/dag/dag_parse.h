@@ -111,12 +111,9 @@ void ParseMailSettings(ParseContext& ctx, const Fields& fields, Dag* dag);
 
 // 1.30.2's words for an ssh step with a script.
 inline constexpr const char kSshNoScript[] = "executor type \"ssh\" does not support script field";
-// ssh: the DAG-level connection (dag_ssh.cc); replaces *out.
-void ParseSshDefaults(ParseContext& ctx, const Field& f, std::optional<SshDefaults>* out);
-// With dag->ssh set: every step and handler without a type (nor `type:
-// command`, nor a call) becomes an ssh step; an ssh step with a script (or a
-// multi-line command) is an error at `at`, as in 1.30.2.
-void ApplySshDefaults(ParseContext& ctx, const Field* at, Dag* dag);
+// ssh: the DAG-level connection (dag_ssh.cc, dag_ssh.h): checks it and
+// tells ctx that steps without a type run over it (steps parsed later).
+void ParseDagSsh(ParseContext& ctx, const Field& f);
 
 // secrets: a list of {name, provider, key, options}; replaces dag->secrets.
 void ParseSecrets(ParseContext& ctx, const Field& f, std::vector<SecretRef>* out);

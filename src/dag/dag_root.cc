@@ -183,6 +183,13 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     ReadInt(ctx, x, INT_MIN, &days);  // 1.30.2 accepts any int; <= 0 keeps the default
     if (days > 0) dag->hist_retention_days = days;  // 0 means "unset", as in Dagu
   }
+  if (const Field* x = fields.Get("ssh")) {
+    if (options.is_base) {
+      ctx.Error(*x, "ssh: is not supported in the base config; give it in the DAG file");
+    } else {
+      ParseDagSsh(ctx, *x);
+    }
+  }
   std::vector<std::pair<Step*, ParsedStep>> handlers;
   if (const Field* x = fields.Get("handler_on")) {
     ParseContext::StepScope scope(&ctx);
@@ -203,8 +210,6 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
   }
   if (const Field* x = fields.Get("restart_wait_sec")) ctx.Seconds(*x, &dag->restart_wait, true);
   ParseMailSettings(ctx, fields, dag);
-  const Field* ssh_field = fields.Get("ssh");
-  if (ssh_field != nullptr) ParseSshDefaults(ctx, *ssh_field, &dag->ssh);
   if (const Field* x = fields.Get("secrets")) ParseSecrets(ctx, *x, &dag->secrets);
 
   std::vector<ParsedStep> steps;
@@ -228,7 +233,6 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     dag->dialect_reason = ctx.evidence().upstream_form;
     if (!dag->type_given) dag->type = dialect == DagDialect::kUpstream ? DagType::kGraph : DagType::kChain;
     if (steps_field != nullptr) dag->steps = FinalizeSteps(ctx, std::move(steps), dag->type, list_form, dialect);
-    ApplySshDefaults(ctx, ssh_field != nullptr ? ssh_field : steps_field, dag);
   }
   bool steps_given = steps_field != nullptr && (steps_field->value.IsScalar() || steps_field->value.size() > 0);
   if (!options.is_base && !steps_given) {

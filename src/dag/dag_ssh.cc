@@ -1,15 +1,20 @@
-// DAG-level ssh: (Dagu 1.30.2): the connection settings, and the steps that
-// run over them (those without a type, handlers included; a `type: command`
-// / `shell` step, a call and any other executor keep theirs).
+// DAG-level ssh: (Dagu 1.30.2), read when the DAG is loaded (checked, and
+// the steps without a type become ssh steps: dag_step.cc) and again from
+// the DAG's text when a run needs the settings (dag_ssh.h).
+#include "dag/dag_ssh.h"
+
+#include <yaml-cpp/yaml.h>
+
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
 
-namespace dagu::dag_internal {
+namespace dagu {
+namespace dag_internal {
+namespace {
 
-void ParseSshDefaults(ParseContext& ctx, const Field& f, std::optional<SshDefaults>* out) {
-  if (KindOf(f.value) == ScalarKind::kNull) return;
+bool ReadSsh(ParseContext& ctx, const Field& f, SshDefaults* out) {
   Fields fields;
-  if (!ctx.Map(f, SshKeys(), &fields)) return;
+  if (!ctx.Map(f, SshKeys(), &fields)) return false;
   SshDefaults ssh;
   if (const Field* x = fields.Get("user")) ctx.String(*x, &ssh.user);
   if (const Field* x = fields.Get("host")) ctx.String(*x, &ssh.host);
@@ -18,8 +23,8 @@ void ParseSshDefaults(ParseContext& ctx, const Field& f, std::optional<SshDefaul
     switch (KindOf(x->value)) {
       case ScalarKind::kInt: ssh.port = x->value.Scalar(); break;
       case ScalarKind::kNull: break;
-      case ScalarKind::kBool: ctx.Error(*x, "port must be string or number, got bool"); return;
-      case ScalarKind::kFloat: ctx.Error(*x, "port must be an integer, got " + x->value.Scalar()); return;
+      case ScalarKind::kBool: ctx.Error(*x, "port must be string or number, got bool"); return false;
+      case ScalarKind::kFloat: ctx.Error(*x, "port must be an integer, got " + x->value.Scalar()); return false;
       default: ctx.String(*x, &ssh.port);
     }
     ssh.port = Trim(ssh.port);
@@ -31,28 +36,36 @@ void ParseSshDefaults(ParseContext& ctx, const Field& f, std::optional<SshDefaul
   if (const Field* x = fields.Get("known_host_file")) ctx.String(*x, &ssh.known_host_file);
   if (const Field* x = fields.Get("shell")) ParseShell(ctx, *x, &ssh.shell, &ssh.shell_args);
   *out = ssh;
-}
-
-namespace {
-
-void InheritSsh(ParseContext& ctx, const Field* at, Step* step) {
-  if (!step->executor_type.empty() || step->shell_type_given || !step->call.empty()) return;
-  step->executor_type = "ssh";
-  if (!step->script.empty() && at != nullptr) {
-    // 1.30.2's ssh executor runs commands only (a multi-line command is a script).
-    ctx.Error(*at, "step " + Quote(step->name) + ": " + kSshNoScript);
-  }
+  return true;
 }
 
 }  // namespace
 
-void ApplySshDefaults(ParseContext& ctx, const Field* ssh_field, Dag* dag) {
-  if (!dag->ssh.has_value()) return;
-  for (Step& s : dag->steps) InheritSsh(ctx, ssh_field, &s);
-  for (std::optional<Step>* h : {&dag->handler_on.init, &dag->handler_on.success, &dag->handler_on.failure,
-                                 &dag->handler_on.abort, &dag->handler_on.exit}) {
-    if (h->has_value()) InheritSsh(ctx, ssh_field, &**h);
+void ParseDagSsh(ParseContext& ctx, const Field& f) {
+  if (KindOf(f.value) == ScalarKind::kNull) return;
+  SshDefaults ignored;
+  if (ReadSsh(ctx, f, &ignored)) ctx.set_dag_ssh(true);
+}
+
+}  // namespace dag_internal
+
+std::optional<SshDefaults> DagSshSettings(const Dag& dag) {
+  using namespace dag_internal;
+  if (dag.yaml_data.find("ssh") == std::string::npos) return std::nullopt;
+  try {
+    YAML::Node root = YAML::Load(dag.yaml_data);
+    if (!root.IsMap()) return std::nullopt;
+    YAML::Node value = root["ssh"];
+    if (!value.IsDefined() || KindOf(value) == ScalarKind::kNull) return std::nullopt;
+    std::vector<DagError> errors;
+    ParseContext ctx(dag.location, &errors, false);
+    Field f{"ssh", "ssh", "ssh", YAML::Node("ssh"), value};
+    SshDefaults ssh;
+    if (!ReadSsh(ctx, f, &ssh) || !errors.empty()) return std::nullopt;
+    return ssh;
+  } catch (const YAML::Exception&) {
+    return std::nullopt;
   }
 }
 
-}  // namespace dagu::dag_internal
+}  // namespace dagu

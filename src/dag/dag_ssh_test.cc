@@ -1,6 +1,7 @@
 // DAG-level ssh: (Dagu 1.30.2): the settings and which steps run over them.
 #include <gtest/gtest.h>
 
+#include "dag/dag_ssh.h"
 #include "dag/dag_test_util.h"
 
 namespace dagu {
@@ -20,8 +21,9 @@ TEST(DagSshTest, StepsWithoutATypeAndHandlersRunOverSsh) {
       "  - name: call\n    call: child\n"
       "  - name: own\n    type: ssh\n    config: {host: other}\n    command: echo own\n");
   EXPECT_LOADS(l);
-  ASSERT_TRUE(l.dag.ssh.has_value());
-  const SshDefaults& s = *l.dag.ssh;
+  std::optional<SshDefaults> settings = DagSshSettings(l.dag);
+  ASSERT_TRUE(settings.has_value());
+  const SshDefaults& s = *settings;
   EXPECT_EQ(s.user, "deploy");
   EXPECT_EQ(s.host, "h");
   EXPECT_EQ(s.port, "2222");
@@ -45,17 +47,19 @@ TEST(DagSshTest, StepsWithoutATypeAndHandlersRunOverSsh) {
 TEST(DagSshTest, WithoutSshNothingChanges) {
   Loaded l = LoadYaml("steps:\n  - name: a\n    command: echo hi\n");
   EXPECT_LOADS(l);
-  EXPECT_FALSE(l.dag.ssh.has_value());
+  EXPECT_FALSE(DagSshSettings(l.dag).has_value());
   EXPECT_EQ(l.dag.steps[0].executor_type, "");
 }
 
 TEST(DagSshTest, PortFormsAndStrictHostKeyOff) {
   Loaded l = LoadYaml("ssh: {host: h, port: \"22\", strictHostKey: false, shell: [sh, -x]}\nsteps: [{command: x}]\n");
   EXPECT_LOADS(l);
-  EXPECT_EQ(l.dag.ssh->port, "22");
-  EXPECT_FALSE(l.dag.ssh->strict_host_key);
-  EXPECT_EQ(l.dag.ssh->shell, "sh");
-  EXPECT_EQ(l.dag.ssh->shell_args, std::vector<std::string>{"-x"});
+  std::optional<SshDefaults> s = DagSshSettings(l.dag);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->port, "22");
+  EXPECT_FALSE(s->strict_host_key);
+  EXPECT_EQ(s->shell, "sh");
+  EXPECT_EQ(s->shell_args, std::vector<std::string>{"-x"});
   EXPECT_ONE_ERROR(LoadYaml("ssh: {host: h, port: true}\nsteps: [{command: x}]\n"),
                    "port must be string or number, got bool", 1, 22);
   EXPECT_ONE_ERROR(LoadYaml("ssh: {host: h, hostname: x}\nsteps: [{command: x}]\n"), "hostname", 1, 16);
@@ -64,7 +68,7 @@ TEST(DagSshTest, PortFormsAndStrictHostKeyOff) {
 TEST(DagSshTest, AScriptOnAnSshStepIsRefused) {
   // 1.30.2: executor type "ssh" does not support script field.
   EXPECT_ONE_ERROR(LoadYaml("ssh: {host: h}\nsteps:\n  - name: s\n    script: echo a\n"),
-                   "step \"s\": executor type \"ssh\" does not support script field", 1, 1);
+                   "executor type \"ssh\" does not support script field", 4, 13);
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: s\n    type: ssh\n    command: |\n      echo a\n      echo b\n"),
                    "executor type \"ssh\" does not support script field", 4, 14);
   // A local step with a script is fine.

@@ -327,6 +327,12 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
     if (ctx.crlf()) step.script = RestoreCr(step.script);
   }
   ParseStepExecutor(ctx, fields, &step);
+  // A DAG-level ssh: takes every step that names no type (1.30.2); `type:
+  // command` / `shell` and calls keep theirs.
+  if (ctx.dag_ssh() && step.executor_type.empty() && fields.Get("type") == nullptr &&
+      fields.Get("executor") == nullptr && !HasCall(fields)) {
+    step.executor_type = "ssh";
+  }
   if (step.executor_type == "ssh" && !step.script.empty()) {
     const Field* at = script != nullptr ? script : (command != nullptr ? command : run);
     if (at != nullptr) ctx.Error(*at, kSshNoScript);

@@ -11,6 +11,7 @@
 
 #include "core/duration.h"
 #include "dag/dag.h"
+#include "dag/dag_ssh.h"
 #include "dynlib/lazy_library.h"
 #include "executors/executor_support.h"
 #include "executors/ssh_command.h"
@@ -59,8 +60,8 @@ bool ReadSettings(const StepInvocation& inv, SshSettings* s, std::string* error)
     }
     for (const auto& a : config.StringList("shellArgs")) s->shell_args.push_back(expand(a));
     if (!ReadTimeout(config, s, error)) return false;
-  } else if (inv.dag != nullptr && inv.dag->ssh.has_value()) {
-    const SshDefaults& d = *inv.dag->ssh;
+  } else if (std::optional<SshDefaults> dag_ssh = inv.dag != nullptr ? DagSshSettings(*inv.dag) : std::nullopt) {
+    const SshDefaults& d = *dag_ssh;
     s->user = expand(d.user);
     s->host = expand(d.host);
     s->port = expand(d.port);

@@ -90,26 +90,22 @@ TEST_F(SshRunnerTest, StepShellWrapsTheLine) {
 
 TEST_F(SshRunnerTest, DagLevelSettingsWhenTheStepHasNoConfig) {
   StepFixture f;
-  SshDefaults d;
-  d.user = server_.user();
-  d.host = "127.0.0.1";
-  d.port = std::to_string(server_.port());
-  d.key = server_.user_key();
-  d.known_host_file = server_.known_hosts();
-  d.shell = "sh";
-  f.dag.ssh = d;
+  auto dag_ssh = [&](const std::string& known_hosts) {
+    return "ssh:\n  user: " + server_.user() + "\n  host: 127.0.0.1\n  port: " + std::to_string(server_.port()) +
+           "\n  key: " + server_.user_key() + "\n  knownHostFile: " + known_hosts + "\n  shell: sh\nsteps: [x]\n";
+  };
+  f.dag.yaml_data = dag_ssh(server_.known_hosts());
   StepResult r = Run(f, {"echo $((6*7)) | tr 4 x"}, "");
   ASSERT_EQ(r.exit_code, 0) << r.error;
   EXPECT_EQ(f.Out(), "x2\n");
   // strictHostKey defaults to on at the DAG level: an unknown host fails.
   StepFixture g;
-  d.known_host_file = g.dir.WriteFile("empty_known_hosts", "");
-  g.dag.ssh = d;
+  g.dag.yaml_data = dag_ssh(g.dir.WriteFile("empty_known_hosts", ""));
   r = Run(g, {"echo hi"}, "");
   EXPECT_EQ(r.error, "command 1: failed to create session: ssh: handshake failed: knownhosts: key is unknown");
   // A step's own config replaces the DAG's whole (strictHostKey off there).
   StepFixture h;
-  h.dag.ssh = d;
+  h.dag.yaml_data = g.dag.yaml_data;
   nlohmann::json c = nlohmann::json::parse(Config(false, ""));
   c.erase("strictHostKey");
   r = Run(h, {"echo own"}, c.dump());

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dag/dag_executor.h"
+#include "dag/dag_ssh.h"
 
 namespace dagu::snapshot_internal {
 namespace {
@@ -74,9 +75,11 @@ void PutDagNotify(const Dag& dag, Json* j) {
   if (dag.mail_on.failure || dag.mail_on.success) {
     (*j)["mailOn"] = Json{{"failure", dag.mail_on.failure}, {"success", dag.mail_on.success}};
   }
-  if (dag.ssh.has_value()) {
-    // 1.30.2's core.SSHConfig (empty values and a false strictHostKey left out).
-    const SshDefaults& c = *dag.ssh;
+  if (std::optional<SshDefaults> ssh_settings = DagSshSettings(dag)) {
+    // 1.30.2's core.SSHConfig (empty values and a false strictHostKey left
+    // out); for readers of dag.json only: a run reads the settings from the
+    // DAG's text (yamlData), their one home.
+    const SshDefaults& c = *ssh_settings;
     Json ssh = Json::object();
     auto put = [&](const char* key, const std::string& v) {
       if (!v.empty()) ssh[key] = v;
@@ -116,21 +119,6 @@ void ReadDagNotify(JsonFields& f, Dag* dag) {
     if (s.Raw("port", &port)) dag->smtp.port = port.is_string() ? port.get<std::string>() : port.dump();
     s.Str("username", &dag->smtp.username);
     s.Str("password", &dag->smtp.password);
-  }
-  if (f.Object("ssh", &obj)) {
-    JsonFields s(*obj, "ssh");
-    SshDefaults c;
-    s.Str("user", &c.user);
-    s.Str("host", &c.host);
-    s.Str("port", &c.port);
-    s.Str("key", &c.key);
-    s.Str("password", &c.password);
-    c.strict_host_key = false;
-    s.Bool("strictHostKey", &c.strict_host_key);
-    s.Str("knownHostFile", &c.known_host_file);
-    s.Str("shell", &c.shell);
-    s.StrList("shellArgs", &c.shell_args);
-    dag->ssh = c;
   }
   ReadMail(f, "errorMail", &dag->error_mail);
   ReadMail(f, "infoMail", &dag->info_mail);
