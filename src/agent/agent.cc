@@ -9,6 +9,7 @@
 #include <map>
 
 #include "core/dispatch_deadline.h"
+#include "dag/dag_ssh.h"
 #include "executors/ssh_executor.h"
 #include "core/strings.h"
 #include "core/time_format.h"
@@ -460,12 +461,13 @@ bool Agent::PrepareSecrets() {
 }
 
 bool Agent::PrepareSsh() {
-  if (!dag_.ssh.has_value()) return true;
+  const std::optional<SshDefaults> ssh = DagSshSettings(dag_);
+  if (!ssh.has_value()) return true;
   // 1.30.2 makes the DAG's ssh client as the run starts: a key it cannot
   // read or a missing known_hosts file fails the run before any step.
   const MailLookup vars = MailVars();
   auto expand = [&](const std::string& v) { return ExpandVars(v, vars); };
-  const SshDefaults& c = *dag_.ssh;
+  const SshDefaults& c = *ssh;
   std::string home = vars("HOME").value_or("");
   std::string key = expand(c.key), known_hosts = expand(c.known_host_file);
   if (known_hosts.empty()) known_hosts = home + "/.ssh/known_hosts";
