@@ -9,6 +9,8 @@
 #include <map>
 
 #include "core/dispatch_deadline.h"
+#include "dag/dag_ssh.h"
+#include "executors/ssh_executor.h"
 #include "core/strings.h"
 #include "core/time_format.h"
 #include "store/run_layout.h"
@@ -411,6 +413,17 @@ void Agent::StepMails(const ExecutionState& state) {
     RunRecord record = ToRecord(state);  // the run as it is now: still running
     mail_threads_.emplace_back([this, record, vars = MailVars()] { SendStepMail(dag_, record, vars, &log_, &stop_mail_); });
   }
+  // A handler with mailOnError that fails mails too, as 1.30.2 reports
+  // each handler's end like a step's.
+  const std::optional<NodeState>* handlers[] = {&state.on_init, &state.on_success, &state.on_failure,
+                                                &state.on_cancel, &state.on_exit};
+  for (size_t i = 0; i < std::size(handlers); ++i) {
+    const std::optional<NodeState>& h = *handlers[i];
+    if (!h.has_value() || !h->step.mail_on_error || h->status != NodeStatus::kFailed || handler_mailed_[i]) continue;
+    handler_mailed_[i] = true;
+    RunRecord record = ToRecord(state);
+    mail_threads_.emplace_back([this, record, vars = MailVars()] { SendStepMail(dag_, record, vars, &log_, &stop_mail_); });
+  }
 }
 
 void Agent::Watch() {
@@ -443,7 +456,30 @@ bool Agent::PrepareSecrets() {
     log_.SetMasker(&secrets_.masker());
     return true;
   }
-  std::string error = "failed to resolve secrets: " + s.message();
+  FailBeforeStart("failed to resolve secrets: " + s.message());
+  return false;
+}
+
+bool Agent::PrepareSsh() {
+  const std::optional<SshDefaults> ssh = DagSshSettings(dag_);
+  if (!ssh.has_value()) return true;
+  // 1.30.2 makes the DAG's ssh client as the run starts: a key it cannot
+  // read or a missing known_hosts file fails the run before any step.
+  const MailLookup vars = MailVars();
+  auto expand = [&](const std::string& v) { return ExpandVars(v, vars); };
+  const SshDefaults& c = *ssh;
+  std::string home = vars("HOME").value_or("");
+  std::string key = expand(c.key), known_hosts = expand(c.known_host_file);
+  if (known_hosts.empty()) known_hosts = home + "/.ssh/known_hosts";
+  else if (known_hosts[0] == '~') known_hosts = home + known_hosts.substr(1);
+  if (!key.empty() && key[0] == '~') key = home + key.substr(1);
+  std::string why = SshClientError(&key, expand(c.password), c.strict_host_key, known_hosts, home);
+  if (why.empty()) return true;
+  FailBeforeStart("failed to create ssh client: " + why);
+  return false;
+}
+
+void Agent::FailBeforeStart(const std::string& error) {
   log_.Error("Failed to initialize DAG execution", {{"err", error}});
   init_error_ = error;
   ExecutionState state;  // as 1.30.2 records it: failed, no step started, no error field
@@ -456,7 +492,6 @@ bool Agent::PrepareSecrets() {
   }
   WriteRecord(ToRecord(state), true);
   ReleaseHeartbeat();
-  return false;
 }
 
 void Agent::LogRunFailure() {
@@ -471,7 +506,7 @@ RunStatus Agent::Execute() {
   Status s = log_.Open(base_.log);
   if (!s.ok()) spdlog::warn("{}", s.ToString());
   log_.SetContext(LogContext());
-  if (!PrepareSecrets()) {
+  if (!PrepareSecrets() || !PrepareSsh()) {
     LogRunFailure();
     return RunStatus::kFailed;
   }

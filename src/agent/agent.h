@@ -154,6 +154,10 @@ class Agent {
   // Resolves the DAG's secrets before any step; false (after writing the
   // failed record) when one cannot be resolved.
   bool PrepareSecrets();
+  // The DAG-level ssh: client as 1.30.2 makes it when the run starts.
+  bool PrepareSsh();
+  // The run fails before any step starts, recorded as 1.30.2 records it.
+  void FailBeforeStart(const std::string& error);
   // "Failed to execute dag-run" when the run ended with an error.
   void LogRunFailure();
   // Variables for the smtp settings and addresses of mails.
@@ -188,6 +192,7 @@ class Agent {
   RunSecrets secrets_;
   std::string init_error_;
   std::vector<bool> step_mailed_;
+  bool handler_mailed_[5] = {false, false, false, false, false};  // onInit, onSuccess, onFailure, onCancel, onExit
   std::vector<int> logged_retries_;  // per step: the retries logged so far
   std::vector<std::thread> mail_threads_;
   std::atomic<bool> stop_mail_{false};

@@ -59,7 +59,7 @@ const KeyTable& RootKeys() {
           {"run_config", {}, kIgnored, "web UI run options are not applied by this implementation"},
           {"worker_selector", {}, kIgnored, "runs always execute on the scheduler's host here"},
           {"container", {}, kUnsupported, "docker containers; this implementation runs shell steps on the host"},
-          {"ssh", {}, kUnsupported, "DAG-level ssh defaults; give the settings in each ssh step's config"},
+          {"ssh", {}},
           {"registry_auths", {}, kUnsupported, "docker registries; this implementation runs shell steps on the host"},
           {"llm", {}, kUnsupported, kShellOnly},
           {"s3", {}, kUnsupported, kShellOnly},
@@ -228,6 +228,20 @@ const KeyTable& OutputKeys() {
 
 const KeyTable& SmtpKeys() {
   static const KeyTable table{"smtp", {{"host", {}}, {"port", {}}, {"username", {}}, {"password", {}}}, {}};
+  return table;
+}
+
+const KeyTable& SshKeys() {
+  static const KeyTable table{"ssh",
+                              {{"user", {}},
+                               {"host", {}},
+                               {"port", {}},
+                               {"key", {}},
+                               {"password", {}},
+                               {"strict_host_key", {}},
+                               {"known_host_file", {}},
+                               {"shell", {}}},
+                              {}};
   return table;
 }
 

@@ -19,6 +19,7 @@ const KeyTable& ConditionKeys();
 const KeyTable& OutputKeys();
 const KeyTable& ExecutorKeys();
 const KeyTable& SmtpKeys();
+const KeyTable& SshKeys();
 const KeyTable& MailOnKeys();
 const KeyTable& MailKeys();
 const KeyTable& SecretKeys();

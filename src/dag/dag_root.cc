@@ -183,6 +183,13 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     ReadInt(ctx, x, INT_MIN, &days);  // 1.30.2 accepts any int; <= 0 keeps the default
     if (days > 0) dag->hist_retention_days = days;  // 0 means "unset", as in Dagu
   }
+  if (const Field* x = fields.Get("ssh")) {
+    if (options.is_base) {
+      ctx.Error(*x, "ssh: is not supported in the base config; give it in the DAG file");
+    } else {
+      ParseDagSsh(ctx, *x);
+    }
+  }
   std::vector<std::pair<Step*, ParsedStep>> handlers;
   if (const Field* x = fields.Get("handler_on")) {
     ParseContext::StepScope scope(&ctx);

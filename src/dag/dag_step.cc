@@ -331,6 +331,17 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
     step.script = Trim(ctx.crlf() ? RestoreCr(step.script) : step.script);
   }
   ParseStepExecutor(ctx, fields, &step, &out->type_written);
+  // A DAG-level ssh: takes every step that names no type (1.30.2); `type:
+  // command` / `shell` and calls keep theirs. (A written `type: ssh` with a
+  // script is refused by ParseStepExecutor.)
+  if (ctx.dag_ssh() && step.executor_type.empty() && fields.Get("type") == nullptr &&
+      fields.Get("executor") == nullptr && !HasCall(fields)) {
+    step.executor_type = "ssh";
+    if (!step.script.empty()) {
+      const Field* at = script != nullptr ? script : (command != nullptr ? command : run);
+      if (at != nullptr) ctx.Error(*at, kSshNoScript);
+    }
+  }
   if (run == nullptr && command == nullptr && script == nullptr && step.executor_type.empty() && !HasCall(fields)) {
     ctx.ErrorAt(out->at.value, out->at.path, "the step has nothing to run; give run:");
   }

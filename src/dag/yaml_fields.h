@@ -122,6 +122,9 @@ class ParseContext {
   // inner lines, as Dagu 1.30.2's YAML reader does (yaml-cpp drops it).
   void set_crlf(bool crlf) { crlf_ = crlf; }
   bool crlf() const { return crlf_; }
+  // The DAG has an ssh: key: steps without a type run over it.
+  void set_dag_ssh(bool on) { dag_ssh_ = on; }
+  bool dag_ssh() const { return dag_ssh_; }
 
   // Inside a StepScope, errors of a metadata-only load become warnings.
   class StepScope {
@@ -175,6 +178,7 @@ class ParseContext {
   std::string file_;
   DialectEvidence evidence_;
   bool crlf_ = false;
+  bool dag_ssh_ = false;
   std::vector<DagError>* out_;
   bool metadata_only_;
   int step_depth_ = 0;

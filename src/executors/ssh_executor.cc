@@ -2,65 +2,22 @@
 
 #include <libssh/libssh.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 
 #include "core/duration.h"
 #include "dag/dag.h"
+#include "dag/dag_ssh.h"
 #include "dynlib/lazy_library.h"
 #include "executors/executor_support.h"
+#include "executors/ssh_command.h"
 
 namespace dagu {
 namespace {
-
-std::string ShellQuote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-                        std::string::npos) {
-    return s;
-  }
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out.push_back(c);
-  }
-  return out + "'";
-}
-
-// A command line split into words as Dagu 1.30.2 splits a step's command:
-// blanks separate words, '...' and "..." group (quotes removed), a
-// backslash escapes the next character.
-std::vector<std::string> SplitWords(const std::string& line) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quote != 0) {
-      if (c == quote) {
-        quote = 0;
-      } else if (c == '\\' && quote == '"' && i + 1 < line.size() && (line[i + 1] == '"' || line[i + 1] == '\\')) {
-        word.push_back(line[++i]);
-      } else {
-        word.push_back(c);
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == '\\' && i + 1 < line.size()) {
-      word.push_back(line[++i]);
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
-      if (in_word) words.push_back(word);
-      word.clear();
-      in_word = false;
-    } else {
-      word.push_back(c);
-      in_word = true;
-    }
-  }
-  if (in_word) words.push_back(word);
-  return words;
-}
 
 struct SshSettings {
   std::string user, host, port = "22", key, password, known_hosts, shell;
@@ -69,36 +26,61 @@ struct SshSettings {
   long timeout_seconds = 30;
 };
 
+bool ReadTimeout(const ExecutorConfig& config, SshSettings* s, std::string* error) {
+  std::string t = config.String("timeout");
+  if (t.empty()) return true;
+  std::chrono::nanoseconds d{0};
+  Status st = ParseDuration(t, &d);
+  if (!st.ok()) {
+    *error = "failed to setup ssh executor: invalid timeout duration \"" + t + "\": " + st.message();
+    return false;
+  }
+  s->timeout_seconds = std::max<long>(1, static_cast<long>(std::chrono::duration_cast<std::chrono::seconds>(d).count()));
+  return true;
+}
+
+// The connection: the step's own config when it has one (it replaces the
+// DAG's ssh: whole), else the DAG's ssh:, as 1.30.2 chooses.
 bool ReadSettings(const StepInvocation& inv, SshSettings* s, std::string* error) {
   ExecutorConfig config;
   if (!config.Parse(inv, error)) return false;
   auto expand = [&](const std::string& v) { return ExpandConfigString(inv, v); };
-  s->user = expand(config.String("user"));
-  s->host = expand(config.Has("ip") ? config.String("ip") : config.String("host"));
-  if (config.Has("port")) s->port = expand(config.String("port"));
-  s->key = expand(config.String("key"));
-  s->password = expand(config.String("password"));
-  s->strict = config.Bool("strictHostKey");
-  s->known_hosts = expand(config.String("knownHostFile"));
-  s->shell = expand(config.String("shell"));
-  for (const auto& a : config.StringList("shellArgs")) s->shell_args.push_back(expand(a));
+  if (!config.json().empty()) {
+    s->user = expand(config.String("user"));
+    s->host = expand(config.Has("ip") ? config.String("ip") : config.String("host"));
+    if (config.Has("port")) s->port = expand(config.String("port"));
+    s->key = expand(config.String("key"));
+    s->password = expand(config.String("password"));
+    s->strict = config.Bool("strictHostKey");
+    s->known_hosts = expand(config.String("knownHostFile"));
+    DaguCommand shell;
+    if (SplitDaguCommand(expand(config.String("shell")), &shell)) {
+      s->shell = shell.command;
+      s->shell_args = shell.args;
+    }
+    for (const auto& a : config.StringList("shellArgs")) s->shell_args.push_back(expand(a));
+    if (!ReadTimeout(config, s, error)) return false;
+  } else if (std::optional<SshDefaults> dag_ssh = inv.dag != nullptr ? DagSshSettings(*inv.dag) : std::nullopt) {
+    const SshDefaults& d = *dag_ssh;
+    s->user = expand(d.user);
+    s->host = expand(d.host);
+    s->port = expand(d.port);
+    s->key = expand(d.key);
+    s->password = expand(d.password);
+    s->strict = d.strict_host_key;
+    s->known_hosts = expand(d.known_host_file);
+    s->shell = expand(d.shell);
+    for (const auto& a : d.shell_args) s->shell_args.push_back(expand(a));
+  } else {
+    *error = "ssh configuration is not found";
+    return false;
+  }
+  if (s->port.empty() || s->port == "0") s->port = "22";
+  // The remote shell: the ssh settings', else the step's own shell:, else
+  // none (the login shell runs the quoted command line).
   if (s->shell.empty() && inv.step != nullptr && !inv.step->shell.empty()) {
     s->shell = inv.step->shell;
     s->shell_args = inv.step->shell_args;
-  }
-  if (s->shell.empty()) s->shell = "/bin/sh";
-  if (std::string t = config.String("timeout"); !t.empty()) {
-    std::chrono::nanoseconds d{0};
-    Status st = ParseDuration(t, &d);
-    if (!st.ok()) {
-      *error = "failed to setup ssh executor: invalid timeout duration \"" + t + "\": " + st.message();
-      return false;
-    }
-    s->timeout_seconds = std::max<long>(1, static_cast<long>(std::chrono::duration_cast<std::chrono::seconds>(d).count()));
-  }
-  if (s->host.empty()) {
-    *error = "ssh configuration is not found";
-    return false;
   }
   if (s->known_hosts.empty()) {
     if (auto home = EnvValue(inv.env, "HOME")) s->known_hosts = *home + "/.ssh/known_hosts";
@@ -130,6 +112,12 @@ class Session {
 
 std::string SshError(ssh_session s) { return ssh_get_error(s); }
 
+bool SettingsFromStep(const StepInvocation& inv) {
+  ExecutorConfig config;
+  std::string ignored;
+  return config.Parse(inv, &ignored) && !config.json().empty();
+}
+
 // Connects, checks the host key and authenticates; "" or the error.
 std::string Connect(Session& session, const SshSettings& c) {
   ssh_session s = session.get();
@@ -144,7 +132,11 @@ std::string Connect(Session& session, const SshSettings& c) {
   ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no);  // ~/.ssh/config plays no part, as in 1.30.2
   if (!c.known_hosts.empty()) ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, c.known_hosts.c_str());
   std::string addr = c.host + ":" + c.port;
-  if (ssh_connect(s) != SSH_OK) return "failed to connect to " + addr + ": " + SshError(s);
+  if (ssh_connect(s) != SSH_OK) {
+    std::string why = SshError(s);
+    if (why.find("Connection refused") != std::string::npos) return "dial tcp " + addr + ": connect: connection refused";
+    return "dial tcp " + addr + ": " + why;
+  }
   if (c.strict) {
     switch (ssh_session_is_known_server(s)) {
       case SSH_KNOWN_HOSTS_OK: break;
@@ -171,29 +163,22 @@ std::string Connect(Session& session, const SshSettings& c) {
   return "";
 }
 
-// Runs `script` on the remote shell in a new channel; the exit status, or
-// -1 (with *error set) when it could not run or was cancelled.
-int RunScript(ssh_session s, const SshSettings& cfg, const std::string& script, StepOutput* output,
-              const std::atomic<bool>& cancelled, std::string* error) {
+// Runs `line` on the remote side in a new channel (the remote user's login
+// shell parses it); the exit status, or -1 (with *error set) when it could
+// not run or was cancelled.
+int RunLine(ssh_session s, const std::string& line, StepOutput* output, const std::atomic<bool>& cancelled,
+            std::string* error) {
   ssh_channel ch = ssh_channel_new(s);
   if (ch == nullptr || ssh_channel_open_session(ch) != SSH_OK) {
     if (ch != nullptr) ssh_channel_free(ch);
-    *error = "failed to create SSH session: " + SshError(s);
+    *error = "failed to create session: " + SshError(s);
     return -1;
   }
-  std::string shell_cmd = cfg.shell;
-  for (const auto& a : cfg.shell_args) shell_cmd += " " + a;
   int status = -1;
-  if (ssh_channel_request_exec(ch, shell_cmd.c_str()) != SSH_OK) {
+  if (ssh_channel_request_exec(ch, line.c_str()) != SSH_OK) {
     *error = SshError(s);
   } else {
-    size_t sent = 0;
-    while (sent < script.size()) {
-      int n = ssh_channel_write(ch, script.data() + sent, static_cast<uint32_t>(script.size() - sent));
-      if (n <= 0) break;
-      sent += static_cast<size_t>(n);
-    }
-    ssh_channel_send_eof(ch);
+    ssh_channel_send_eof(ch);  // no stdin, as 1.30.2's session.Run
     char buf[16384];
     while (!cancelled) {
       bool got = false;
@@ -219,6 +204,24 @@ int RunScript(ssh_session s, const SshSettings& cfg, const std::string& script, 
   return status;
 }
 
+// The step's commands as 1.30.2 has them: each line as written, split into
+// the command word and its arguments (SplitDaguCommand) before anything is
+// substituted; each argument then gets the step's variables and
+// environment (the command word is kept as is).
+std::vector<DaguCommand> StepCommands(const StepInvocation& inv) {
+  const std::vector<std::string>& lines = inv.step != nullptr ? inv.step->commands : inv.commands;
+  std::vector<DaguCommand> out;
+  for (const auto& line : lines) {
+    DaguCommand c;
+    if (!SplitDaguCommand(line, &c)) continue;
+    if (inv.step != nullptr) {
+      for (auto& a : c.args) a = ExpandConfigString(inv, a);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 StepResult RunRemote(const StepInvocation& inv, const std::atomic<bool>& cancelled) {
   StepResult result;
   result.started = true;
@@ -230,31 +233,28 @@ StepResult RunRemote(const StepInvocation& inv, const std::atomic<bool>& cancell
   SshSettings cfg;
   std::string error;
   if (!ReadSettings(inv, &cfg, &error)) return fail(error);
-  if (inv.commands.empty() && inv.script.empty()) return result;  // nothing to run
-  std::string dir;
-  if (inv.step != nullptr && !inv.step->working_dir.empty()) dir = ExpandConfigString(inv, inv.step->working_dir);
-  if (Status loaded = LoadLazyLibrary(LazyLibrary::kSsh); !loaded.ok()) return fail(loaded.message());
-  Session session;
-  error = Connect(session, cfg);
-  if (!error.empty()) return fail(error);
-  StepOutput output(inv);
-  // As 1.30.2: a script runs as one; each command in a session of its own,
-  // its arguments quoted (the remote shell expands only the command word's
-  // line as the step wrote it, not inside quoted arguments), stopping at the
-  // first that fails ("command 2 failed: Process exited with status 3").
-  std::vector<std::string> scripts;
-  if (!inv.script.empty()) {
-    scripts.push_back(SshScript({}, inv.script, dir));
-  } else {
-    for (const auto& line : inv.commands) {
-      std::vector<std::string> words = SplitWords(line);
-      std::string command = words.empty() ? line : words.front();
-      for (size_t i = 1; i < words.size(); ++i) command += " " + ShellQuote(words[i]);
-      scripts.push_back(SshScript({command}, "", dir));
-    }
+  const std::string home = EnvValue(inv.env, "HOME").value_or("");
+  if (std::string why = SshClientError(&cfg.key, cfg.password, cfg.strict, cfg.known_hosts, home); !why.empty()) {
+    // 1.30.2 makes the client of a step's own config as the step starts;
+    // the DAG's, as the run starts (src/agent checks that one first).
+    return fail((SettingsFromStep(inv) ? "failed to setup ssh executor: " : "failed to create ssh client: ") + why);
   }
-  for (size_t i = 0; i < scripts.size(); ++i) {
-    int status = RunScript(session.get(), cfg, scripts[i], &output, cancelled, &error);
+  const std::vector<DaguCommand> commands = StepCommands(inv);
+  if (commands.empty()) return result;  // nothing to run
+  if (Status loaded = LoadLazyLibrary(LazyLibrary::kSsh); !loaded.ok()) return fail(loaded.message());
+  StepOutput output(inv);
+  // As 1.30.2: each command in a session of its own, stopping at the first
+  // that fails ("command 2 failed: Process exited with status 3").
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const std::string n = std::to_string(i + 1);
+    Session session;
+    error = Connect(session, cfg);
+    if (!error.empty()) {
+      output.Finish(&result);
+      return fail("command " + n + ": failed to create session: " + error);
+    }
+    int status = RunLine(session.get(), RemoteCommandLine(commands[i], cfg.shell, cfg.shell_args), &output,
+                         cancelled, &error);
     if (cancelled) {
       output.Finish(&result);
       result.exit_code = -1;
@@ -263,7 +263,7 @@ StepResult RunRemote(const StepInvocation& inv, const std::atomic<bool>& cancell
     if (status != 0) {
       output.Finish(&result);
       result.exit_code = status > 0 ? status : 1;
-      return fail(inv.script.empty() ? "command " + std::to_string(i + 1) + " failed: " + error : error);
+      return fail("command " + n + " failed: " + error);
     }
   }
   output.Finish(&result);
@@ -272,17 +272,33 @@ StepResult RunRemote(const StepInvocation& inv, const std::atomic<bool>& cancell
 
 }  // namespace
 
-std::string SshScript(const std::vector<std::string>& commands, const std::string& script, const std::string& dir) {
-  std::string body;
-  if (!dir.empty()) body += "cd " + ShellQuote(dir) + " || return 1\n";
-  body += "set -e\n";
-  if (!script.empty()) {
-    body += script;
-    if (script.back() != '\n') body += "\n";
-  } else {
-    for (const auto& c : commands) body += c + "\n";
+std::string SshClientError(std::string* key, const std::string& password, bool strict_host_key,
+                           const std::string& known_hosts, const std::string& home) {
+  auto missing = [](const std::string& path) {
+    FILE* f = std::fopen(path.c_str(), "r");
+    if (f == nullptr) return std::string("open ") + path + ": " + (errno == ENOENT ? "no such file or directory" : std::strerror(errno));
+    std::fclose(f);
+    return std::string();
+  };
+  if (key->empty() && password.empty()) {
+    for (const char* name : {"id_rsa", "id_ecdsa", "id_ed25519", "id_dsa"}) {
+      std::string path = home + "/.ssh/" + name;
+      if (::access(path.c_str(), F_OK) == 0) {
+        *key = path;
+        break;
+      }
+    }
+    if (key->empty()) {
+      return "no SSH key specified and no default keys found (~/.ssh/id_rsa, id_ecdsa, id_ed25519, or id_dsa)";
+    }
   }
-  return "__dagu_exec(){\n" + body + "}\n__dagu_exec\n";
+  if (!key->empty()) {
+    if (std::string why = missing(*key); !why.empty()) return "failed to load SSH key from " + *key + ": " + why;
+  }
+  if (strict_host_key) {
+    if (std::string why = missing(known_hosts); !why.empty()) return "failed to setup host key verification: " + why;
+  }
+  return "";
 }
 
 std::unique_ptr<RunningStep> SshRunner::Start(const StepInvocation& invocation) {

@@ -1,20 +1,25 @@
-// SshRunner: `type: ssh` (Dagu 1.30.2), on libssh (no ssh binary). Config:
+// SshRunner: `type: ssh` (Dagu 1.30.2), on libssh (no ssh binary). The
+// connection is the step's `config:` when it is not empty, else the DAG's
+// `ssh:` (dag.h SshDefaults; the step's config replaces it whole, it is
+// not merged). Config:
 //   user, host (or ip), port (default 22)
-//   key            private key file (public-key auth); else password
+//   key            private key file (public-key auth); else password; with
+//                  neither, the first of ~/.ssh/id_{rsa,ecdsa,ed25519,dsa}
 //   password
 //   strictHostKey  check the server's key against knownHostFile (default
-//                  ~/.ssh/known_hosts); off: any host key is accepted
+//                  ~/.ssh/known_hosts); off: any host key is accepted.
+//                  Default off in a step's config, on in the DAG's ssh:
 //   knownHostFile
-//   shell, shellArgs   the remote shell (default /bin/sh, or the step's shell)
+//   shell, shellArgs   the remote shell (else the step's own shell:, else none)
 //   timeout        connection timeout ("30s", "1m"; default 30s)
-// As 1.30.2 does, the step's script, or each of its commands in turn (the
-// command word as written, its arguments single-quoted), is wrapped in a
-// shell function -- `cd <step dir> || return 1` when the step sets dir,
-// `set -e`, the command -- and piped to the remote shell's stdin, each in a
-// channel of its own on one connection. stdout and stderr go to the step's
-// logs; the remote exit status is the step's ("command 1 failed: Process
-// exited with status 3"). Signal() closes the channel at once, which ends
-// the remote command.
+// As 1.30.2 does, each of the step's commands runs in a session of its own
+// (ssh_command.h builds the line: without a shell the command word and its
+// arguments single-quoted for the login shell; with one, `<shell> -c
+// '<line>'`); the step's working directory plays no part remotely, and a
+// script is refused when the DAG is loaded. stdout and stderr go to the
+// step's logs; the first failing command fails the step ("command 1 failed:
+// Process exited with status 3"). Signal() closes the channel at once,
+// which ends the remote command.
 #pragma once
 
 #include "executors/step_runner.h"
@@ -26,7 +31,12 @@ class SshRunner final : public StepRunner {
   std::unique_ptr<RunningStep> Start(const StepInvocation& invocation) override;
 };
 
-// The script 1.30.2 pipes to the remote shell.
-std::string SshScript(const std::vector<std::string>& commands, const std::string& script, const std::string& dir);
+// Why Dagu 1.30.2 could not make an ssh client of these settings, in its
+// words, or "": the key file cannot be read ("failed to load SSH key from
+// <key>: open <key>: no such file or directory"), neither key nor password
+// and no default key in <home>/.ssh (then *key is set to the one found), the
+// known_hosts file missing under strictHostKey.
+std::string SshClientError(std::string* key, const std::string& password, bool strict_host_key,
+                           const std::string& known_hosts, const std::string& home);
 
 }  // namespace dagu

@@ -3,12 +3,15 @@
 #include "executors/ssh_executor.h"
 
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
 
 #include "executors/executor_test_util.h"
+#include "executors/ssh_command.h"
 #include "support/counterparts.h"
 
 namespace dagu {
@@ -62,13 +65,65 @@ TEST_F(SshRunnerTest, ExitStatusAndSetE) {
   EXPECT_EQ(g.Out(), "");
 }
 
-TEST_F(SshRunnerTest, ScriptAndWorkingDir) {
+TEST_F(SshRunnerTest, WorkingDirPlaysNoPartAndArgumentsSeeTheLocalEnvironment) {
+  // 1.30.2 runs the line in the remote user's home whatever the step's
+  // dir, and expands $NAME in the arguments from the step's environment
+  // before sending them (quoted), not the command word.
   StepFixture f;
-  f.step.script = "pwd\necho from-script";
   f.step.working_dir = "/tmp";
-  StepResult r = Run(f, {}, Config(false, ""));
+  StepResult r = Run(f, {"pwd", "echo $HOME '$((1+1))'"}, Config(false, ""));
   ASSERT_EQ(r.exit_code, 0) << r.error;
-  EXPECT_EQ(f.Out(), "/tmp\nfrom-script\n");
+  passwd* pw = ::getpwuid(::getuid());
+  ASSERT_NE(pw, nullptr);
+  EXPECT_EQ(f.Out(), std::string(pw->pw_dir) + "\n" + f.dir.path() + " $((1+1))\n");
+}
+
+TEST_F(SshRunnerTest, StepShellWrapsTheLine) {
+  // With a shell (the step's own here), the line goes to `<shell> -c` as
+  // written: pipes and expansions are the remote shell's.
+  StepFixture f;
+  f.step.shell = "bash";
+  StepResult r = Run(f, {"echo \"in bash $((2+2))\" | tr a-z A-Z"}, Config(false, ""));
+  ASSERT_EQ(r.exit_code, 0) << r.error;
+  EXPECT_EQ(f.Out(), "IN BASH 4\n");
+}
+
+TEST_F(SshRunnerTest, DagLevelSettingsWhenTheStepHasNoConfig) {
+  StepFixture f;
+  auto dag_ssh = [&](const std::string& known_hosts) {
+    return "ssh:\n  user: " + server_.user() + "\n  host: 127.0.0.1\n  port: " + std::to_string(server_.port()) +
+           "\n  key: " + server_.user_key() + "\n  knownHostFile: " + known_hosts + "\n  shell: sh\nsteps: [x]\n";
+  };
+  f.dag.yaml_data = dag_ssh(server_.known_hosts());
+  StepResult r = Run(f, {"echo $((6*7)) | tr 4 x"}, "");
+  ASSERT_EQ(r.exit_code, 0) << r.error;
+  EXPECT_EQ(f.Out(), "x2\n");
+  // strictHostKey defaults to on at the DAG level: an unknown host fails.
+  StepFixture g;
+  g.dag.yaml_data = dag_ssh(g.dir.WriteFile("empty_known_hosts", ""));
+  r = Run(g, {"echo hi"}, "");
+  EXPECT_EQ(r.error, "command 1: failed to create session: ssh: handshake failed: knownhosts: key is unknown");
+  // A step's own config replaces the DAG's whole (strictHostKey off there).
+  StepFixture h;
+  h.dag.yaml_data = g.dag.yaml_data;
+  nlohmann::json c = nlohmann::json::parse(Config(false, ""));
+  c.erase("strictHostKey");
+  r = Run(h, {"echo own"}, c.dump());
+  ASSERT_EQ(r.exit_code, 0) << r.error;
+  EXPECT_EQ(h.Out(), "own\n");
+  // Neither: 1.30.2's error.
+  StepFixture none;
+  r = Run(none, {"echo hi"}, "");
+  EXPECT_EQ(r.error, "ssh configuration is not found");
+}
+
+TEST_F(SshRunnerTest, MissingKeyFile) {
+  StepFixture f;
+  nlohmann::json c = nlohmann::json::parse(Config(false, ""));
+  c["key"] = f.dir.Sub("nokey");
+  StepResult r = Run(f, {"echo hi"}, c.dump());
+  EXPECT_EQ(r.error, "failed to setup ssh executor: failed to load SSH key from " + f.dir.Sub("nokey") + ": open " +
+                         f.dir.Sub("nokey") + ": no such file or directory");
 }
 
 TEST_F(SshRunnerTest, StrictHostKeyRefusesAnUnknownHost) {
@@ -110,9 +165,26 @@ TEST_F(SshRunnerTest, SignalEndsTheRemoteCommandAtOnce) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
-TEST(SshScriptTest, WrapsCommandsInAFunction) {
-  EXPECT_EQ(SshScript({"echo a", "echo b"}, "", ""), "__dagu_exec(){\nset -e\necho a\necho b\n}\n__dagu_exec\n");
-  EXPECT_EQ(SshScript({}, "x", "/my dir"), "__dagu_exec(){\ncd '/my dir' || return 1\nset -e\nx\n}\n__dagu_exec\n");
+TEST(SshCommandTest, SplitsAsDagu) {
+  DaguCommand c;
+  ASSERT_TRUE(SplitDaguCommand("echo \"a b\" 'c d' e\\ f x\"y z\"", &c));
+  EXPECT_EQ(c.command, "echo");
+  EXPECT_EQ(c.args, (std::vector<std::string>{"a b", "c d", "e\\ f", "x\"y z\""}));
+  ASSERT_TRUE(SplitDaguCommand("cat f | grep x || true && echo `date | wc`", &c));
+  EXPECT_EQ(c.command, "cat");
+  EXPECT_EQ(c.args, (std::vector<std::string>{"f", "|", "grep", "x", "||", "true", "&&", "echo", "`date | wc`"}));
+  ASSERT_TRUE(SplitDaguCommand("printf \"a\\tb\\n\" \"bad\\$\"", &c));
+  EXPECT_EQ(c.args, (std::vector<std::string>{"a\tb\n", "bad\\$"}));
+  EXPECT_FALSE(SplitDaguCommand("   ", &c));
+}
+
+TEST(SshCommandTest, RemoteLines) {
+  DaguCommand c{"echo", {"hello $((1+2))", "it's", "", "plain-1.0/x_y"}};
+  EXPECT_EQ(RemoteCommandLine(c, "", {}), "echo 'hello $((1+2))' 'it'\\''s' '' plain-1.0/x_y");
+  DaguCommand p{"echo", {"in bash", "|", "tr", "a-z", "A-Z", "K=\"v w\"", "say \"hi\""}};
+  EXPECT_EQ(RemoteCommandLine(p, "/bin/bash", {"-e"}),
+            "/bin/bash -e -c 'echo \"in bash\" | tr a-z A-Z K=\"v w\" \"say \\\"hi\\\"\"'");
+  EXPECT_EQ(RemoteCommandLine(DaguCommand{"ls", {}}, "sh", {"-c"}), "sh -c ls");
 }
 
 }  // namespace

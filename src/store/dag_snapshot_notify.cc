@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dag/dag_executor.h"
+#include "dag/dag_ssh.h"
 
 namespace dagu::snapshot_internal {
 namespace {
@@ -73,6 +74,26 @@ void PutDagNotify(const Dag& dag, Json* j) {
   if (!dag.info_mail.empty()) (*j)["infoMail"] = MailToJson(dag.info_mail);
   if (dag.mail_on.failure || dag.mail_on.success) {
     (*j)["mailOn"] = Json{{"failure", dag.mail_on.failure}, {"success", dag.mail_on.success}};
+  }
+  if (std::optional<SshDefaults> ssh_settings = DagSshSettings(dag)) {
+    // 1.30.2's core.SSHConfig (empty values and a false strictHostKey left
+    // out); for readers of dag.json only: a run reads the settings from the
+    // DAG's text (yamlData), their one home.
+    const SshDefaults& c = *ssh_settings;
+    Json ssh = Json::object();
+    auto put = [&](const char* key, const std::string& v) {
+      if (!v.empty()) ssh[key] = v;
+    };
+    put("user", c.user);
+    put("host", c.host);
+    put("port", c.port);
+    put("key", c.key);
+    put("password", c.password);
+    if (c.strict_host_key) ssh["strictHostKey"] = true;
+    put("knownHostFile", c.known_host_file);
+    put("shell", c.shell);
+    if (!c.shell_args.empty()) ssh["shellArgs"] = c.shell_args;
+    (*j)["ssh"] = ssh;
   }
   if (!dag.secrets.empty()) {
     Json secrets = Json::array();

@@ -49,6 +49,24 @@ TEST(DagSnapshotNotifyTest, ExecutorMailAndSecretsRoundTrip) {
   EXPECT_TRUE(back.steps[0].mail_on_error);
 }
 
+TEST(DagSnapshotNotifyTest, DagLevelSshIsWrittenAsDagu) {
+  // The settings come from the DAG's text (kept as yamlData); dag.json also
+  // shows them as 1.30.2's core.SSHConfig.
+  Dag dag;
+  dag.name = "n";
+  dag.yaml_data = "ssh:\n  user: u\n  host: h\n  port: 2222\n  key: /k\n  knownHostFile: /kh\n  shell: bash -e\n"
+                  "steps: [echo hi]\n";
+  Json j = DagToSnapshot(dag, SnapshotOptions());
+  EXPECT_EQ(j["ssh"], Json::parse(R"({"user":"u","host":"h","port":"2222","key":"/k","strictHostKey":true,)"
+                                  R"("knownHostFile":"/kh","shell":"bash","shellArgs":["-e"]})"));
+  Dag back;
+  Params params;
+  ASSERT_TRUE(SnapshotToDag(j, &back, &params).ok());
+  EXPECT_EQ(back.yaml_data, dag.yaml_data);
+  dag.yaml_data = "steps: [echo hi]\n";
+  EXPECT_FALSE(DagToSnapshot(dag, SnapshotOptions()).contains("ssh"));
+}
+
 TEST(DagSnapshotNotifyTest, NumericSmtpPortOfDagu) {
   Dag back;
   Params params;

@@ -139,8 +139,10 @@ class ExecutorsDiffTest : public ::testing::TestWithParam<std::string> {
     Json summary;
     summary["exit"] = exit.value_or(-1);
     std::string record_path, run_id;
+    // The run's own record: the shortest path (a sub-DAG's lies below it).
     for (const auto& e : fs::recursive_directory_iterator(home + "/data")) {
-      if (e.path().filename() == "status.jsonl") record_path = e.path().string();
+      if (e.path().filename() != "status.jsonl") continue;
+      if (record_path.empty() || e.path().string().size() < record_path.size()) record_path = e.path().string();
     }
     Json record;
     if (!record_path.empty()) {
