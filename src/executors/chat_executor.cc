@@ -102,19 +102,23 @@ std::vector<Message> BuildMessageList(const std::vector<Message>& step, const st
 
 std::string RequestBody(const std::string& provider, const LlmConfig& c, const std::vector<Message>& messages,
                         bool stream) {
-  std::optional<double> temperature = c.temperature, top_p = c.top_p;
-  std::optional<int64_t> max_tokens = c.max_tokens, max_completion_tokens;
+  // Plain values and flags (GCC's -Wmaybe-uninitialized misreads copied optionals).
+  bool has_temperature = c.temperature.has_value(), has_top_p = c.top_p.has_value();
+  const double temperature = c.temperature.value_or(0), top_p = c.top_p.value_or(0);
+  bool has_max_tokens = c.max_tokens.has_value(), has_max_completion_tokens = false;
+  int64_t max_tokens = c.max_tokens.value_or(0), max_completion_tokens = 0;
   std::string reasoning;
   const bool thinking = c.thinking && c.thinking->enabled;
   const std::string effort = thinking && !c.thinking->effort.empty() ? c.thinking->effort : "medium";
   if (thinking && provider == "openai") {
     reasoning = "{\"effort\":" + Str(effort) + "}";
-    if (max_tokens) {
+    if (has_max_tokens) {
+      has_max_completion_tokens = true;
       max_completion_tokens = max_tokens;
-      max_tokens.reset();
+      has_max_tokens = false;
     }
-    temperature.reset();
-    top_p.reset();
+    has_temperature = false;
+    has_top_p = false;
   } else if (thinking && provider == "openrouter") {
     reasoning = "{\"effort\":" + Str(effort);
     int64_t budget = 0;
@@ -123,7 +127,10 @@ std::string RequestBody(const std::string& provider, const LlmConfig& c, const s
       reasoning += ",\"max_tokens\":" + std::to_string(budget);
     }
     reasoning += "}";
-    if (budget > 0 && max_tokens.value_or(0) <= budget) max_tokens = budget + 4096;
+    if (budget > 0 && (has_max_tokens ? max_tokens : 0) <= budget) {
+      has_max_tokens = true;
+      max_tokens = budget + 4096;
+    }
   }
   std::string b = "{\"model\":" + Str(c.model) + ",\"messages\":[";
   for (size_t i = 0; i < messages.size(); ++i) {
@@ -131,10 +138,10 @@ std::string RequestBody(const std::string& provider, const LlmConfig& c, const s
     b += "{\"role\":" + Str(messages[i].role) + ",\"content\":" + Str(messages[i].content) + "}";
   }
   b += "]";
-  if (temperature) b += ",\"temperature\":" + Num(*temperature);
-  if (max_tokens) b += ",\"max_tokens\":" + std::to_string(*max_tokens);
-  if (max_completion_tokens) b += ",\"max_completion_tokens\":" + std::to_string(*max_completion_tokens);
-  if (top_p) b += ",\"top_p\":" + Num(*top_p);
+  if (has_temperature) b += ",\"temperature\":" + Num(temperature);
+  if (has_max_tokens) b += ",\"max_tokens\":" + std::to_string(max_tokens);
+  if (has_max_completion_tokens) b += ",\"max_completion_tokens\":" + std::to_string(max_completion_tokens);
+  if (has_top_p) b += ",\"top_p\":" + Num(top_p);
   if (stream) b += ",\"stream\":true";
   if (stream && provider == "openai") b += ",\"stream_options\":{\"include_usage\":true}";
   if (!reasoning.empty()) b += ",\"reasoning\":" + reasoning;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
 #include <thread>
 
 #include "executors/executor_test_util.h"
@@ -165,6 +166,7 @@ TEST_F(ChatRunnerTest, ADependentStepCarriesTheConversation) {
   StepFixture f;
   Prepare(f, "x", false);
   ASSERT_EQ(Run(f).exit_code, 0);
+  std::remove(f.dir.Sub("s.out").c_str());  // the fixture's log file is shared by both steps
   f.step.name = "follow";
   f.step.depends = {"ask"};
   f.step.messages = {{"user", "again"}};
