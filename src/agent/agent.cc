@@ -528,6 +528,7 @@ RunStatus Agent::Execute() {
   opt.base_env.emplace_back("DAG_RUN_LOG_FILE", base_.log);
   for (const auto& kv : secrets_.Env()) opt.base_env.push_back(kv);
   opt.run_id = run_.run_id;
+  opt.messages_dir = run_.MessagesPath();
   opt.root_name = base_.root.name;
   opt.root_run_id = base_.root.id;
   opt.default_shell = deps_.default_shell;

@@ -433,6 +433,7 @@ StepInvocation Executor::MakeInvocation(const Step& def, const NodeState& node, 
 
 void Executor::SetRunRefs(const Step& def, const NodeState& node, StepInvocation* inv) const {
   inv->dag_run_id = opt_.run_id;
+  inv->messages_dir = opt_.messages_dir;
   inv->root_dag_name = opt_.root_name.empty() ? dag_.name : opt_.root_name;
   inv->root_dag_run_id = opt_.root_run_id.empty() ? opt_.run_id : opt_.root_run_id;
   inv->repeated = node.done_count > 0 && def.repeat_policy.enabled;

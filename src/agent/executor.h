@@ -120,6 +120,7 @@ struct ExecutorOptions {
   // This run's ID and its root run (itself for a root run), passed to every
   // step (a call step starts its child under them).
   std::string run_id;
+  std::string messages_dir;  // StepInvocation::messages_dir
   std::string root_name;
   std::string root_run_id;
   // The run log, for the lines a runner writes about a step

@@ -108,6 +108,36 @@ struct ParallelSpec {
   int max_concurrent = 10;             // Dagu's default
 };
 
+// `llm:` of a DAG or a chat step (Dagu 1.30.2's LLMConfig): which model a
+// `type: chat` step asks and how. Optional numbers are absent when not given
+// (and then not sent).
+struct LlmThinking {
+  bool enabled = false;
+  std::string effort;                   // "", low, medium, high, xhigh
+  std::optional<int64_t> budget_tokens;
+  bool include_in_output = false;
+};
+
+struct LlmConfig {
+  std::string provider;                 // openai, anthropic, gemini (google), openrouter, local (ollama, vllm, llama)
+  std::string model;
+  std::string system;                   // a system message put first
+  std::optional<double> temperature;    // 0..2
+  std::optional<int64_t> max_tokens;    // >= 1
+  std::optional<double> top_p;          // 0..1
+  std::string base_url;                 // "" = the provider's; variables expanded at run time
+  std::string api_key_name;             // env variable holding the key ("" = the provider's default)
+  std::optional<bool> stream;           // absent = true
+  std::optional<LlmThinking> thinking;
+  bool stream_enabled() const { return stream.value_or(true); }
+};
+
+// One entry of a chat step's `messages:`.
+struct LlmMessage {
+  std::string role;     // system, user, assistant, tool
+  std::string content;  // variables expanded at run time
+};
+
 struct Step {
   std::string id;
   std::string name;
@@ -150,6 +180,11 @@ struct Step {
   std::vector<CallParam> call_params;  // step `params:` ("" = none given)
   ParallelSpec parallel;               // `parallel:` (enabled = given)
   bool mail_on_error = false;         // mail_on_error: send the run's error mail if this step fails
+  // A `type: chat` step (Dagu 1.30.2): its own `llm:`, or else the DAG's
+  // (copied in at load: a step's llm replaces the DAG's whole), and its
+  // `messages:`. Other steps ignore `llm:`, as 1.30.2 does.
+  std::optional<LlmConfig> llm;
+  std::vector<LlmMessage> messages;
 };
 
 // Mail settings (Dagu 1.30.2 `smtp`, `errorMail`/`infoMail`, `mailOn`).
@@ -242,6 +277,7 @@ struct Dag : DagHeader {
   MailConfig error_mail;
   MailConfig info_mail;
   std::vector<SecretRef> secrets;
+  std::optional<LlmConfig> llm;  // `llm:`: the default of the chat steps
   std::vector<Step> steps;     // depends are complete (chain order applied, ids resolved)
   std::string yaml_data;       // the original file contents
   // The other documents of a multi-document file (`---`): DAGs that call:

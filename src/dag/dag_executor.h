@@ -12,8 +12,8 @@
 
 namespace dagu {
 
-// The non-shell executor types this binary runs: "dag" and "parallel" (call
-// steps), "http", "jq", "mail", "ssh".
+// The non-shell executor types this binary runs: "chat", "dag" and
+// "parallel" (call steps), "http", "jq", "mail", "ssh".
 const std::vector<std::string>& BuiltinExecutorTypes();
 
 // Whether `type` (lower case) is "" or one of Dagu's names for the shell
@@ -33,5 +33,8 @@ struct ExecutorCaps {
   bool shell = false;
 };
 ExecutorCaps CapsOf(std::string_view type);
+
+// A step that asks an LLM (`llm:` + `messages:`; src/executors/chat_executor.h).
+inline constexpr const char kChatExecutorType[] = "chat";
 
 }  // namespace dagu

@@ -63,7 +63,7 @@ TEST(DagExecutorTest, ShellTypesAreTheShell) {
 TEST(DagExecutorTest, UnsupportedAndUnknownTypesNameTheType) {
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    type: docker\n    config: {image: alpine}\n"),
                    "not supported: executor type \"docker\"; this implementation runs shell steps and the "
-                   "executors http, jq, mail, ssh",
+                   "executors chat, http, jq, mail, ssh",
                    3, 11);
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    executor: {type: container}\n"),
                    "not supported: executor type \"container\"", 3, 15);

@@ -61,7 +61,7 @@ const KeyTable& RootKeys() {
           {"container", {}, kUnsupported, "docker containers; this implementation runs shell steps on the host"},
           {"ssh", {}},
           {"registry_auths", {}, kUnsupported, "docker registries; this implementation runs shell steps on the host"},
-          {"llm", {}, kUnsupported, kShellOnly},
+          {"llm", {}},
           {"s3", {}, kUnsupported, kShellOnly},
           {"redis", {}, kUnsupported, kShellOnly},
           {"kubernetes", {}, kUnsupported, kShellOnly},
@@ -130,8 +130,8 @@ const KeyTable& StepKeys() {
           {"with", {}, kUnsupported, "action settings; use run:, shell: and shell_args:"},
           {"container", {}, kUnsupported, "docker containers; this implementation runs shell steps on the host"},
           {"exec", {}, kUnsupported, "direct exec; use run:"},
-          {"llm", {}, kUnsupported, kShellOnly},
-          {"messages", {}, kUnsupported, kShellOnly},
+          {"llm", {}},
+          {"messages", {}},
           {"approval", {}, kUnsupported, "human approval gates"},
           {"routes", {}, kUnsupported, "router steps"},
           {"value", {}, kUnsupported, "router steps"},
@@ -223,6 +223,33 @@ const KeyTable& OutputKeys() {
       {{"name", {}}, {"key", {}}, {"omit", {}}},
       {},
       true};
+  return table;
+}
+
+const KeyTable& LlmKeys() {
+  static const KeyTable table{"llm",
+                              {{"provider", {}},
+                               {"model", {}},
+                               {"system", {}},
+                               {"temperature", {}},
+                               {"max_tokens", {}},
+                               {"top_p", {}},
+                               {"base_url", {}},
+                               {"api_key_name", {}},
+                               {"stream", {}},
+                               {"thinking", {}}},
+                              {}};
+  return table;
+}
+
+const KeyTable& LlmThinkingKeys() {
+  static const KeyTable table{
+      "thinking", {{"enabled", {}}, {"effort", {}}, {"budget_tokens", {}}, {"include_in_output", {}}}, {}};
+  return table;
+}
+
+const KeyTable& LlmMessageKeys() {
+  static const KeyTable table{"messages", {{"role", {}}, {"content", {}}}, {}};
   return table;
 }
 

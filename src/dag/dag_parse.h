@@ -3,6 +3,7 @@
 // dag_loader.cc drives them; the unit tests reach them through LoadDag.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,20 @@ void ParseLogOutput(ParseContext& ctx, const Field& f, std::string* out);
 
 // tags: "a, b" or a list; lower-cased, trimmed, empty ones dropped; appended.
 void ParseTags(ParseContext& ctx, const Field& f, std::vector<std::string>* out);
+
+// --- chat steps (dag_llm.cc) ---
+
+// llm: of the DAG, of a chat step (the model is required) or of another
+// step (decoded, its values not checked: 1.30.2 ignores it).
+enum class LlmLevel { kDag, kChatStep, kOtherStep };
+void ParseLlm(ParseContext& ctx, const Field& f, LlmLevel level, std::optional<LlmConfig>* out);
+// messages: a list of {role, content}.
+void ParseLlmMessages(ParseContext& ctx, const Field& f, std::vector<LlmMessage>* out);
+// messages: only on a chat step; a chat step has no command or script.
+void CheckChatStep(ParseContext& ctx, const Fields& fields, const Step& step);
+// Gives each chat step without llm: the DAG's and checks that the provider,
+// model and messages are there; other steps' llm: is dropped.
+void ResolveChatSteps(ParseContext& ctx, const YAML::Node& at, const std::string& path, Dag* dag);
 
 // --- steps (dag_step.cc) ---
 

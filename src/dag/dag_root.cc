@@ -190,6 +190,7 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
       ParseDagSsh(ctx, *x);
     }
   }
+  if (const Field* x = fields.Get("llm")) ParseLlm(ctx, *x, LlmLevel::kDag, &dag->llm);
   std::vector<std::pair<Step*, ParsedStep>> handlers;
   if (const Field* x = fields.Get("handler_on")) {
     ParseContext::StepScope scope(&ctx);
@@ -233,6 +234,7 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     dag->dialect_reason = ctx.evidence().upstream_form;
     if (!dag->type_given) dag->type = dialect == DagDialect::kUpstream ? DagType::kGraph : DagType::kChain;
     if (steps_field != nullptr) dag->steps = FinalizeSteps(ctx, std::move(steps), dag->type, list_form, dialect);
+    ResolveChatSteps(ctx, steps_field != nullptr ? steps_field->value : root, "steps", dag);
   }
   bool steps_given = steps_field != nullptr && (steps_field->value.IsScalar() || steps_field->value.size() > 0);
   if (!options.is_base && !steps_given) {

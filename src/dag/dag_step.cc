@@ -5,6 +5,7 @@
 #include <cctype>
 #include <climits>
 
+#include "dag/dag_executor.h"
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
 
@@ -381,6 +382,11 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   if (const Field* x = fields.Get("precondition")) ParseConditions(ctx, *x, &step.preconditions);
   if (const Field* x = fields.Get("signal_on_stop")) ParseSignal(ctx, *x, &step.signal_on_stop);
   if (const Field* x = fields.Get("mail_on_error")) ctx.Bool(*x, &step.mail_on_error);
+  if (const Field* x = fields.Get("llm")) {
+    ParseLlm(ctx, *x, step.executor_type == kChatExecutorType ? LlmLevel::kChatStep : LlmLevel::kOtherStep, &step.llm);
+  }
+  if (const Field* x = fields.Get("messages")) ParseLlmMessages(ctx, *x, &step.messages);
+  CheckChatStep(ctx, fields, step);
   if (const Field* x = fields.Get("worker_selector"); x != nullptr && step.executor_type.empty()) {
     ctx.Error(*x, "executor type \"\" does not support workerSelector field");  // as Dagu 1.30.2
   }

@@ -351,6 +351,10 @@ StepResult RunRequest(const StepInvocation& inv, const std::atomic<bool>& cancel
 
 }  // namespace
 
+std::string GoTransportError(int rc, long os_errno, bool got_headers, const std::string& url) {
+  return TransportError(static_cast<CURLcode>(rc), os_errno, got_headers, url);
+}
+
 std::string CanonicalHeaderKey(const std::string& key) {
   for (unsigned char c : key) {
     bool token = std::isalnum(c) || std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;

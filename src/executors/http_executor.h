@@ -33,6 +33,10 @@ class HttpRunner final : public StepRunner {
   std::unique_ptr<RunningStep> Start(const StepInvocation& invocation) override;
 };
 
+// What Go's http client says of a failed transfer (`url` the request's),
+// after "<Op> \"<url>\": ": `rc` a CURLcode, `os_errno` CURLINFO_OS_ERRNO.
+std::string GoTransportError(int rc, long os_errno, bool got_headers, const std::string& url);
+
 // Go's http.CanonicalHeaderKey: "content-type" -> "Content-Type".
 std::string CanonicalHeaderKey(const std::string& key);
 

@@ -63,6 +63,9 @@ struct StepInvocation {
   // (a sub-DAG call starts its child as `start --root --parent`): this run's
   // ID (its DAG is `dag`) and its root run (itself for a root run).
   std::string dag_run_id;
+  // <dag-run dir>/messages: where chat steps keep their conversations
+  // (src/executors/chat_executor.h); "" = not kept.
+  std::string messages_dir;
   std::string root_dag_name;
   std::string root_dag_run_id;
   // The step runs again under its repeat_policy (a call then gives its child

@@ -27,6 +27,57 @@ void ReadMail(JsonFields& f, const char* key, MailConfig* out) {
   m.Bool("attachLogs", &out->attach_logs);
 }
 
+// llm: as 1.30.2's LLMConfig marshals it (omitempty).
+Json LlmToJson(const LlmConfig& c) {
+  Json j = Json::object();
+  if (!c.provider.empty()) j["provider"] = c.provider;
+  if (!c.model.empty()) j["model"] = c.model;
+  if (!c.system.empty()) j["system"] = c.system;
+  if (c.temperature) j["temperature"] = *c.temperature;
+  if (c.max_tokens) j["maxTokens"] = *c.max_tokens;
+  if (c.top_p) j["topP"] = *c.top_p;
+  if (!c.base_url.empty()) j["baseURL"] = c.base_url;
+  if (!c.api_key_name.empty()) j["apiKeyName"] = c.api_key_name;
+  if (c.stream) j["stream"] = *c.stream;
+  if (c.thinking) {
+    Json t = Json::object();
+    if (c.thinking->enabled) t["enabled"] = true;
+    if (!c.thinking->effort.empty()) t["effort"] = c.thinking->effort;
+    if (c.thinking->budget_tokens) t["budgetTokens"] = *c.thinking->budget_tokens;
+    if (c.thinking->include_in_output) t["includeInOutput"] = true;
+    j["thinking"] = t;
+  }
+  return j;
+}
+
+void ReadLlm(JsonFields& f, std::optional<LlmConfig>* out) {
+  const Json* obj = nullptr;
+  if (!f.Object("llm", &obj)) return;
+  JsonFields l(*obj, "llm");
+  LlmConfig c;
+  l.Str("provider", &c.provider);
+  l.Str("model", &c.model);
+  l.Str("system", &c.system);
+  Json v;
+  if (l.Raw("temperature", &v) && v.is_number()) c.temperature = v.get<double>();
+  if (l.Raw("maxTokens", &v) && v.is_number()) c.max_tokens = v.get<int64_t>();
+  if (l.Raw("topP", &v) && v.is_number()) c.top_p = v.get<double>();
+  l.Str("baseURL", &c.base_url);
+  l.Str("apiKeyName", &c.api_key_name);
+  if (l.Raw("stream", &v) && v.is_boolean()) c.stream = v.get<bool>();
+  const Json* t = nullptr;
+  if (l.Object("thinking", &t)) {
+    JsonFields tf(*t, "thinking");
+    LlmThinking th;
+    tf.Bool("enabled", &th.enabled);
+    tf.Str("effort", &th.effort);
+    if (tf.Raw("budgetTokens", &v) && v.is_number()) th.budget_tokens = v.get<int64_t>();
+    tf.Bool("includeInOutput", &th.include_in_output);
+    c.thinking = th;
+  }
+  *out = c;
+}
+
 }  // namespace
 
 void PutStepExecutor(const Step& step, Json* j) {
@@ -39,10 +90,28 @@ void PutStepExecutor(const Step& step, Json* j) {
   }
   (*j)["executorConfig"] = exec;
   if (step.mail_on_error) (*j)["mailOnError"] = true;
+  if (step.llm) (*j)["llm"] = LlmToJson(*step.llm);
+  if (!step.messages.empty()) {
+    Json messages = Json::array();
+    for (const auto& m : step.messages) messages.push_back(Json{{"role", m.role}, {"content", m.content}});
+    (*j)["messages"] = messages;
+  }
 }
 
 Status ReadStepExecutor(const Json& snapshot, JsonFields& f, Step* step) {
   f.Bool("mailOnError", &step->mail_on_error);
+  ReadLlm(f, &step->llm);
+  const Json* messages = nullptr;
+  if (f.Array("messages", &messages)) {
+    for (const auto& item : *messages) {
+      if (!item.is_object()) continue;
+      JsonFields m(item, "message");
+      LlmMessage msg;
+      m.Str("role", &msg.role);
+      m.Str("content", &msg.content);
+      step->messages.push_back(std::move(msg));
+    }
+  }
   const Json* exec = nullptr;
   if (!f.Object("executorConfig", &exec)) return Status::OK();
   auto type = exec->find("type");
@@ -62,6 +131,7 @@ Status ReadStepExecutor(const Json& snapshot, JsonFields& f, Step* step) {
 }
 
 void PutDagNotify(const Dag& dag, Json* j) {
+  if (dag.llm) (*j)["llm"] = LlmToJson(*dag.llm);
   if (!dag.smtp.empty()) {
     Json smtp = Json::object();
     smtp["host"] = dag.smtp.host;
@@ -111,6 +181,7 @@ void PutDagNotify(const Dag& dag, Json* j) {
 }
 
 void ReadDagNotify(JsonFields& f, Dag* dag) {
+  ReadLlm(f, &dag->llm);
   const Json* obj = nullptr;
   if (f.Object("smtp", &obj)) {
     JsonFields s(*obj, "smtp");

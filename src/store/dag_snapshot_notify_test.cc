@@ -67,6 +67,49 @@ TEST(DagSnapshotNotifyTest, DagLevelSshIsWrittenAsDagu) {
   EXPECT_FALSE(DagToSnapshot(dag, SnapshotOptions()).contains("ssh"));
 }
 
+TEST(DagSnapshotNotifyTest, ChatStepLlmAndMessagesRoundTripInDagusFields) {
+  Dag dag;
+  dag.name = "n";
+  LlmConfig c;
+  c.provider = "openai";
+  c.model = "m";
+  c.temperature = 0.7;
+  c.stream = false;
+  c.base_url = "http://h/v1";
+  dag.llm = c;
+  Step step;
+  step.name = "ask";
+  step.executor_type = "chat";
+  c.max_tokens = 50;
+  c.thinking = LlmThinking{true, "low", 100, false};
+  step.llm = c;
+  step.messages = {{"user", "hi ${X}"}};
+  dag.steps.push_back(step);
+
+  Json j = DagToSnapshot(dag, SnapshotOptions());
+  // As 1.30.2's dag.json has them.
+  EXPECT_EQ(j["llm"], Json::parse(R"({"provider":"openai","model":"m","temperature":0.7,"baseURL":"http://h/v1",)"
+                                  R"("stream":false})"));
+  EXPECT_EQ(j["steps"][0]["llm"]["maxTokens"], 50);
+  EXPECT_EQ(j["steps"][0]["llm"]["thinking"], Json::parse(R"({"enabled":true,"effort":"low","budgetTokens":100})"));
+  EXPECT_EQ(j["steps"][0]["messages"], Json::parse(R"([{"role":"user","content":"hi ${X}"}])"));
+
+  Dag back;
+  Params params;
+  ASSERT_TRUE(SnapshotToDag(j, &back, &params).ok());
+  ASSERT_TRUE(back.llm.has_value());
+  EXPECT_EQ(back.llm->temperature, 0.7);
+  EXPECT_FALSE(back.llm->stream_enabled());
+  ASSERT_EQ(back.steps.size(), 1u);
+  EXPECT_EQ(back.steps[0].executor_type, "chat");
+  ASSERT_TRUE(back.steps[0].llm.has_value());
+  EXPECT_EQ(back.steps[0].llm->max_tokens, 50);
+  EXPECT_EQ(back.steps[0].llm->base_url, "http://h/v1");
+  EXPECT_EQ(back.steps[0].llm->thinking->budget_tokens, 100);
+  ASSERT_EQ(back.steps[0].messages.size(), 1u);
+  EXPECT_EQ(back.steps[0].messages[0].content, "hi ${X}");
+}
+
 TEST(DagSnapshotNotifyTest, NumericSmtpPortOfDagu) {
   Dag back;
   Params params;

@@ -52,6 +52,8 @@ struct RunDir {
   std::string run_id;
   WallTime created;      // from the directory name (UTC, whole seconds)
   std::string path;      // absolute
+  // Chat steps' conversations, one <step>.json each (kept across attempts).
+  std::string MessagesPath() const { return path + "/messages"; }
 };
 
 // One attempt directory of a run.

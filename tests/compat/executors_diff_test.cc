@@ -11,7 +11,11 @@
 //   mails[i].from / .to / .data   what the SMTP server received (base64
 //                        parts decoded)
 // Run IDs, timestamps, DAGU_HOME paths and log-file stamps are normalised
-// first. In a case file, `@HTTP@`, `@SMTP_PORT@`, `@SSH_PORT@`, `@SSH_USER@`,
+// first. Chat steps (chat*.yaml) ask the HTTP server's chat-completions API
+// (OPENAI_API_KEY is set): what it received is compared too
+//   chat_requests.<i>.path / .headers / .body   each request, in order
+//   messages.<step>.json                        the conversations kept
+// In a case file, `@HTTP@`, `@SMTP_PORT@`, `@SSH_PORT@`, `@SSH_USER@`,
 // `@SSH_KEY@`, `@SSH_KNOWN_HOSTS@` and `@DIR@` (a directory holding
 // secret.txt) are replaced before the run; a line `# ignore: <field>` names a
 // field whose difference is known and documented (docs/dag-format.md). The
@@ -44,6 +48,7 @@ using namespace std::chrono_literals;
 const std::string kCasesDir = std::string(DAGU_SOURCE_DIR) + "/tests/compat/cases/executors";
 constexpr const char kSecret[] = "supersecret123";
 constexpr const char kFileSecret[] = "filesecretvalue";
+constexpr const char kLlmKey[] = "sk-llm-test-key";
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path);
@@ -125,13 +130,14 @@ class ExecutorsDiffTest : public ::testing::TestWithParam<std::string> {
     std::ofstream(dag) << text;
     std::map<std::string, std::string> env = {{"HOME", dir_.Sub(tag + "/user")}, {"DAGU_HOME", home},
                                               {"TZ", "UTC"}, {"DAGU_SKIP_EXAMPLES", "true"},
-                                              {"MY_SRC_TOKEN", kSecret}};
+                                              {"MY_SRC_TOKEN", kSecret}, {"OPENAI_API_KEY", kLlmKey}};
     for (const char* name : {"DAGU_PORT", "DAGU_HOST", "DAGU_TZ", "DAGU_DATA_DIR", "DAGU_DAGS", "DAGU_DAGS_DIR",
                              "DAGU_LOG_DIR", "DAGU_QUEUE_ENABLED", "XDG_DATA_HOME", "DAGU_EXECUTABLE",
                              "SSL_CERT_FILE", "SSL_CERT_DIR"}) {
       env[name] = "";
     }
     last_env_ = env;
+    const size_t requests_before = servers_->http.Requests().size();
     Subprocess proc;
     EXPECT_TRUE(proc.Start({binary, "start", dag}, env, dir_.Sub(tag + "/start.log")));
     auto exit = proc.Wait(60000ms);
@@ -168,6 +174,26 @@ class ExecutorsDiffTest : public ::testing::TestWithParam<std::string> {
       }
       std::string outputs = Slurp(fs::path(record_path).parent_path().string() + "/outputs.json");
       if (!outputs.empty()) summary["outputs"] = Json::parse(outputs, nullptr, false).value("outputs", Json());
+    }
+    // What a chat step sent to the chat-completions API (the server is
+    // shared: the requests since this run started), and the conversations
+    // the run kept (<dag-run dir>/messages/<step>.json).
+    std::vector<nlohmann::json> requests = servers_->http.Requests();
+    for (size_t i = requests_before, n = 0; i < requests.size(); ++i) {
+      if (requests[i].value("p", "").find("/chat/completions") == std::string::npos) continue;
+      nlohmann::json headers = requests[i]["h"];
+      headers.erase("Host");
+      Json r;
+      r["path"] = requests[i].value("p", "");
+      r["headers"] = Json::parse(headers.dump());
+      r["body"] = requests[i].value("b", "");
+      summary["chat_requests"][std::to_string(n++)] = r;
+    }
+    if (!record_path.empty()) {
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(fs::path(record_path).parent_path().parent_path() / "messages", ec)) {
+        summary["messages"][e.path().filename().string()] = Slurp(e.path().string());
+      }
     }
     smtp.WaitFor(1, 1500ms);  // mails are sent as the run ends
     // Mails sent at the same moment (a step's mailOnError and the run's)

@@ -95,6 +95,8 @@ class H(http.server.BaseHTTPRequestHandler):
         with open(record, 'a') as f:
             f.write(json.dumps({"m": self.command, "p": self.path, "h": dict(self.headers), "b": body}) + "\n")
         extra = {}
+        if self.path.endswith('/chat/completions'):
+            return self.chat(body)
         if self.path.startswith('/json'):
             code, ctype, out = 200, 'application/json', b'{"b":[1,2.5,1e21],"a":"x<y>&z","n":null}'
         elif self.path.startswith('/404'):
@@ -112,6 +114,51 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send_header('Content-Type', ctype)
         self.send_header('X-Test', 'v1')
         for k, v in extra.items(): self.send_header(k, v)
+        self.send_header('Content-Length', str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+    def chat(self, body):
+        # An OpenAI-compatible chat-completions API: /<mode>/v1/chat/completions.
+        mode = self.path.split('/')[1]
+        if mode == 'slowchat':
+            time.sleep(5)
+        if mode in ('err400', 'err401', 'err503'):
+            return self.reply(int(mode[3:]), 'application/json', b'{"error":{"message":"rejected by the test server"}}')
+        if mode == 'notjson':
+            return self.reply(200, 'application/json', b'not json')
+        if mode == 'nochoices':
+            return self.reply(200, 'application/json', b'{"choices":[],"usage":{"total_tokens":1}}')
+        req = json.loads(body or '{}')
+        msgs = req.get('messages') or []
+        last = msgs[-1].get('content', '') if msgs else ''
+        text = 'reply %d to %s' % (len(msgs), last)
+        usage = {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+        if not req.get('stream'):
+            out = json.dumps({"id": "c1", "object": "chat.completion", "created": 1, "model": req.get('model'),
+                              "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                           "finish_reason": "stop"}], "usage": usage}).encode()
+            return self.reply(200, 'application/json', out)
+        half = len(text) // 2
+        events = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]},
+                  {"choices": [{"index": 0, "delta": {"content": text[:half]}}]},
+                  ': a comment line',
+                  {"choices": [{"index": 0, "delta": {"content": text[half:]}}]},
+                  {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+                  {"choices": [], "usage": usage}]
+        self.send_response(200)
+        self.send_header('Content-Type', 'text/event-stream')
+        self.send_header('Connection', 'close')
+        self.end_headers()
+        for e in events:
+            line = e if isinstance(e, str) else 'data: ' + json.dumps(e)
+            self.wfile.write((line + '\n\n').encode())
+            self.wfile.flush()
+        if mode != 'nodone':
+            self.wfile.write(b'data: [DONE]\n\n')
+        self.close_connection = True
+    def reply(self, code, ctype, out):
+        self.send_response(code)
+        self.send_header('Content-Type', ctype)
         self.send_header('Content-Length', str(len(out)))
         self.end_headers()
         self.wfile.write(out)

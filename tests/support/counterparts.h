@@ -69,7 +69,13 @@ class HttpTestServer {
  public:
   // Routes: /json (200, JSON body), /text (200, plain), /404, /slow (5 s),
   // /gzip (gzip-encoded JSON), anything else 200 "hello\n". Every response
-  // has X-Test: v1 and a fixed Date and Server.
+  // has X-Test: v1 and a fixed Date and Server. And an OpenAI-compatible
+  // chat-completions API at /<mode>/v1/chat/completions: it answers
+  // "reply <number of messages> to <last message>", as JSON or, when the
+  // request asks to stream, as Server-Sent Events (deltas in two parts, a
+  // comment line, a usage chunk, then "data: [DONE]"). Modes: err400 and
+  // err401 (that status), err503 (503: retried), notjson, nochoices, nodone
+  // (a stream without [DONE]), slowchat (answers after 5 s); any other: OK.
   bool Start(const std::string& dir, const std::string& tls_cert = "", const std::string& tls_key = "");
   int port() const { return port_; }
   std::string url(const std::string& path) const;
