@@ -14,7 +14,7 @@
 namespace dagu {
 
 const std::vector<std::string>& BuiltinExecutorTypes() {
-  static const std::vector<std::string> types{"dag", "http", "jq", "mail", "parallel", "ssh"};
+  static const std::vector<std::string> types{"dag", "hitl", "http", "jq", "mail", "parallel", "ssh"};
   return types;
 }
 
@@ -25,7 +25,7 @@ namespace {
 
 // Dagu 1.30.2's other executor types: refused with a pointer to what runs here.
 constexpr const char* kOtherTypes[] = {"docker", "container", "archive", "chat", "gha", "github_action",
-                                       "github-action", "harness", "hitl", "k8s", "kubernetes", "llm",
+                                       "github-action", "harness", "k8s", "kubernetes", "llm",
                                        "agent", "redis", "s3", "sql", "postgres", "sqlite", "router",
                                        "template", "subworkflow", "log", "wait"};
 
@@ -62,6 +62,34 @@ nlohmann::json ToJson(const YAML::Node& node) {
   }
 }
 
+// hitl's config: prompt, input (names), required (a subset of input), as
+// Dagu 1.30.2 decodes it (a single string counts as a one-name list).
+void CheckHitlConfig(ParseContext& ctx, const Field& config) {
+  auto names = [](const YAML::Node& n) {
+    std::vector<std::string> out;
+    if (n.IsSequence()) {
+      for (const auto& item : n) {
+        if (item.IsScalar()) out.push_back(item.Scalar());
+      }
+    } else if (n.IsScalar() && KindOf(n) != ScalarKind::kNull) {
+      out.push_back(n.Scalar());
+    }
+    return out;
+  };
+  std::vector<std::string> input, required;
+  for (auto it = config.value.begin(); it != config.value.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    if (key == "input") input = names(it->second);
+    if (key == "required") required = names(it->second);
+  }
+  for (const std::string& r : required) {
+    if (std::find(input.begin(), input.end(), r) == input.end()) {
+      ctx.Error(config, "required field " + Quote(r) + " is not in input list");
+      return;
+    }
+  }
+}
+
 void ReadType(ParseContext& ctx, const Field& f, std::string* type) {
   if (ctx.String(f, type)) *type = Lower(Trim(*type));
 }
@@ -72,7 +100,7 @@ void CheckType(ParseContext& ctx, const Field& at, const std::string& type) {
   if (std::find(built.begin(), built.end(), type) != built.end()) return;
   std::string list;
   for (const auto& t : built) {
-    if (t == "dag" || t == "parallel") continue;  // call: steps, not a type one writes
+    if (t == "dag" || t == "parallel" || t == "hitl") continue;  // not a runner of commands
     list += (list.empty() ? "" : ", ") + t;
   }
   bool known = std::any_of(std::begin(kOtherTypes), std::end(kOtherTypes),
@@ -120,6 +148,23 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step) {
   if (IsShellExecutorType(type)) return;
   step->executor_type = type;
   if (has_config) step->executor_config_json = JsonText(ToJson(config_at->value));
+  if (type == "hitl" && has_config) CheckHitlConfig(ctx, *config_at);
+}
+
+void CheckHitlStep(ParseContext& ctx, const Fields& fields, const Step& step) {
+  if (step.executor_type != "hitl") return;
+  // Dagu 1.30.2's capability checks: an approval step runs nothing.
+  const std::pair<const char*, const char*> refused[] = {{"command", "does not support command field"},
+                                                         {"run", "does not support command field"},
+                                                         {"script", "does not support script field"},
+                                                         {"shell", "does not support shell configuration"},
+                                                         {"shell_args", "does not support shell configuration"},
+                                                         {"worker_selector", "does not support workerSelector field"}};
+  for (const auto& [key, words] : refused) {
+    const Field* f = fields.Get(key);
+    if (f == nullptr || KindOf(f->value) == ScalarKind::kNull) continue;
+    ctx.Error(*f, std::string("executor type \"hitl\" ") + words);
+  }
 }
 
 }  // namespace dag_internal

@@ -104,6 +104,9 @@ void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out,
 // type: + config:, or the legacy executor: (a string or {type, config}), into
 // step->executor_type / executor_config_json. Types not built here are errors.
 void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step);
+// An approval step (`type: hitl`) has nothing to run: command, script,
+// shell and worker_selector are refused with Dagu 1.30.2's words.
+void CheckHitlStep(ParseContext& ctx, const Fields& fields, const Step& step);
 
 // smtp, mail_on, error_mail, info_mail of the root mapping; present ones
 // replace those in *dag (base config values).
