@@ -33,7 +33,9 @@ std::optional<WallTime> ParseOptTime(const std::string& text) {
 NodeRecord ToNodeRecord(const NodeState& n) {
   NodeRecord r;
   r.step = StepToSnapshot(n.step);
-  if (n.step.call.empty()) r.step.erase("executorConfig");
+  // An approval step keeps its config: the approve endpoint reads `required`
+  // from the record, as 1.30.2's does.
+  if (n.step.call.empty() && n.step.executor_type != "hitl") r.step.erase("executorConfig");
   r.stdout_path = n.stdout_path;
   r.stderr_path = n.stderr_path;
   r.started_at = TimeOrEmpty(n.started_at);
@@ -201,9 +203,24 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
     DAGU_RETURN_IF_ERROR(req.dispatch_fence.Check(deps_.clock->Monotonic(), "run " + req.run_id));
     DAGU_RETURN_IF_ERROR(runs_.ClaimDispatch(run_, latest));
   }
+  // A waiting run (an approval step) is resumed once: the approval spawns
+  // this retry, and two approvals (two web servers, a double click) or an
+  // approval and a `dagu retry` must not both run the rest of the DAG. The
+  // claim is on the waiting attempt, so a later wait (a new attempt) can be
+  // resumed again.
+  const bool waiting = rec.status == RunStatus::kWaiting;
+  if (waiting) {
+    Status claim = runs_.ClaimDispatch(run_, latest);
+    if (claim.IsAlreadyExists()) {
+      return Status::AlreadyExists("waiting run \"" + req.run_id + "\" of DAG \"" + req.dag_name +
+                                   "\" (attempt " + latest.attempt_id + ") was already resumed");
+    }
+    DAGU_RETURN_IF_ERROR(claim);
+  }
+  const bool claimed = queued || waiting;
   s = runs_.CreateAttempt(run_, &dag_json, &attempt_);
   if (!s.ok()) {
-    if (queued) runs_.ReleaseDispatch(run_, latest).LogIfError("releasing the dispatch claim of run " + req.run_id);
+    if (claimed) runs_.ReleaseDispatch(run_, latest).LogIfError("releasing the dispatch claim of run " + req.run_id);
     return s;
   }
   base_ = InitialRunRecord(dag_, params_, req.run_id, attempt_.attempt_id, RunStatus::kRunning);
@@ -223,7 +240,7 @@ Status Agent::PrepareRetry(const AgentRequest& req) {
     retry_step_ = req.retry_step;
   }
   s = PrepareLogs(deps_.clock->Now());
-  if (!s.ok() && queued) {
+  if (!s.ok() && claimed) {
     runs_.ReleaseDispatch(run_, latest).LogIfError("releasing the dispatch claim of run " + req.run_id);
   }
   return s;
@@ -273,6 +290,7 @@ RunRecord Agent::ToRecord(const ExecutionState& state) const {
   put(state.on_failure, &r.on_failure);
   put(state.on_cancel, &r.on_cancel);
   put(state.on_exit, &r.on_exit);
+  put(state.on_wait, &r.on_wait);
   secrets_.MaskRecord(&r);
   return r;
 }

@@ -21,7 +21,9 @@
 // dependants run again (or just `retry_step`). `queue_dispatch` (set from
 // DAGU_QUEUE_DISPATCH_RETRY=1, as the queue processor of upstream Dagu v2.15.1 sets it) refuses to
 // run anything but a queued run. A run whose latest attempt is still running
-// with a live heartbeat is refused.
+// with a live heartbeat is refused. A waiting run (an approval step; the
+// approval spawns the retry that resumes it) takes the same claim on its
+// waiting attempt, so it is resumed at most once per wait.
 //
 // Thread-safety: Prepare and Execute from one thread; Stop from any thread.
 #pragma once

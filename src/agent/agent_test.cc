@@ -8,6 +8,8 @@
 #include <sstream>
 #include <thread>
 
+#include "executors/executor_registry.h"
+#include "executors/hitl_executor.h"
 #include "executors/shell_runner.h"
 #include "core/time_format.h"
 #include "store/queue_store.h"
@@ -359,6 +361,85 @@ TEST_F(AgentTest, RetryOfLiveRunIsRefused) {
   EXPECT_EQ(s.code(), Status::Code::kBusy) << s.ToString();
   agent.Stop(SIGTERM);
   t.join();
+}
+
+// An approval step: the run ends waiting (no heartbeat file left, no error);
+// once approved (the record written as the API writes it), the waiting run
+// is resumed by exactly one retry even when two race, and the approval's
+// inputs reach the next step.
+TEST_F(AgentTest, WaitingRunIsResumedOnce) {
+  HitlRunner hitl;
+  ExecutorRegistry registry(&runner_);
+  registry.Register("hitl", &hitl);
+  Step gate;
+  gate.name = "gate";
+  gate.executor_type = "hitl";
+  gate.depends = {"first"};
+  dag_.steps = {MakeStep("first", "echo first"), gate,
+                MakeStep("after", "echo \"after $REASON\" >> " + dir_.Sub("after.txt"), {"gate"})};
+  AgentDeps deps = Deps();
+  deps.executors = &registry;
+  {
+    Agent agent(deps);
+    ASSERT_TRUE(agent.Prepare(Start("w-1")).ok());
+    EXPECT_EQ(agent.Execute(), RunStatus::kWaiting);
+    EXPECT_FALSE(agent.EndedWithError());
+  }
+  AttemptDir waiting;
+  RunRecord r = Latest("w-1", &waiting);
+  EXPECT_EQ(r.status, RunStatus::kWaiting);
+  EXPECT_EQ(r.nodes[1].status, NodeStatus::kWaiting);
+  EXPECT_EQ(r.nodes[2].status, NodeStatus::kNotStarted);
+  EXPECT_EQ(Read(r.nodes[1].stdout_path), "Waiting for human approval...\n");
+  // No heartbeat file is left: a waiting run has no process.
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir_.Sub("data/proc"), ec)) {
+    EXPECT_FALSE(e.is_regular_file()) << e.path();
+  }
+  // The approval, as the API writes it.
+  r.nodes[1].status = NodeStatus::kSucceeded;
+  r.nodes[1].output_variables["REASON"] = "REASON=approved";
+  RunStore runs(PosixFileSystem(), Clock::Real(), dir_.Sub("data/dag-runs"));
+  ASSERT_TRUE(runs.AppendStatus(waiting, r).ok());
+
+  Agent first(deps);
+  ASSERT_TRUE(first.Prepare(Retry("w-1")).ok());
+  Agent second(deps);
+  Status s = second.Prepare(Retry("w-1"));
+  EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  EXPECT_NE(s.message().find("was already resumed"), std::string::npos) << s.ToString();
+  EXPECT_EQ(first.Execute(), RunStatus::kSucceeded);
+  EXPECT_EQ(Read(dir_.Sub("after.txt")), "after approved\n");
+  EXPECT_EQ(Latest("w-1").nodes[2].status, NodeStatus::kSucceeded);
+}
+
+TEST_F(AgentTest, RetryOfAWaitingRunWithoutApprovalWaitsAgain) {
+  HitlRunner hitl;
+  ExecutorRegistry registry(&runner_);
+  registry.Register("hitl", &hitl);
+  Step gate;
+  gate.name = "gate";
+  gate.executor_type = "hitl";
+  dag_.steps = {gate, MakeStep("after", "echo after", {"gate"})};
+  dag_.handler_on.wait = MakeStep("onWait", "echo \"$DAG_WAITING_STEPS $DAG_RUN_STATUS\" >> " + dir_.Sub("waits.txt"));
+  dag_.handler_on.exit = MakeStep("onExit", "echo exit >> " + dir_.Sub("exit.txt"));
+  AgentDeps deps = Deps();
+  deps.executors = &registry;
+  {
+    Agent agent(deps);
+    ASSERT_TRUE(agent.Prepare(Start("w-2")).ok());
+    EXPECT_EQ(agent.Execute(), RunStatus::kWaiting);
+  }
+  Agent retry(deps);
+  ASSERT_TRUE(retry.Prepare(Retry("w-2")).ok());
+  EXPECT_EQ(retry.Execute(), RunStatus::kWaiting);
+  RunRecord r = Latest("w-2");
+  EXPECT_EQ(r.nodes[0].status, NodeStatus::kWaiting);
+  EXPECT_EQ(r.nodes[0].done_count, 1);  // it did not run again
+  ASSERT_TRUE(r.on_wait.has_value());
+  EXPECT_EQ(r.on_wait->status, NodeStatus::kSucceeded);
+  EXPECT_EQ(Read(dir_.Sub("waits.txt")), "gate waiting\ngate waiting\n");
+  EXPECT_FALSE(std::filesystem::exists(dir_.Sub("exit.txt")));  // no exit handler while waiting
 }
 
 }  // namespace

@@ -118,6 +118,7 @@ Executor::Executor(const Dag& dag, const Params& params, ExecutorOptions options
   state_.on_failure = handler(dag_.handler_on.failure, "onFailure");
   state_.on_cancel = handler(dag_.handler_on.abort, "onCancel");
   state_.on_exit = handler(dag_.handler_on.exit, "onExit");
+  state_.on_wait = handler(dag_.handler_on.wait, "onWait");
 }
 
 Executor::~Executor() {
@@ -188,7 +189,8 @@ void Executor::SetPreviousNodes(const std::vector<NodeState>& previous, const st
     bool keep;
     if (!only_step.empty()) keep = n.step.name != only_step;
     else keep = prev != nullptr && (prev->status == NodeStatus::kSucceeded || prev->status == NodeStatus::kSkipped ||
-                                    prev->status == NodeStatus::kPartiallySucceeded);
+                                    prev->status == NodeStatus::kPartiallySucceeded ||
+                                    prev->status == NodeStatus::kWaiting);  // still waiting for its approval
     if (!keep || prev == nullptr) {
       reset[i] = true;
       continue;
@@ -516,6 +518,7 @@ bool Executor::ApplyExecution(size_t index, const Exec& exec, const RetryPolicy&
   }
   if (raw.empty()) {
     if (exec.stopped) n.status = NodeStatus::kAborted;
+    else if (r.waiting) n.status = NodeStatus::kWaiting;
     else if (r.partially_succeeded) n.status = NodeStatus::kPartiallySucceeded;
     return false;
   }
@@ -722,7 +725,11 @@ void Executor::HandlerWorker(NodeState* node, std::string status_label, bool* ok
     MutexLock l(&mu_);
     refs = StepRefsNow();
   }
-  const VarList env = env_.ForStep(def, outputs, nullptr, status_label, Runner(ProcKind::kHandler), refs);
+  VarList env = env_.ForStep(def, outputs, nullptr, status_label, Runner(ProcKind::kHandler), refs);
+  {
+    MutexLock l(&mu_);
+    for (const auto& [name, value] : handler_env_) env.Set(name, value);
+  }
   const std::string dir = env_.WorkingDirFor(def, env);
   const OwnedVars owned = env_.Owned(def, outputs, env, refs);
   std::string why;
@@ -886,6 +893,11 @@ void Executor::WaitForEvent() {
   cv_.WaitFor(&mu_, wait);
 }
 
+bool Executor::AnyWaiting() const {
+  return std::any_of(state_.nodes.begin(), state_.nodes.end(),
+                     [](const NodeState& n) { return n.status == NodeStatus::kWaiting; });
+}
+
 bool Executor::AllFinished() const {
   return std::none_of(state_.nodes.begin(), state_.nodes.end(), [](const NodeState& n) {
     return n.status == NodeStatus::kNotStarted || n.status == NodeStatus::kRunning;
@@ -965,6 +977,14 @@ RunStatus Executor::Run() {
     }
     if (cancelled_ && running_ == 0) break;
     if (AllFinished()) break;
+    // Nothing runs, nothing can start, and a step waits for its approval:
+    // the run stops here, waiting (1.30.2's "DAG entering wait status").
+    if (running_ == 0 && !pending && AnyWaiting()) {
+      mu_.Unlock();
+      RunLogLine("", false, "DAG entering wait status - waiting for human approval", {});
+      mu_.Lock();
+      break;
+    }
     if (running_ == 0 && !pending) {
       last_error_ = kDeadlock;
       break;
@@ -976,6 +996,35 @@ RunStatus Executor::Run() {
   mu_.Lock();
 
   RunStatus status = FinalRunStatus(NodeViews(), cancelled_, !last_error_.empty());
+  if (status == RunStatus::kWaiting || status == RunStatus::kRejected) {
+    // Only the wait handler runs (a rejected run: 1.30.2 would run the
+    // failure and exit handlers, but no run of its ends rejected: a
+    // rejection is written by the API, never by a running agent).
+    if (status == RunStatus::kWaiting && state_.on_wait.has_value()) {
+      std::string names;
+      for (const auto& n : state_.nodes) {
+        if (n.status == NodeStatus::kWaiting) names += (names.empty() ? "" : ",") + n.step.name;
+      }
+      mu_.Unlock();
+      RunLogLine("", false, "Executing onWait handler", {{"waitingSteps", names}});
+      mu_.Lock();
+      handler_env_ = {{"DAG_WAITING_STEPS", names}};
+      RunHandler(&state_.on_wait, RunStatusLabel(status));
+      handler_env_.clear();
+    }
+    if (status == RunStatus::kWaiting) {
+      mu_.Unlock();
+      RunLogLine("", false, "DAG waiting for approval", {});
+      mu_.Lock();
+    }
+    state_.status = status;
+    state_.finished_at = opt_.clock->Now();
+    Touch();
+    mu_.Unlock();
+    JoinWorkers();
+    Publish();
+    return status;
+  }
   std::optional<NodeState>* handler = IsSuccess(status)              ? &state_.on_success
                                       : status == RunStatus::kFailed ? &state_.on_failure
                                                                      : &state_.on_cancel;

@@ -21,6 +21,12 @@
 //  - Handlers: init before the steps; then success (also for partial
 //    success) / failure / abort by the status, then exit. They see every
 //    output and DAG_RUN_STATUS. A failing handler sets the last error.
+//  - Approval steps (`type: hitl`) end `waiting`; their dependants wait.
+//    Once nothing runs and nothing else can start while a step waits, the
+//    run stops in status `waiting` (a rejected step: `rejected`): only the
+//    wait handler runs (with DAG_WAITING_STEPS, the waiting steps' names
+//    joined by ","), no success/failure/exit handler. The run resumes as a
+//    retry once the step is approved (SetPreviousNodes keeps waiting nodes).
 //  - DAG timeout: running steps are killed and end aborted, steps not
 //    started end aborted, the handlers fail with "context deadline exceeded".
 //  - Stop (Cancel): running steps get the stop signal (their
@@ -81,7 +87,7 @@ struct ExecutionState {
   std::optional<WallTime> started_at;
   std::optional<WallTime> finished_at;
   std::vector<NodeState> nodes;  // in DAG order
-  std::optional<NodeState> on_init, on_success, on_failure, on_cancel, on_exit;
+  std::optional<NodeState> on_init, on_success, on_failure, on_cancel, on_exit, on_wait;
   std::string error;
   Params params;  // the params as evaluated (backticks, ${...}) once the run started
 };
@@ -237,6 +243,7 @@ class Executor {
   // change or the next timer.
   void WaitForEvent() REQUIRES(mu_);
   bool AllFinished() const REQUIRES(mu_);
+  bool AnyWaiting() const REQUIRES(mu_);
   std::vector<NodeView> NodeViews() const REQUIRES(mu_);
   VarList OutputsVisibleTo(size_t index) const REQUIRES(mu_);
   VarList AllOutputs() const REQUIRES(mu_);
@@ -273,6 +280,8 @@ class Executor {
   std::string last_error_ GUARDED_BY(mu_);
   int last_error_owner_ GUARDED_BY(mu_) = -1;  // the node whose failure set last_error_
   bool handler_running_ GUARDED_BY(mu_) = false;
+  // Extra variables of the handler running now (DAG_WAITING_STEPS of onWait).
+  std::vector<std::pair<std::string, std::string>> handler_env_ GUARDED_BY(mu_);
   uint64_t loop_seen_version_ GUARDED_BY(mu_) = 0;  // the version Run's thread last published
   std::optional<MonoTime> run_deadline_ GUARDED_BY(mu_);
   std::optional<MonoTime> next_start_allowed_ GUARDED_BY(mu_);

@@ -119,6 +119,12 @@ RunStatus FinalRunStatus(const std::vector<NodeView>& nodes, bool cancelled, boo
     });
     if (!all_fine) return RunStatus::kAborted;
   }
+  // A rejected approval step, then one still waiting, decide before the rest.
+  auto any = [&](NodeStatus s) {
+    return std::any_of(nodes.begin(), nodes.end(), [s](const NodeView& n) { return n.status == s; });
+  };
+  if (any(NodeStatus::kRejected)) return RunStatus::kRejected;
+  if (any(NodeStatus::kWaiting)) return RunStatus::kWaiting;
   bool blocked = false, succeeded = false, continued = false;
   for (const NodeView& n : nodes) {
     if (n.status == NodeStatus::kFailed && !n.should_continue) blocked = true;

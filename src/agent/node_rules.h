@@ -90,7 +90,8 @@ struct NodeView {
 };
 
 // Dagu's Runner.Status at the end of a run: aborted when cancelled and not
-// every node succeeded / was skipped; partially succeeded when every failed
+// every node succeeded / was skipped; rejected when a node is rejected;
+// waiting when a node waits for its approval; partially succeeded when every failed
 // node may continue and something succeeded while a continued failure
 // (without mark_success) or a partially succeeded node exists; failed when
 // an error was recorded; succeeded otherwise.

@@ -177,6 +177,12 @@ TEST(FinalRunStatus, Table) {
       // Cancelled after everything succeeded: still succeeded.
       {{{NS::kSucceeded, true, false}}, true, false, RunStatus::kSucceeded},
       {{{NS::kAborted, false, false}, {NS::kSucceeded, true, false}}, false, true, RunStatus::kFailed},
+      // An approval step waiting: the run waits, even next to a failure (1.30.2's Status).
+      {{{NS::kSucceeded, true, false}, {NS::kWaiting, false, false}}, false, false, RunStatus::kWaiting},
+      {{{NS::kFailed, false, false}, {NS::kWaiting, false, false}}, false, true, RunStatus::kWaiting},
+      // A rejected step wins over a waiting one; a stop wins over both.
+      {{{NS::kRejected, false, false}, {NS::kWaiting, false, false}}, false, false, RunStatus::kRejected},
+      {{{NS::kWaiting, false, false}}, true, false, RunStatus::kAborted},
   };
   for (size_t i = 0; i < std::size(rows); ++i) {
     EXPECT_EQ(FinalRunStatus(rows[i].nodes, rows[i].cancelled, rows[i].has_error), rows[i].want) << "row " << i;

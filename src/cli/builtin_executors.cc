@@ -18,6 +18,7 @@ BuiltinExecutors::BuiltinExecutors(const Config& config) : subdag_(SubDagOptions
   registry_.Register("chat", &chat_);
   registry_.Register("dag", &subdag_);
   registry_.Register("parallel", &subdag_);
+  registry_.Register("hitl", &hitl_);
   registry_.Register("http", &http_);
   registry_.Register("jq", &jq_);
   registry_.Register("mail", &mail_);

@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "executors/chat_executor.h"
 #include "executors/executor_registry.h"
+#include "executors/hitl_executor.h"
 #include "executors/http_executor.h"
 #include "executors/jq_executor.h"
 #include "executors/mail_executor.h"
@@ -33,6 +34,7 @@ class BuiltinExecutors {
   HttpRunner http_;
   JqRunner jq_;
   MailRunner mail_;
+  HitlRunner hitl_;
   SshRunner ssh_;
   SubDagRunner subdag_;  // "dag" and "parallel": call steps
   ExecutorRegistry registry_{&shell_};

@@ -648,7 +648,8 @@ int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std:
   Status s = runs.ReadLatest(name, run_id, nullptr, &attempt, &record);
   if (!s.ok()) return Fail("stop", s.message());
   const RunLog::Fields fields = {{"name", name}, {"run-id", run_id}};
-  if (record.status != RunStatus::kRunning && record.status != RunStatus::kWaiting) {
+  // A waiting run (an approval step) has no process: not running, as 1.30.2 says.
+  if (record.status != RunStatus::kRunning) {
     LogToStderr(quiet, "INFO", "The DAG is not running", fields);
     return kExitOk;
   }
@@ -658,7 +659,7 @@ int StopRun(RunContext& ctx, RunStore& runs, const std::string& name, const std:
   ProcStore procs = ctx.Procs();
   const std::string group = runs.QueueOf(attempt, name);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  auto ended = [](const RunRecord& r) { return r.status != RunStatus::kRunning && r.status != RunStatus::kWaiting; };
+  auto ended = [](const RunRecord& r) { return r.status != RunStatus::kRunning; };
   while (std::chrono::steady_clock::now() < deadline) {
     RunRecord now;
     if (runs.ReadStatus(attempt, &now).ok()) {

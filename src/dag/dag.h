@@ -207,6 +207,7 @@ struct MailConfig {
 struct MailOn {
   bool failure = false;  // failed, aborted or partially succeeded: errorMail
   bool success = false;  // succeeded: infoMail
+  bool wait = false;     // the run waits for an approval (hitl step): waitMail
 };
 
 // One `secrets:` entry: the value of `key` at `provider` becomes the
@@ -219,10 +220,11 @@ struct SecretRef {
   std::vector<std::pair<std::string, std::string>> options;  // provider options, as written
 };
 
-// Handler steps are named onInit, onSuccess, onFailure, onCancel (abort) and
-// onExit, as Dagu names them.
+// Handler steps are named onInit, onSuccess, onFailure, onCancel (abort),
+// onExit and onWait (the run stops to wait for an approval), as Dagu names
+// them.
 struct HandlerOn {
-  std::optional<Step> init, success, failure, abort, exit;
+  std::optional<Step> init, success, failure, abort, exit, wait;
 };
 
 // What the scheduler keeps of every DAG in its directory (dagwatch/
@@ -276,6 +278,7 @@ struct Dag : DagHeader {
   MailOn mail_on;
   MailConfig error_mail;
   MailConfig info_mail;
+  MailConfig wait_mail;
   std::vector<SecretRef> secrets;
   std::optional<LlmConfig> llm;  // `llm:`: the default of the chat steps
   std::vector<Step> steps;     // depends are complete (chain order applied, ids resolved)

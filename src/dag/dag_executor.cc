@@ -14,7 +14,7 @@
 namespace dagu {
 
 const std::vector<std::string>& BuiltinExecutorTypes() {
-  static const std::vector<std::string> types{"chat", "dag", "http", "jq", "mail", "parallel", "ssh"};
+  static const std::vector<std::string> types{"chat", "dag", "hitl", "http", "jq", "mail", "parallel", "ssh"};
   return types;
 }
 
@@ -32,7 +32,7 @@ namespace {
 
 // Dagu 1.30.2's other executor types: refused with a pointer to what runs here.
 constexpr const char* kOtherTypes[] = {"docker", "container", "archive", "gha", "github_action",
-                                       "github-action", "harness", "hitl", "k8s", "kubernetes", "llm",
+                                       "github-action", "harness", "k8s", "kubernetes", "llm",
                                        "agent", "redis", "s3", "sql", "postgres", "sqlite", "router",
                                        "template", "subworkflow", "log", "wait"};
 
@@ -69,6 +69,34 @@ nlohmann::json ToJson(const YAML::Node& node) {
   }
 }
 
+// hitl's config: prompt, input (names), required (a subset of input), as
+// Dagu 1.30.2 decodes it (a single string counts as a one-name list).
+void CheckHitlConfig(ParseContext& ctx, const Field& config) {
+  auto names = [](const YAML::Node& n) {
+    std::vector<std::string> out;
+    if (n.IsSequence()) {
+      for (const auto& item : n) {
+        if (item.IsScalar()) out.push_back(item.Scalar());
+      }
+    } else if (n.IsScalar() && KindOf(n) != ScalarKind::kNull) {
+      out.push_back(n.Scalar());
+    }
+    return out;
+  };
+  std::vector<std::string> input, required;
+  for (auto it = config.value.begin(); it != config.value.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    if (key == "input") input = names(it->second);
+    if (key == "required") required = names(it->second);
+  }
+  for (const std::string& r : required) {
+    if (std::find(input.begin(), input.end(), r) == input.end()) {
+      ctx.Error(config, "required field " + Quote(r) + " is not in input list");
+      return;
+    }
+  }
+}
+
 void ReadType(ParseContext& ctx, const Field& f, std::string* type) {
   if (ctx.String(f, type)) *type = Lower(Trim(*type));
 }
@@ -79,7 +107,7 @@ void CheckType(ParseContext& ctx, const Field& at, const std::string& type) {
   if (std::find(built.begin(), built.end(), type) != built.end()) return;
   std::string list;
   for (const auto& t : built) {
-    if (t == "dag" || t == "parallel") continue;  // call: steps, not a type one writes
+    if (t == "dag" || t == "parallel" || t == "hitl") continue;  // not a runner of commands
     list += (list.empty() ? "" : ", ") + t;
   }
   bool known = std::any_of(std::begin(kOtherTypes), std::end(kOtherTypes),
@@ -160,6 +188,17 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step, std:
   if (IsShellExecutorType(type)) return;
   step->executor_type = type;
   if (has_config) step->executor_config_json = JsonText(ToJson(config_at->value));
+  if (type == "hitl" && has_config) CheckHitlConfig(ctx, *config_at);
+}
+
+void CheckHitlStep(ParseContext& ctx, const Fields& fields, const Step& step) {
+  if (step.executor_type != "hitl") return;
+  // Command, script and shell: refused by CheckExecutorCaps (an approval
+  // step takes none, CapsOf); workerSelector as 1.30.2 words it.
+  const Field* f = fields.Get("worker_selector");
+  if (f != nullptr && KindOf(f->value) != ScalarKind::kNull) {
+    ctx.Error(*f, "executor type \"hitl\" does not support workerSelector field");
+  }
 }
 
 }  // namespace dag_internal

@@ -122,6 +122,42 @@ TEST(DagExecutorTest, ATypeTakesOnlyWhatItsExecutorCan) {
   EXPECT_LOADS(LoadYaml("steps:\n  - type: mail\n    shellPackages: []\n"));
 }
 
+// Approval steps (type: hitl) as Dagu 1.30.2 loads them: no command needed,
+// config kept; command, script and shell refused; required names must be
+// among the input names (a single string counts as a list of one).
+TEST(DagExecutorTest, ApprovalSteps) {
+  Loaded l = LoadYaml("steps:\n  - name: w\n    type: hitl\n    config:\n      prompt: ok?\n"
+                      "      input: [A, B]\n      required: [B]\n");
+  EXPECT_LOADS(l);
+  EXPECT_EQ(l.dag.steps[0].executor_type, "hitl");
+  EXPECT_EQ(nlohmann::json::parse(l.dag.steps[0].executor_config_json),
+            nlohmann::json::parse(R"({"prompt":"ok?","input":["A","B"],"required":["B"]})"));
+  EXPECT_LOADS(LoadYaml("steps:\n  - executor: hitl\n"));
+  EXPECT_LOADS(LoadYaml("steps:\n  - type: hitl\n    config: {input: A, required: A}\n"));
+  EXPECT_EQ(LoadYaml("steps:\n  - type: hitl\n").dag.steps[0].name, "hitl_1");
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: w\n    executor: hitl\n    command: echo hi\n"),
+                   "executor type \"hitl\" does not support command field", 4, 14);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: w\n    type: hitl\n    script: echo hi\n"),
+                   "executor type \"hitl\" does not support script field", 4, 13);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: w\n    type: hitl\n    shell: bash\n"),
+                   "executor type \"hitl\" does not support shell configuration", 4, 12);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: w\n    type: hitl\n    config: {input: [A], required: [A, B]}\n"),
+                   "required field \"B\" is not in input list", 4, 13);
+}
+
+TEST(DagExecutorTest, WaitHandlerAndWaitMail) {
+  Loaded l = LoadYaml("handler_on:\n  wait:\n    command: echo waiting\nmail_on:\n  wait: true\n"
+                      "wait_mail:\n  from: a@b\n  to: c@d\n  prefix: '[WAIT]'\nsteps:\n  - type: hitl\n");
+  EXPECT_LOADS(l);
+  ASSERT_TRUE(l.dag.handler_on.wait.has_value());
+  EXPECT_EQ(l.dag.handler_on.wait->name, "onWait");
+  EXPECT_EQ(l.dag.handler_on.wait->commands, std::vector<std::string>{"echo waiting"});
+  EXPECT_TRUE(l.dag.mail_on.wait);
+  EXPECT_EQ(l.dag.wait_mail.to, std::vector<std::string>{"c@d"});
+  EXPECT_EQ(l.dag.wait_mail.prefix, "[WAIT]");
+  EXPECT_TRUE(l.Warnings().empty()) << l.Dump();  // no longer "accepted but ignored"
+}
+
 TEST(DagExecutorTest, BuiltinTypesAreSortedAndNotShell) {
   const auto& types = BuiltinExecutorTypes();
   EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));

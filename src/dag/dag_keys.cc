@@ -53,7 +53,7 @@ const KeyTable& RootKeys() {
           {"error_mail", {}},
           {"info_mail", {}},
           {"secrets", {}},
-          {"wait_mail", {}, kIgnored, "there are no human-approval waits in this implementation"},
+          {"wait_mail", {}},
           {"mail_accounts", {}, kIgnored, "use smtp"},
           {"otel", {}, kIgnored, "OpenTelemetry tracing is not emitted by this implementation"},
           {"run_config", {}, kIgnored, "web UI run options are not applied by this implementation"},
@@ -166,7 +166,7 @@ const KeyTable& HandlerOnKeys() {
           {"failure", {}},
           {"abort", {"cancel"}},
           {"exit", {}},
-          {"wait", {}, kIgnored, "there are no human-approval waits in this implementation"},
+          {"wait", {}},
       },
       {}};
   return table;
@@ -277,7 +277,7 @@ const KeyTable& MailOnKeys() {
       "mail_on",
       {{"failure", {}},
        {"success", {}},
-       {"wait", {}, kIgnored, "there are no human-approval waits in this implementation"}},
+       {"wait", {}}},
       {}};
   return table;
 }

@@ -137,12 +137,7 @@ void CheckChatStep(ParseContext& ctx, const Fields& fields, const Step& step) {
     }
     return;  // a step llm: of another type is ignored, as in 1.30.2
   }
-  for (const char* key : {"run", "command", "script"}) {
-    if (const Field* x = fields.Get(key)) {
-      ctx.Error(*x, std::string("executor type \"chat\" does not support ") + (key[0] == 's' ? "script" : "command") +
-                        " field");
-    }
-  }
+  // command, script and shell: refused by CheckExecutorCaps (chat takes none).
 }
 
 void ResolveChatSteps(ParseContext& ctx, const YAML::Node& at, const std::string& path, Dag* dag) {

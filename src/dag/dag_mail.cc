@@ -1,5 +1,5 @@
-// Mail settings of a DAG: smtp, mail_on, error_mail, info_mail (Dagu 1.30.2's
-// smtp, mailOn, errorMail, infoMail). Step mail_on_error is read with the
+// Mail settings of a DAG: smtp, mail_on, error_mail, info_mail, wait_mail
+// (Dagu 1.30.2's smtp, mailOn, errorMail, infoMail, waitMail). Step mail_on_error is read with the
 // other step fields.
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
@@ -35,6 +35,7 @@ void ParseMailOn(ParseContext& ctx, const Field& f, MailOn* out) {
   if (!ctx.Map(f, MailOnKeys(), &fields)) return;
   if (const Field* x = fields.Get("failure")) ctx.Bool(*x, &out->failure);
   if (const Field* x = fields.Get("success")) ctx.Bool(*x, &out->success);
+  if (const Field* x = fields.Get("wait")) ctx.Bool(*x, &out->wait);
 }
 
 void ParseMail(ParseContext& ctx, const Field& f, MailConfig* out) {
@@ -64,6 +65,7 @@ void ParseMailSettings(ParseContext& ctx, const Fields& fields, Dag* dag) {
   if (const Field* x = fields.Get("mail_on")) ParseMailOn(ctx, *x, &dag->mail_on);
   if (const Field* x = fields.Get("error_mail")) ParseMail(ctx, *x, &dag->error_mail);
   if (const Field* x = fields.Get("info_mail")) ParseMail(ctx, *x, &dag->info_mail);
+  if (const Field* x = fields.Get("wait_mail")) ParseMail(ctx, *x, &dag->wait_mail);
 }
 
 }  // namespace dagu::dag_internal

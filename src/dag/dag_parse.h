@@ -125,6 +125,9 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step, std:
 // Refuses what the step's executor type cannot take (CapsOf); after the
 // executor, commands, script and shell are parsed.
 void CheckExecutorCaps(ParseContext& ctx, const Fields& fields, const Step& step);
+// An approval step (`type: hitl`) has nothing to run: command, script,
+// shell and worker_selector are refused with Dagu 1.30.2's words.
+void CheckHitlStep(ParseContext& ctx, const Fields& fields, const Step& step);
 
 // smtp, mail_on, error_mail, info_mail of the root mapping; present ones
 // replace those in *dag (base config values).

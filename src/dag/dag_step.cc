@@ -387,6 +387,7 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   }
   if (const Field* x = fields.Get("messages")) ParseLlmMessages(ctx, *x, &step.messages);
   CheckChatStep(ctx, fields, step);
+  CheckHitlStep(ctx, fields, step);
   if (const Field* x = fields.Get("worker_selector"); x != nullptr && step.executor_type.empty()) {
     ctx.Error(*x, "executor type \"\" does not support workerSelector field");  // as Dagu 1.30.2
   }
@@ -508,7 +509,8 @@ void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out,
                         {"success", "onSuccess", &out->success},
                         {"failure", "onFailure", &out->failure},
                         {"abort", "onCancel", &out->abort},
-                        {"exit", "onExit", &out->exit}};
+                        {"exit", "onExit", &out->exit},
+                        {"wait", "onWait", &out->wait}};
   for (const Slot& slot : slots) {
     const Field* x = fields.Get(slot.key);
     if (x == nullptr || KindOf(x->value) == ScalarKind::kNull) continue;

@@ -99,6 +99,9 @@ struct StepResult {
   bool deadline_exceeded = false;
   // exit_code 0, but the step ends partially succeeded (a child run ended so).
   bool partially_succeeded = false;
+  // exit_code 0, but the step waits for a human approval (an approval step,
+  // `type: hitl`, or a call whose child run waits): the node ends `waiting`.
+  bool waiting = false;
   // A step of several command lines: the 1-based number of the one that
   // failed (0 = none failed, or a single command).
   int failed_command = 0;

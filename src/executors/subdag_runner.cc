@@ -265,16 +265,25 @@ class SubDagStep final : public RunningStep {
                            : errors[0];
       return r;
     }
+    bool waiting = false;
     for (const auto& o : outcomes) {
       const RunRecord& rec = *o.record;
       if (rec.status == RunStatus::kPartiallySucceeded) r.partially_succeeded = true;
       if (IsSuccess(rec.status)) continue;
+      if (rec.status == RunStatus::kWaiting) {  // a child waits for an approval: so does this step
+        waiting = true;
+        continue;
+      }
       r.exit_code = 1;
       r.error = "sub DAG run " + rec.dag_run_id +
                 (parallel() ? " is still in progress with status: " : " failed with status: ") +
                 RunStatusLabel(rec.status);
       r.partially_succeeded = false;
       return r;
+    }
+    if (waiting) {
+      r.waiting = true;
+      r.partially_succeeded = false;
     }
     return r;
   }

@@ -39,6 +39,7 @@ void InfoItem(const std::string& label, const std::string& value, bool mono, std
 const MailConfig* MailForStatus(const Dag& dag, const std::string& status) {
   if (status == "succeeded") return dag.mail_on.success ? &dag.info_mail : nullptr;
   if (status == "failed" || status == "partially_succeeded") return dag.mail_on.failure ? &dag.error_mail : nullptr;
+  if (status == "waiting") return dag.mail_on.wait ? &dag.wait_mail : nullptr;
   return nullptr;
 }
 

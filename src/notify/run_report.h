@@ -32,7 +32,8 @@ struct RunReport {
 };
 
 // Which mail a finished run sends under `dag`'s mailOn: the error mail for
-// failed and partially succeeded runs, the info mail for succeeded ones,
+// failed and partially succeeded runs, the info mail for succeeded ones, the
+// wait mail (mailOn.wait) for a run that stopped to wait for an approval,
 // none otherwise (aborted runs send none, as in 1.30.2). Null: none.
 const MailConfig* MailForStatus(const Dag& dag, const std::string& status);
 

@@ -187,12 +187,12 @@ std::string CommandLine(const Json& item) {
   return line;
 }
 
-constexpr const char* kHandlerKeys[] = {"init", "success", "failure", "cancel", "exit"};
-constexpr const char* kHandlerNames[] = {"onInit", "onSuccess", "onFailure", "onCancel", "onExit"};
+constexpr const char* kHandlerKeys[] = {"init", "success", "failure", "cancel", "exit", "wait"};
+constexpr const char* kHandlerNames[] = {"onInit", "onSuccess", "onFailure", "onCancel", "onExit", "onWait"};
 
 template <class H>
 auto HandlerSlots(H& h) {
-  return std::array{&h.init, &h.success, &h.failure, &h.abort, &h.exit};
+  return std::array{&h.init, &h.success, &h.failure, &h.abort, &h.exit, &h.wait};
 }
 
 }  // namespace

@@ -142,8 +142,10 @@ void PutDagNotify(const Dag& dag, Json* j) {
   }
   if (!dag.error_mail.empty()) (*j)["errorMail"] = MailToJson(dag.error_mail);
   if (!dag.info_mail.empty()) (*j)["infoMail"] = MailToJson(dag.info_mail);
-  if (dag.mail_on.failure || dag.mail_on.success) {
+  if (!dag.wait_mail.empty()) (*j)["waitMail"] = MailToJson(dag.wait_mail);
+  if (dag.mail_on.failure || dag.mail_on.success || dag.mail_on.wait) {
     (*j)["mailOn"] = Json{{"failure", dag.mail_on.failure}, {"success", dag.mail_on.success}};
+    if (dag.mail_on.wait) (*j)["mailOn"]["wait"] = true;
   }
   if (std::optional<SshDefaults> ssh_settings = DagSshSettings(dag)) {
     // 1.30.2's core.SSHConfig (empty values and a false strictHostKey left
@@ -193,10 +195,12 @@ void ReadDagNotify(JsonFields& f, Dag* dag) {
   }
   ReadMail(f, "errorMail", &dag->error_mail);
   ReadMail(f, "infoMail", &dag->info_mail);
+  ReadMail(f, "waitMail", &dag->wait_mail);
   if (f.Object("mailOn", &obj)) {
     JsonFields m(*obj, "mailOn");
     m.Bool("failure", &dag->mail_on.failure);
     m.Bool("success", &dag->mail_on.success);
+    m.Bool("wait", &dag->mail_on.wait);
   }
   const Json* list = nullptr;
   if (f.Array("secrets", &list)) {

@@ -32,6 +32,7 @@ RunRecord InitialRunRecord(const Dag& dag, const Params& params, const std::stri
   if (h.success) r.on_success = FreshNode(*h.success, "onSuccess");
   if (h.failure) r.on_failure = FreshNode(*h.failure, "onFailure");
   if (h.abort) r.on_cancel = FreshNode(*h.abort, "onCancel");
+  if (h.wait) r.on_wait = FreshNode(*h.wait, "onWait");
   r.params = JoinParams(params);
   r.params_list = ParamsToList(params);
   return r;
