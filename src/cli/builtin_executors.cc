@@ -15,6 +15,7 @@ SubDagRunnerOptions SubDagOptions(const Config& config) {
 }  // namespace
 
 BuiltinExecutors::BuiltinExecutors(const Config& config) : subdag_(SubDagOptions(config)) {
+  registry_.Register("archive", &archive_);
   registry_.Register("dag", &subdag_);
   registry_.Register("parallel", &subdag_);
   registry_.Register("http", &http_);

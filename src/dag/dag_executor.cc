@@ -14,7 +14,7 @@
 namespace dagu {
 
 const std::vector<std::string>& BuiltinExecutorTypes() {
-  static const std::vector<std::string> types{"dag", "http", "jq", "mail", "parallel", "ssh"};
+  static const std::vector<std::string> types{"archive", "dag", "http", "jq", "mail", "parallel", "ssh"};
   return types;
 }
 
@@ -24,7 +24,7 @@ namespace dag_internal {
 namespace {
 
 // Dagu 1.30.2's other executor types: refused with a pointer to what runs here.
-constexpr const char* kOtherTypes[] = {"docker", "container", "archive", "chat", "gha", "github_action",
+constexpr const char* kOtherTypes[] = {"docker", "container", "chat", "gha", "github_action",
                                        "github-action", "harness", "hitl", "k8s", "kubernetes", "llm",
                                        "agent", "redis", "s3", "sql", "postgres", "sqlite", "router",
                                        "template", "subworkflow", "log", "wait"};
@@ -119,6 +119,10 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step) {
   CheckType(ctx, *at, type);
   if (IsShellExecutorType(type)) return;
   step->executor_type = type;
+  // Dagu 1.30.2 checks this when the DAG loads (the archive executor's validateStep).
+  if (type == "archive" && (step->commands.empty() || Trim(step->commands.front()).empty())) {
+    ctx.Error(*at, "archive: configuration error: command is required");
+  }
   if (has_config) step->executor_config_json = JsonText(ToJson(config_at->value));
 }
 
