@@ -16,8 +16,8 @@ PACKAGES=(
   libhowardhinnant-date-dev tzdata libgtest-dev libgmock-dev libsystemd-dev
   # tests: cpp-httplib's HTTP(S) client (the web unit tests; dagu does not link it)
   libcpp-httplib-dev
-  # executors and notifications: jq, HTTP(S) and SMTP(S), ssh
-  libjq-dev libcurl4-openssl-dev libssh-dev
+  # executors and notifications: jq, HTTP(S) and SMTP(S), ssh, archive
+  libjq-dev libcurl4-openssl-dev libssh-dev libarchive-dev
   # tests: fetching the reference Dagu 1.30.2 from the npm registry, promtool, UI end-to-end
   python3 curl ca-certificates nodejs npm prometheus chromium
   # tests: the executors' real counterparts (SMTP server, OpenSSH server, keys and certificates)

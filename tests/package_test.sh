@@ -25,7 +25,7 @@ info="$(dpkg-deb --info "$deb")"
 grep -q '^ Package: dagu$' <<<"$info" || fail "no Package: dagu in $info"
 grep -q '^ Depends: .*libc6' <<<"$info" || fail "no shared-library dependencies (dpkg-shlibdeps): $info"
 # The libraries dagu loads at first use (src/dynlib) are not seen by dpkg-shlibdeps.
-for lib in libcurl4 libssh-4 libjq1 libssl3; do
+for lib in libcurl4 libssh-4 libjq1 libarchive13 libssl3; do
   grep -q "^ Depends: .*\b$lib\b" <<<"$info" || fail "Depends does not name $lib: $info"
 done
 # Nothing in dagu links cpp-httplib, nor the compression libraries only it needed.

@@ -409,6 +409,7 @@ StepInvocation Executor::MakeInvocation(const Step& def, const NodeState& node, 
   inv.shell_args = env_.ShellArgsFor(def);
   inv.step_shell = !def.shell.empty();
   inv.working_dir = env_.WorkingDirFor(def, env);
+  inv.dag_working_dir = env_.WorkingDirFor(Step{}, env);
   inv.env = env.ToEnvp();
   inv.stdout_path = node.stdout_path;
   inv.stderr_path = node.stderr_path;

@@ -16,6 +16,7 @@ SubDagRunnerOptions SubDagOptions(const Config& config) {
 
 BuiltinExecutors::BuiltinExecutors(const Config& config) : subdag_(SubDagOptions(config)) {
   registry_.Register("chat", &chat_);
+  registry_.Register("archive", &archive_);
   registry_.Register("dag", &subdag_);
   registry_.Register("parallel", &subdag_);
   registry_.Register("hitl", &hitl_);

@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "executors/chat_executor.h"
+#include "executors/archive_executor.h"
 #include "executors/executor_registry.h"
 #include "executors/hitl_executor.h"
 #include "executors/http_executor.h"
@@ -31,6 +32,7 @@ class BuiltinExecutors {
  private:
   ShellRunner shell_;
   ChatRunner chat_;
+  ArchiveRunner archive_;
   HttpRunner http_;
   JqRunner jq_;
   MailRunner mail_;

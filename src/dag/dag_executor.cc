@@ -14,7 +14,7 @@
 namespace dagu {
 
 const std::vector<std::string>& BuiltinExecutorTypes() {
-  static const std::vector<std::string> types{"chat", "dag", "hitl", "http", "jq", "mail", "parallel", "ssh"};
+  static const std::vector<std::string> types{"archive", "chat", "dag", "hitl", "http", "jq", "mail", "parallel", "ssh"};
   return types;
 }
 
@@ -24,14 +24,16 @@ ExecutorCaps CapsOf(std::string_view type) {
   if (IsShellExecutorType(type)) return {true, true, true, true};
   if (type == "ssh") return {true, true, false, true};
   if (type == "http" || type == "jq") return {true, false, true, false};
-  return {};  // mail, dag, parallel
+  if (type == "archive") return {true, false, false, false};
+  if (type == "docker" || type == "container") return {true, true, false, false};
+  return {};  // mail, dag, parallel, chat, hitl
 }
 
 namespace dag_internal {
 namespace {
 
 // Dagu 1.30.2's other executor types: refused with a pointer to what runs here.
-constexpr const char* kOtherTypes[] = {"docker", "container", "archive", "gha", "github_action",
+constexpr const char* kOtherTypes[] = {"docker", "container", "gha", "github_action",
                                        "github-action", "harness", "k8s", "kubernetes", "llm",
                                        "agent", "redis", "s3", "sql", "postgres", "sqlite", "router",
                                        "template", "subworkflow", "log", "wait"};
@@ -187,6 +189,10 @@ void ParseStepExecutor(ParseContext& ctx, const Fields& fields, Step* step, std:
   if (written != nullptr) *written = type;
   if (IsShellExecutorType(type)) return;
   step->executor_type = type;
+  // Dagu 1.30.2 checks this when the DAG loads (the archive executor's validateStep).
+  if (type == "archive" && (step->commands.empty() || Trim(step->commands.front()).empty())) {
+    ctx.Error(*at, "archive: configuration error: command is required");
+  }
   if (has_config) step->executor_config_json = JsonText(ToJson(config_at->value));
   if (type == "hitl" && has_config) CheckHitlConfig(ctx, *config_at);
 }

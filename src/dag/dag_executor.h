@@ -2,7 +2,7 @@
 // `executor:`), in one place: the loader accepts exactly these, and the CLI
 // registers one runner under each (src/cli/builtin_executors.cc; a test
 // checks the two agree). Any other type Dagu 1.30.2 knows (docker,
-// container, archive, ...) is refused at load time with an error naming the
+// container, chat, ...) is refused at load time with an error naming the
 // type, so a DAG never fails with a shell "not found" at run time.
 #pragma once
 
@@ -12,7 +12,7 @@
 
 namespace dagu {
 
-// The non-shell executor types this binary runs: "chat", "dag" and
+// The non-shell executor types this binary runs: "archive", "chat", "dag" and
 // "parallel" (call steps), "http", "jq", "mail", "ssh".
 const std::vector<std::string>& BuiltinExecutorTypes();
 

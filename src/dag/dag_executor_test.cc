@@ -63,7 +63,7 @@ TEST(DagExecutorTest, ShellTypesAreTheShell) {
 TEST(DagExecutorTest, UnsupportedAndUnknownTypesNameTheType) {
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    type: docker\n    config: {image: alpine}\n"),
                    "not supported: executor type \"docker\"; this implementation runs shell steps and the "
-                   "executors chat, http, jq, mail, ssh",
+                   "executors archive, chat, http, jq, mail, ssh",
                    3, 11);
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    executor: {type: container}\n"),
                    "not supported: executor type \"container\"", 3, 15);
@@ -88,6 +88,15 @@ TEST(DagExecutorTest, ConfigMustBeAMapping) {
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: x\n    type: jq\n    config: [a]\n"),
                    "config must be a mapping of executor settings", 4, 13);
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: x\n    config: {a: b}\n"), "config: needs type:", 3, 13);
+}
+
+// Dagu 1.30.2 refuses an archive step without an operation when the DAG loads.
+TEST(DagExecutorTest, ArchiveStepsNeedACommand) {
+  Loaded l = LoadYaml("steps:\n  - name: a\n    type: archive\n    command: list\n    config: {source: x.tar}\n");
+  EXPECT_LOADS(l);
+  EXPECT_EQ(l.dag.steps[0].executor_type, "archive");
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - name: a\n    type: archive\n    config: {source: x.tar}\n"),
+                   "archive: configuration error: command is required", 3, 11);
 }
 
 TEST(DagExecutorTest, NonShellStepsNeedNoCommand) {

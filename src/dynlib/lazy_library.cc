@@ -28,6 +28,7 @@ Slot& SlotOf(LazyLibrary lib) {
   static Slot curl{DAGU_CURL_SONAME, {}, nullptr, {}};
   static Slot ssh{DAGU_SSH_SONAME, {}, nullptr, {}};
   static Slot jq{DAGU_JQ_SONAME, {}, nullptr, {}};
+  static Slot archive{DAGU_ARCHIVE_SONAME, {}, nullptr, {}};
   static Slot ssl{DAGU_SSL_SONAME, {}, nullptr, {}};
   static Slot crypto{DAGU_CRYPTO_SONAME, {}, nullptr, {}};
   switch (lib) {
@@ -37,6 +38,8 @@ Slot& SlotOf(LazyLibrary lib) {
       return ssh;
     case LazyLibrary::kJq:
       return jq;
+    case LazyLibrary::kArchive:
+      return archive;
     case LazyLibrary::kSsl:
       return ssl;
     case LazyLibrary::kCrypto:

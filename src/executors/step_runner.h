@@ -39,6 +39,10 @@ struct StepInvocation {
   std::vector<std::string> shell_args;
   bool step_shell = false;            // the step set its own shell: no -e, a script's shebang is ignored
   std::string working_dir;
+  // The DAG's working directory (its workingDir, or the DAG file's folder):
+  // Dagu 1.30.2 runs in it, so in-process executors (archive) resolve
+  // relative paths against it, not against the step's dir:.
+  std::string dag_working_dir;
   std::vector<std::string> env;       // complete environment, "K=V"
   std::string stdout_path;            // the step's log files (created, truncated)
   std::string stderr_path;

@@ -10,9 +10,10 @@
 //   outputs              outputs.json's outputs
 //   mails[i].from / .to / .data   what the SMTP server received (base64
 //                        parts decoded)
-// Run IDs, timestamps, DAGU_HOME paths and log-file stamps are normalised
-// first. Chat steps (chat*.yaml) ask the HTTP server's chat-completions API
-// (OPENAI_API_KEY is set): what it received is compared too
+// Run IDs, timestamps, DAGU_HOME paths, log-file stamps and the archive
+// executor's "duration" fields are normalised first. Chat steps (chat*.yaml)
+// ask the HTTP server's chat-completions API (OPENAI_API_KEY is set): what it
+// received is compared too
 //   chat_requests.<i>.path / .headers / .body   each request, in order
 //   messages.<step>.json                        the conversations kept
 // In a case file, `@HTTP@`, `@SMTP_PORT@`, `@SSH_PORT@`, `@SSH_USER@`,
@@ -218,8 +219,11 @@ class ExecutorsDiffTest : public ::testing::TestWithParam<std::string> {
       s = ReplaceAll(s, home, "<HOME>");
       static const std::regex time(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d))");
       static const std::regex stamp(R"(\.\d{8}\.\d{6}\.\d{3}\.[0-9a-f]{8}\.)");
+      // The archive executor's summaries say how long the operation took.
+      static const std::regex duration(R"re(("duration": ")[^"]*")re");
       s = std::regex_replace(s, time, "<TIME>");
       s = std::regex_replace(s, stamp, ".<STAMP>.");
+      s = std::regex_replace(s, duration, "$1<DUR>\"");
       return s;
     }
     if (j.is_object() || j.is_array()) {
