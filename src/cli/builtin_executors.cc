@@ -17,6 +17,8 @@ SubDagRunnerOptions SubDagOptions(const Config& config) {
 BuiltinExecutors::BuiltinExecutors(const Config& config) : subdag_(SubDagOptions(config)) {
   registry_.Register("dag", &subdag_);
   registry_.Register("parallel", &subdag_);
+  registry_.Register("container", &docker_);
+  registry_.Register("docker", &docker_);
   registry_.Register("http", &http_);
   registry_.Register("jq", &jq_);
   registry_.Register("mail", &mail_);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "config/config.h"
+#include "executors/docker_executor.h"
 #include "executors/executor_registry.h"
 #include "executors/http_executor.h"
 #include "executors/jq_executor.h"
@@ -28,6 +29,7 @@ class BuiltinExecutors {
 
  private:
   ShellRunner shell_;
+  DockerRunner docker_;  // "docker" and "container"
   HttpRunner http_;
   JqRunner jq_;
   MailRunner mail_;

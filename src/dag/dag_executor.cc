@@ -14,7 +14,7 @@
 namespace dagu {
 
 const std::vector<std::string>& BuiltinExecutorTypes() {
-  static const std::vector<std::string> types{"dag", "http", "jq", "mail", "parallel", "ssh"};
+  static const std::vector<std::string> types{"container", "dag", "docker", "http", "jq", "mail", "parallel", "ssh"};
   return types;
 }
 
@@ -24,7 +24,7 @@ namespace dag_internal {
 namespace {
 
 // Dagu 1.30.2's other executor types: refused with a pointer to what runs here.
-constexpr const char* kOtherTypes[] = {"docker", "container", "archive", "chat", "gha", "github_action",
+constexpr const char* kOtherTypes[] = {"archive", "chat", "gha", "github_action",
                                        "github-action", "harness", "hitl", "k8s", "kubernetes", "llm",
                                        "agent", "redis", "s3", "sql", "postgres", "sqlite", "router",
                                        "template", "subworkflow", "log", "wait"};
