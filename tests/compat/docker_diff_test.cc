@@ -15,7 +15,8 @@
 //   # before: <sh command>    run before each binary's run ($SOCK is the
 //                             socket; e.g. create a container to exec into)
 //   # after: <sh command>     run after each binary's run (clean-up)
-//   # stop-after-ms: N        start in the background, `dagu stop` after N ms
+//   # stop-after-output: T    start in the background, `dagu stop` once a
+//                             step's stdout log holds T (at most 90 s)
 //   # ignore: <field>         a field whose difference is known and
 //                             documented (docs/dag-format.md, "Docker")
 // A runtime that cannot be started fails the suite with the script's output
@@ -23,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -124,6 +126,17 @@ class DockerDiffTest : public ::testing::TestWithParam<std::string> {
     return ids;
   }
 
+  // Whether a step's stdout log (a .out file under the home) holds `text`.
+  static bool StepOutputHas(const std::string& home, const std::string& text) {
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(home, ec); it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (ec) break;
+      if (it->path().extension() == ".out" && Slurp(it->path().string()).find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+
   void RunShell(const std::string& command) {
     std::string out;
     EXPECT_TRUE(RunCommand("SOCK=" + ShellQuote(socket_) + " sh -c " + ShellQuote(command), &out))
@@ -149,9 +162,10 @@ class DockerDiffTest : public ::testing::TestWithParam<std::string> {
     const std::set<std::string> before = ContainerIds();
     Subprocess proc;
     EXPECT_TRUE(proc.Start({binary, "start", dag}, env, dir_.Sub(tag + "/start.log")));
-    std::vector<std::string> stop_after = Directives("stop-after-ms");
+    std::vector<std::string> stop_after = Directives("stop-after-output");
     if (!stop_after.empty()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(stop_after[0])));
+      EXPECT_TRUE(PollUntil([&] { return StepOutputHas(home, stop_after[0]); }, 90000ms))
+          << "no step printed " << stop_after[0];
       Subprocess stop;
       EXPECT_TRUE(stop.Start({binary, "stop", dag}, env, dir_.Sub(tag + "/stop.log")));
       EXPECT_EQ(stop.Wait(60000ms).value_or(-1), 0) << stop.Output();
@@ -245,6 +259,9 @@ std::string DockerDiffTest::socket_;
 TEST_P(DockerDiffTest, SameAsDagu1302) {
   Json theirs = RunCase(peer_, "theirs");
   Json ours = RunCase(DAGU_BINARY, "ours");
+  if (std::getenv("DAGU_COMPAT_DUMP") != nullptr) {
+    std::cout << "Dagu 1.30.2: " << theirs.dump(2) << "\nours: " << ours.dump(2) << "\n";
+  }
   std::map<std::string, Json> a, b;
   Flatten(theirs, "", &a);
   Flatten(ours, "", &b);
