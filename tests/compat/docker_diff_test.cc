@@ -17,8 +17,10 @@
 //   # after: <sh command>     run after each binary's run (clean-up)
 //   # stop-after-output: T    start in the background, `dagu stop` once a
 //                             step's stdout log holds T (at most 90 s)
-//   # ignore: <field>         a field whose difference is known and
-//                             documented (docs/dag-format.md, "Docker")
+//   # differs: <field> <ours JSON> | <theirs JSON>
+//                             a known, documented difference
+//                             (docs/dag-format.md, "docker"), asserted
+//                             exactly: each side must be what is written
 // A runtime that cannot be started fails the suite with the script's output
 // (it is required, not optional); without the peer the tests are skipped.
 #include <gtest/gtest.h>
@@ -269,7 +271,18 @@ TEST_P(DockerDiffTest, SameAsDagu1302) {
   for (const auto& [k, v] : a) keys.insert(k);
   for (const auto& [k, v] : b) keys.insert(k);
   std::set<std::string> ignored;
-  for (const auto& f : Directives("ignore")) ignored.insert(f);
+  for (const auto& d : Directives("differs")) {
+    size_t space = d.find(' ');
+    size_t bar = d.find(" | ");
+    ASSERT_TRUE(space != std::string::npos && bar != std::string::npos && bar > space) << "bad differs: " << d;
+    const std::string field = d.substr(0, space);
+    Json want_ours = Json::parse(d.substr(space + 1, bar - space - 1), nullptr, false);
+    Json want_theirs = Json::parse(d.substr(bar + 3), nullptr, false);
+    ASSERT_FALSE(want_ours.is_discarded() || want_theirs.is_discarded()) << "bad JSON in differs: " << d;
+    ignored.insert(field);
+    EXPECT_EQ(b.count(field) != 0 ? b[field] : Json(), want_ours) << field << " (ours)";
+    EXPECT_EQ(a.count(field) != 0 ? a[field] : Json(), want_theirs) << field << " (Dagu 1.30.2)";
+  }
   int differences = 0;
   for (const auto& k : keys) {
     if (ignored.count(k) != 0) continue;
