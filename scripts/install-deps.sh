@@ -24,6 +24,10 @@ PACKAGES=(
   python3-aiosmtpd openssh-server openssh-client openssl
   # tests: fuzzing (libFuzzer), the fault file system (FUSE), clock skew, namespaces
   clang libfuse3-dev fuse3 faketime libfaketime iproute2 util-linux
+  # tests: a Docker Engine API for the docker executor (scripts/podman-service.sh): rootful
+  # Podman with runc (crun refuses hybrid cgroups), catatonit (a container's Init), and
+  # busybox-static (the test images, imported offline)
+  podman runc catatonit busybox-static
   # tests: the completion scripts of `dagu completion fish|zsh` in their shells
   fish zsh
   # tests: systemd-analyze verify of deploy/systemd/*.service; dpkg-shlibdeps for `cpack -G DEB`

@@ -20,6 +20,8 @@ BuiltinExecutors::BuiltinExecutors(const Config& config) : subdag_(SubDagOptions
   registry_.Register("dag", &subdag_);
   registry_.Register("parallel", &subdag_);
   registry_.Register("hitl", &hitl_);
+  registry_.Register("container", &docker_);
+  registry_.Register("docker", &docker_);
   registry_.Register("http", &http_);
   registry_.Register("jq", &jq_);
   registry_.Register("mail", &mail_);

@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "executors/chat_executor.h"
 #include "executors/archive_executor.h"
+#include "executors/docker_executor.h"
 #include "executors/executor_registry.h"
 #include "executors/hitl_executor.h"
 #include "executors/http_executor.h"
@@ -33,6 +34,7 @@ class BuiltinExecutors {
   ShellRunner shell_;
   ChatRunner chat_;
   ArchiveRunner archive_;
+  DockerRunner docker_;  // "docker" and "container"
   HttpRunner http_;
   JqRunner jq_;
   MailRunner mail_;

@@ -14,7 +14,8 @@
 namespace dagu {
 
 const std::vector<std::string>& BuiltinExecutorTypes() {
-  static const std::vector<std::string> types{"archive", "chat", "dag", "hitl", "http", "jq", "mail", "parallel", "ssh"};
+  static const std::vector<std::string> types{"archive", "chat", "container", "dag", "docker", "hitl",
+                                              "http", "jq", "mail", "parallel", "ssh"};
   return types;
 }
 
@@ -33,7 +34,7 @@ namespace dag_internal {
 namespace {
 
 // Dagu 1.30.2's other executor types: refused with a pointer to what runs here.
-constexpr const char* kOtherTypes[] = {"docker", "container", "gha", "github_action",
+constexpr const char* kOtherTypes[] = {"gha", "github_action",
                                        "github-action", "harness", "k8s", "kubernetes", "llm",
                                        "agent", "redis", "s3", "sql", "postgres", "sqlite", "router",
                                        "template", "subworkflow", "log", "wait"};

@@ -1,8 +1,8 @@
 // The executor types a step may name (Dagu 1.30.2's step `type:`, legacy
 // `executor:`), in one place: the loader accepts exactly these, and the CLI
 // registers one runner under each (src/cli/builtin_executors.cc; a test
-// checks the two agree). Any other type Dagu 1.30.2 knows (docker,
-// container, chat, ...) is refused at load time with an error naming the
+// checks the two agree). Any other type Dagu 1.30.2 knows (gha, k8s,
+// ...) is refused at load time with an error naming the
 // type, so a DAG never fails with a shell "not found" at run time.
 #pragma once
 
@@ -12,8 +12,9 @@
 
 namespace dagu {
 
-// The non-shell executor types this binary runs: "archive", "chat", "dag" and
-// "parallel" (call steps), "http", "jq", "mail", "ssh".
+// The non-shell executor types this binary runs: "archive", "chat", "dag"
+// and "parallel" (call steps), "docker" and "container" (one runner),
+// "hitl", "http", "jq", "mail", "ssh".
 const std::vector<std::string>& BuiltinExecutorTypes();
 
 // Whether `type` (lower case) is "" or one of Dagu's names for the shell

@@ -61,22 +61,32 @@ TEST(DagExecutorTest, ShellTypesAreTheShell) {
 }
 
 TEST(DagExecutorTest, UnsupportedAndUnknownTypesNameTheType) {
-  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    type: docker\n    config: {image: alpine}\n"),
-                   "not supported: executor type \"docker\"; this implementation runs shell steps and the "
-                   "executors archive, chat, http, jq, mail, ssh",
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    type: k8s\n    config: {image: alpine}\n"),
+                   "not supported: executor type \"k8s\"; this implementation runs shell steps and the "
+                   "executors archive, chat, container, docker, http, jq, mail, ssh",
                    3, 11);
-  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    executor: {type: container}\n"),
-                   "not supported: executor type \"container\"", 3, 15);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    executor: {type: archive}\n"),
+                   "not supported: executor type \"archive\"", 3, 15);
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    type: bogus\n"), "unknown executor type \"bogus\"", 3, 11);
 }
 
 TEST(DagExecutorTest, SchedulerLoadReportsUnsupportedTypesAsWarnings) {
   LoadDagOptions options;
   options.metadata_only = true;
-  Loaded l = LoadYaml("steps:\n  - command: echo hi\n    type: docker\n", options);
+  Loaded l = LoadYaml("steps:\n  - command: echo hi\n    type: k8s\n", options);
   EXPECT_LOADS(l);
   ASSERT_EQ(l.Warnings().size(), 1u) << l.Dump();
-  EXPECT_NE(l.Warnings()[0].ToString().find("executor type \"docker\""), std::string::npos) << l.Dump();
+  EXPECT_NE(l.Warnings()[0].ToString().find("executor type \"k8s\""), std::string::npos) << l.Dump();
+}
+
+TEST(DagExecutorTest, DockerAndContainerTypesLoadWithTheirConfig) {
+  for (const char* type : {"docker", "container"}) {
+    Loaded l = LoadYaml(std::string("steps:\n  - command: echo hi\n    type: ") + type +
+                        "\n    config: {image: busybox, autoRemove: true}\n");
+    EXPECT_LOADS(l);
+    EXPECT_EQ(l.dag.steps[0].executor_type, type);
+    EXPECT_EQ(l.dag.steps[0].executor_config_json, "{\"autoRemove\":true,\"image\":\"busybox\"}");
+  }
 }
 
 TEST(DagExecutorTest, TypeAndExecutorTogetherIsAnError) {

@@ -397,7 +397,7 @@ TEST(DagValidationTest, SignalOnStop) {
 }
 
 TEST(DagValidationTest, ExecutorTypes) {
-  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    executor: docker\n"), "not supported: executor type \"docker\"", 3,
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    executor: k8s\n"), "not supported: executor type \"k8s\"", 3,
                    15);
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - run: x\n    type: foo\n"), "unknown executor type \"foo\"", 3, 11);
 }
