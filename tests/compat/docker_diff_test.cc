@@ -10,7 +10,8 @@
 //   left                 the containers the run left behind (image, state,
 //                        name when it is not a generated one), which the test
 //                        then removes
-// Run IDs, timestamps and DAGU_HOME paths are normalised first. Lines of the
+// Run IDs, timestamps, container IDs, DAGU_HOME paths and the duration in
+// "step timed out after <DUR> (timeout: ...)" are normalised first. Lines of the
 // case file drive it:
 //   # before: <sh command>    run before each binary's run ($SOCK is the
 //                             socket; e.g. create a container to exec into)
@@ -227,6 +228,8 @@ class DockerDiffTest : public ::testing::TestWithParam<std::string> {
       s = ReplaceAll(s, home, "<HOME>");
       static const std::regex time(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d))");
       static const std::regex id(R"(\b[0-9a-f]{64}\b)");
+      static const std::regex duration(R"(after [0-9hmsµn.]+ \()");
+      s = std::regex_replace(s, duration, "after <DUR> (");
       s = std::regex_replace(s, time, "<TIME>");
       s = std::regex_replace(s, id, "<ID>");
       return s;
