@@ -6,6 +6,7 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -302,6 +303,19 @@ TEST_F(ArchiveRunnerTest, RelativePathsAreInTheDagsWorkingDirectory) {
   EXPECT_EQ(r.error, "archive: source not found: stat a.txt: no such file or directory");
   RunJson("create", R"({"source": "data/a.txt", "destination": "out3/x.tar"})");
   EXPECT_TRUE(fs::exists(f_.dir.Sub("out3/x.tar")));
+}
+
+TEST_F(ArchiveRunnerTest, SignalStopsTheStep) {
+  f_.step.executor_type = "archive";
+  f_.step.commands = {"create"};
+  f_.step.executor_config_json = R"({"source": "data", "destination": "s.tar"})";
+  ArchiveRunner runner;
+  auto step = runner.Start(f_.Inv());
+  step->Signal(SIGTERM);
+  StepResult r = step->Wait();
+  EXPECT_EQ(r.exit_code, -1);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(f_.Out(), "");
 }
 
 TEST_F(ArchiveRunnerTest, ConfigValuesAreExpanded) {
