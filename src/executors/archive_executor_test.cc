@@ -305,6 +305,21 @@ TEST_F(ArchiveRunnerTest, RelativePathsAreInTheDagsWorkingDirectory) {
   EXPECT_TRUE(fs::exists(f_.dir.Sub("out3/x.tar")));
 }
 
+// As 1.30.2: a zip stores a link's target as its data and lists that length
+// as the link's size (counted in totalSize); a tar lists 0.
+TEST_F(ArchiveRunnerTest, SymlinksAreStoredAsLinks) {
+  fs::create_symlink("a.txt", f_.dir.Sub("data/link"));
+  for (const std::string ext : {"zip", "tar"}) {
+    SCOPED_TRACE(ext);
+    RunJson("create", R"({"source": "data", "destination": "l.)" + ext + R"("})");
+    Json l = RunJson("list", R"({"source": "l.)" + ext + R"(", "include": "data/l*"})");
+    EXPECT_EQ(Listing(l), std::string("data/link ") + (ext == "zip" ? "5" : "0") + " Lrwxrwxrwx\n");
+    EXPECT_EQ(l["totalSize"], ext == "zip" ? 5 : 0);
+    RunJson("extract", R"({"source": "l.)" + ext + R"(", "destination": "lx-)" + ext + R"("})");
+    EXPECT_EQ(fs::read_symlink(f_.dir.Sub("lx-" + ext + "/data/link")).string(), "a.txt");
+  }
+}
+
 TEST_F(ArchiveRunnerTest, SignalStopsTheStep) {
   f_.step.executor_type = "archive";
   f_.step.commands = {"create"};
