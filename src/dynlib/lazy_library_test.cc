@@ -1,5 +1,6 @@
 #include "dynlib/lazy_library.h"
 
+#include <archive.h>
 #include <curl/curl.h>
 #include <gtest/gtest.h>
 #include <libssh/libssh.h>
@@ -90,6 +91,17 @@ TEST(LazyLibraryTest, JqThroughTheStubs) {
   jq_teardown(&jq);
 }
 
+// Like dagu, this test binary is not linked against libarchive (nor the
+// libxml2 and ICU it brings): mapped once the archive executor calls it.
+TEST(LazyLibraryTest, ArchiveIsMappedOnlyOnceAStubIsCalled) {
+  EXPECT_FALSE(LazyLibraryLoaded(LazyLibrary::kArchive));
+  struct archive* a = archive_write_new();
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(LazyLibraryLoaded(LazyLibrary::kArchive));
+  EXPECT_EQ(archive_write_set_format_zip(a), ARCHIVE_OK);
+  EXPECT_EQ(archive_write_free(a), ARCHIVE_OK);
+}
+
 TEST(LazyLibraryTest, AMissingLibraryIsAnErrorNamingIt) {
   void* handle = nullptr;
   Status s = OpenSharedLibrary("libdagu-no-such-library.so.9", &handle);
@@ -102,6 +114,7 @@ TEST(LazyLibraryTest, FilesAreTheLibrariesSonames) {
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kCurl)).rfind("libcurl.so.", 0), 0u);
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kSsh)).rfind("libssh.so.", 0), 0u);
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kJq)).rfind("libjq.so.", 0), 0u);
+  EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kArchive)).rfind("libarchive.so.", 0), 0u);
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kSsl)).rfind("libssl.so.", 0), 0u);
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kCrypto)).rfind("libcrypto.so.", 0), 0u);
 }

@@ -328,6 +328,8 @@ class Reader {
     e->mtime = archive_entry_mtime(entry_);
     const char* link = archive_entry_symlink(entry_);
     e->link_target = link != nullptr ? link : "";
+    // A zip stores a link's target as its data: Go's size is the target's length.
+    if (IsZip() && e->mode.symlink) e->size = static_cast<int64_t>(e->link_target.size());
     return true;
   }
 

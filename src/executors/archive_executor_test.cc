@@ -6,6 +6,7 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -302,6 +303,34 @@ TEST_F(ArchiveRunnerTest, RelativePathsAreInTheDagsWorkingDirectory) {
   EXPECT_EQ(r.error, "archive: source not found: stat a.txt: no such file or directory");
   RunJson("create", R"({"source": "data/a.txt", "destination": "out3/x.tar"})");
   EXPECT_TRUE(fs::exists(f_.dir.Sub("out3/x.tar")));
+}
+
+// As 1.30.2: a zip stores a link's target as its data and lists that length
+// as the link's size (counted in totalSize); a tar lists 0.
+TEST_F(ArchiveRunnerTest, SymlinksAreStoredAsLinks) {
+  fs::create_symlink("a.txt", f_.dir.Sub("data/link"));
+  for (const std::string ext : {"zip", "tar"}) {
+    SCOPED_TRACE(ext);
+    RunJson("create", R"({"source": "data", "destination": "l.)" + ext + R"("})");
+    Json l = RunJson("list", R"({"source": "l.)" + ext + R"(", "include": "data/l*"})");
+    EXPECT_EQ(Listing(l), std::string("data/link ") + (ext == "zip" ? "5" : "0") + " Lrwxrwxrwx\n");
+    EXPECT_EQ(l["totalSize"], ext == "zip" ? 5 : 0);
+    RunJson("extract", R"({"source": "l.)" + ext + R"(", "destination": "lx-)" + ext + R"("})");
+    EXPECT_EQ(fs::read_symlink(f_.dir.Sub("lx-" + ext + "/data/link")).string(), "a.txt");
+  }
+}
+
+TEST_F(ArchiveRunnerTest, SignalStopsTheStep) {
+  f_.step.executor_type = "archive";
+  f_.step.commands = {"create"};
+  f_.step.executor_config_json = R"({"source": "data", "destination": "s.tar"})";
+  ArchiveRunner runner;
+  auto step = runner.Start(f_.Inv());
+  step->Signal(SIGTERM);
+  StepResult r = step->Wait();
+  EXPECT_EQ(r.exit_code, -1);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(f_.Out(), "");
 }
 
 TEST_F(ArchiveRunnerTest, ConfigValuesAreExpanded) {
