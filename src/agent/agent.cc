@@ -468,7 +468,16 @@ void Agent::Watch() {
 
 bool Agent::PrepareSecrets() {
   if (dag_.secrets.empty()) return true;
-  log_.Info("Resolving secrets", {{"count", std::to_string(dag_.secrets.size())}});
+  {
+    // 1.30.2 logs this line before it adds the dag / run-id fields to its
+    // context: only the name and run ID (and the attempt ID once known).
+    RunLog::Fields short_context = deps_.log_context;
+    short_context.insert(short_context.end(), {{"name", dag_.name}, {"run-id", run_.run_id}});
+    if (!attempt_.attempt_id.empty()) short_context.emplace_back("attempt-id", attempt_.attempt_id);
+    log_.SetContext(short_context);  // before the run's threads start
+    log_.Info("Resolving secrets", {{"count", std::to_string(dag_.secrets.size())}});
+    log_.SetContext(LogContext());
+  }
   Status s = secrets_.Resolve(dag_, deps_.process_env);
   if (s.ok()) {
     log_.SetMasker(&secrets_.masker());
