@@ -167,6 +167,18 @@ Status RunStore::ListDayDirs(const std::string& root, std::optional<WallTime> fr
   // Compare "YYYY/MM/DD" strings: same order as the dates.
   std::string lo = from ? FormatDatePathUTC(*from) : "";
   std::string hi = to ? FormatDatePathUTC(*to) : "";
+  // A short closed range names its day folders: no listing of the year and
+  // month folders (a day's runs of 10,000 DAGs would list 30,000 folders to
+  // find 10,000 day folders). A missing day folder lists as empty.
+  constexpr int kNamedDays = 62;
+  if (from && to && *to - *from <= std::chrono::hours(24 * kNamedDays)) {
+    if (*to < *from) return Status::OK();
+    const int64_t first = UnixSeconds(*from) / 86400 - (UnixSeconds(*from) % 86400 < 0 ? 1 : 0);
+    for (int64_t day = UnixSeconds(*to) / 86400 - (UnixSeconds(*to) % 86400 < 0 ? 1 : 0); day >= first; --day) {
+      out->push_back(JoinPath(root, FormatDatePathUTC(FromUnixSeconds(day * 86400))));
+    }
+    return Status::OK();
+  }
   std::vector<std::string> years;
   DAGU_RETURN_IF_ERROR(ListOrEmpty(fs_, root, &years));
   SortDescending(&years);

@@ -380,6 +380,18 @@ TEST_F(RunStoreTest, ListRunsAcrossDagsWithDateRange) {
   ASSERT_TRUE(store_.ListRuns(q, &entries).ok());
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0].run.run_id, "old");
+  // A short closed range names its day folders (three here, one of them
+  // without runs of "b") instead of listing the year and month folders.
+  q.from = T0() - 49h;
+  q.to = T0() - 30min;
+  ASSERT_TRUE(store_.ListRuns(q, &entries).ok());
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].run.run_id, "mid");
+  EXPECT_EQ(entries[1].run.run_id, "old");
+  q.from = T0();
+  q.to = T0() - 1h;  // inverted: nothing
+  ASSERT_TRUE(store_.ListRuns(q, &entries).ok());
+  EXPECT_TRUE(entries.empty());
   RunDir latest;
   ASSERT_TRUE(store_.LatestRun("a", &latest).ok());
   EXPECT_EQ(latest.run_id, "new");

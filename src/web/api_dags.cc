@@ -60,36 +60,41 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
   const std::string sort = req.get_param_value("sort");
   const bool desc = req.get_param_value("order") == "desc";
 
-  std::vector<DagFile> files;
-  Status s = ctx.dags->List(/*metadata_only=*/true, &files);
+  std::vector<std::shared_ptr<const DagFile>> files;
+  Status s = ctx.dags->ListShared(/*metadata_only=*/true, &files);
   if (!s.ok()) return SendStatusError(res, s);
-  std::vector<const DagFile*> matching;
-  for (const DagFile& f : files) {
-    if (!name.empty() && Lower(f.file_name).find(Lower(name)) == std::string::npos) continue;
-    if (!tag.empty() && !HasTag(f.AnyDag(), tag)) continue;
-    matching.push_back(&f);
-  }
+  // Each file with its sort keys, computed once (thousands of files).
+  struct Item {
+    const DagFile* f;
+    std::string lower_name;
+    std::optional<WallTime> next;
+  };
   const WallTime now = ctx.clock->Now();
-  auto by_name = [desc](const DagFile* a, const DagFile* b) {
-    return desc ? Lower(b->DagName()) < Lower(a->DagName()) : Lower(a->DagName()) < Lower(b->DagName());
+  const std::string lower_filter = Lower(name);
+  std::vector<Item> matching;
+  for (const auto& f : files) {
+    if (!name.empty() && Lower(f->file_name).find(lower_filter) == std::string::npos) continue;
+    if (!tag.empty() && !HasTag(f->AnyDag(), tag)) continue;
+    Item item{f.get(), Lower(f->DagName()), std::nullopt};
+    if (sort == "nextRun") {
+      if (const Dag* d = f->AnyDag()) {
+        for (const CronSchedule& c : d->schedules.start) {
+          auto n = c.Next(now);
+          if (n && (!item.next || *n < *item.next)) item.next = n;
+        }
+      }
+    }
+    matching.push_back(std::move(item));
+  }
+  auto by_name = [desc](const Item& a, const Item& b) {
+    return desc ? b.lower_name < a.lower_name : a.lower_name < b.lower_name;
   };
   if (sort == "nextRun") {
-    auto next = [now](const DagFile* f) -> std::optional<WallTime> {
-      const Dag* d = f->AnyDag();
-      std::optional<WallTime> best;
-      if (d == nullptr) return best;
-      for (const CronSchedule& c : d->schedules.start) {
-        auto n = c.Next(now);
-        if (n && (!best || *n < *best)) best = n;
-      }
-      return best;
-    };
-    std::stable_sort(matching.begin(), matching.end(), [&](const DagFile* a, const DagFile* b) {
-      auto na = next(a), nb = next(b);
-      if (!na && !nb) return by_name(a, b);
-      if (!na) return false;
-      if (!nb) return true;
-      return desc ? *nb < *na : *na < *nb;
+    std::stable_sort(matching.begin(), matching.end(), [&](const Item& a, const Item& b) {
+      if (!a.next && !b.next) return by_name(a, b);
+      if (!a.next) return false;
+      if (!b.next) return true;
+      return desc ? *b.next < *a.next : *a.next < *b.next;
     });
   } else {
     std::stable_sort(matching.begin(), matching.end(), by_name);
@@ -99,7 +104,7 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
   const long long pages = (total - 1) / per_page + 1;
   ApiJson dags = ApiJson::array();
   for (long long i = (page - 1) * per_page; i < std::min(total, page * per_page); ++i) {
-    dags.push_back(DagListEntryJson(ctx, *matching[static_cast<size_t>(i)], now));
+    dags.push_back(DagListEntryJson(ctx, *matching[static_cast<size_t>(i)].f, now));
   }
   SendJson(res, 200,
            {{"dags", dags},
@@ -143,7 +148,7 @@ void HandleDagRuns(const ApiContext& ctx, const http::Request& req, http::Respon
     if (!s.ok() && !s.IsNotFound()) return SendStatusError(res, s);
     for (RunEntry& e : entries) {
       if (!e.error.ok()) continue;
-      ApplyStaleCheck(ctx, e.attempt, ctx.runs->QueueOf(e.attempt, e.record.name), &e.record);
+      ApplyStaleCheck(ctx, e.attempt, &e.record);
       records.push_back(std::move(e.record));
     }
   }

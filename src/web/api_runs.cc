@@ -75,7 +75,7 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
   for (RunEntry& e : entries) {
     if (!e.error.ok()) continue;
     if (!run_id.empty() && e.record.dag_run_id.find(run_id) == std::string::npos) continue;
-    ApplyStaleCheck(ctx, e.attempt, ctx.runs->QueueOf(e.attempt, e.record.name), &e.record);
+    ApplyStaleCheck(ctx, e.attempt, &e.record);
     runs.push_back(RunSummaryJson(e.record));
   }
   SendJson(res, 200, {{"dagRuns", runs}});

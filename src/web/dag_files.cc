@@ -162,8 +162,73 @@ DagFile DagFiles::Load(const std::string& file_name, const std::string& path, bo
   return f;
 }
 
-Status DagFiles::List(bool metadata_only, std::vector<DagFile>* out) const {
+void DagFiles::CheckBaseConfig() const {
+  if (options_.base_config.empty()) return;
+  FileInfo now;
+  std::optional<FileInfo> version;
+  if (fs_->Stat(options_.base_config, &now).ok()) version = now;
+  std::lock_guard<std::mutex> l(cache_mu_);
+  const bool same = version.has_value() == base_version_.has_value() &&
+                    (!version || SameFileVersion(*version, *base_version_));
+  if (same) return;
+  cache_.clear();
+  base_version_ = version;
+}
+
+std::shared_ptr<const DagFile> DagFiles::LoadShared(const std::string& file_name, const std::string& path,
+                                                    bool metadata_only) const {
+  const std::string key = metadata_only ? path + "\nm" : path;
+  FileInfo version;
+  FileInfo flag;
+  const bool suspended = fs_->Stat(FlagPath(path), &flag).ok();
+  // lstat-level checks first (a FIFO or a link out is never opened), then
+  // the version of what a load would read. A regular file (the usual case)
+  // needs one lstat for both.
+  struct stat st {};
+  bool usable = false;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    version.size = static_cast<uint64_t>(st.st_size);
+    version.mtime = WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::seconds(st.st_mtim.tv_sec) +
+                                                                             std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
+    version.inode = st.st_ino;
+    version.device = st.st_dev;
+    usable = true;
+  } else {
+    usable = CheckDagFileEntry(dags_dir_, file_name).ok() && fs_->Stat(path, &version).ok();
+  }
+  if (!usable) {
+    std::lock_guard<std::mutex> l(cache_mu_);
+    cache_.erase(key);
+    return std::make_shared<const DagFile>(Load(file_name, path, metadata_only));
+  }
+  {
+    std::lock_guard<std::mutex> l(cache_mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end() && SameFileVersion(it->second.version, version)) {
+      if (it->second.file->suspended == suspended) return it->second.file;
+      auto copy = std::make_shared<DagFile>(*it->second.file);
+      copy->suspended = suspended;
+      it->second.file = copy;
+      return copy;
+    }
+  }
+  auto loaded = std::make_shared<const DagFile>(Load(file_name, path, metadata_only));
+  // Kept only when the version is older than a timestamp tick or two (see
+  // the header comment); the stat came before the read, so a write after it
+  // shows as a new version next time.
+  const bool racy = std::chrono::system_clock::now() - version.mtime < kRacyWindow;
+  std::lock_guard<std::mutex> l(cache_mu_);
+  if (racy) {
+    cache_.erase(key);
+  } else {
+    cache_[key] = Cached{version, loaded};
+  }
+  return loaded;
+}
+
+Status DagFiles::ListShared(bool metadata_only, std::vector<std::shared_ptr<const DagFile>>* out) const {
   out->clear();
+  CheckBaseConfig();
   std::vector<std::string> names;
   Status s = fs_->ListDir(dags_dir_, &names);
   if (s.IsNotFound()) return Status::OK();
@@ -171,8 +236,27 @@ Status DagFiles::List(bool metadata_only, std::vector<DagFile>* out) const {
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     if (!IsYamlFile(name)) continue;
-    out->push_back(Load(name, JoinPath(dags_dir_, name), metadata_only));
+    out->push_back(LoadShared(name, JoinPath(dags_dir_, name), metadata_only));
   }
+  // Forget the files that are gone (the cache never outgrows the directory).
+  std::lock_guard<std::mutex> l(cache_mu_);
+  for (auto it = cache_.begin(); it != cache_.end();) {
+    std::string path = it->first.substr(0, it->first.find('\n'));
+    if (!std::binary_search(names.begin(), names.end(), BaseName(path))) {
+      it = cache_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return Status::OK();
+}
+
+Status DagFiles::List(bool metadata_only, std::vector<DagFile>* out) const {
+  out->clear();
+  std::vector<std::shared_ptr<const DagFile>> shared;
+  DAGU_RETURN_IF_ERROR(ListShared(metadata_only, &shared));
+  out->reserve(shared.size());
+  for (const auto& f : shared) out->push_back(*f);
   return Status::OK();
 }
 
@@ -183,7 +267,8 @@ Status DagFiles::Find(const std::string& file_name, DagFile* out) const {
     std::string path = JoinPath(dags_dir_, stem + ext);
     FileInfo info;
     if (fs_->Stat(path, &info).ok() && !info.is_dir) {
-      *out = Load(stem + ext, path, /*metadata_only=*/false);
+      CheckBaseConfig();
+      *out = *LoadShared(stem + ext, path, /*metadata_only=*/false);
       return Status::OK();
     }
   }

@@ -1,8 +1,18 @@
 // DagFiles: the DAG definitions as the API names them -- by `fileName`, the
 // file's base name without .yaml/.yml (Dagu's convention) -- with their load
-// errors and suspend flags. Files are loaded on every call (a DAG directory
-// is small and the UI polls every few seconds; this keeps the API exactly in
-// step with the files). Thread-safe (no mutable state).
+// errors and suspend flags.
+//
+// LOAD CACHE (docs/web.md, "At scale"). Every call looks at the files as they
+// are now: each file is stat'ed (and its suspend flag) on every call, and a
+// file is parsed again whenever its version (size, mtime, inode:
+// SameFileVersion) differs from the version it was parsed at, so an edit by
+// any process or host shows in the next request. Only the parse is reused.
+// A version whose mtime is less than kRacyWindow old when it is parsed is not
+// kept (two writes within one timestamp tick would look like one version),
+// and a change of the base config's version drops every kept parse. Memory
+// is one parsed DAG per file (and per load kind), never more.
+//
+// Thread-safe: the cache has its own mutex, never held across a stat or load.
 //
 // What the API may read and show:
 // - only regular files: a FIFO, socket, device or directory named *.yaml is
@@ -15,6 +25,10 @@
 //   key or value that is not a short plain name shows as "...".
 #pragma once
 
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +64,12 @@ class DagFiles {
   // Every *.yaml / *.yml file directly in the DAG directory, by file name.
   // `metadata_only` loads as the scheduler does (step problems are warnings).
   Status List(bool metadata_only, std::vector<DagFile>* out) const;
+  // As List, sharing the cached parses (no copy of each DAG): what a listing
+  // of thousands of files uses. The objects never change once handed out.
+  Status ListShared(bool metadata_only, std::vector<std::shared_ptr<const DagFile>>* out) const;
+
+  // A parse of a file whose mtime is younger than this is not reused.
+  static constexpr std::chrono::seconds kRacyWindow{2};
   // The file of `file_name` ("etl" or "etl.yaml"). InvalidArgument for a
   // name that is not a plain file name; NotFound when there is no such file.
   Status Find(const std::string& file_name, DagFile* out) const;
@@ -76,12 +96,25 @@ class DagFiles {
 
  private:
   DagFile Load(const std::string& file_name, const std::string& path, bool metadata_only) const;
+  // Load through the cache (see the header comment).
+  std::shared_ptr<const DagFile> LoadShared(const std::string& file_name, const std::string& path,
+                                            bool metadata_only) const;
   std::string FlagPath(const std::string& path) const;
+  // Drops every kept parse when the base config's version changed.
+  void CheckBaseConfig() const;
+
+  struct Cached {
+    FileInfo version;
+    std::shared_ptr<const DagFile> file;
+  };
 
   FileSystem* fs_;
   std::string dags_dir_;
   std::string suspend_dir_;
   LoadDagOptions options_;
+  mutable std::mutex cache_mu_;
+  mutable std::map<std::string, Cached> cache_;  // by path, "\n" + "m" for a metadata-only load
+  mutable std::optional<FileInfo> base_version_;  // of options_.base_config when the cache was filled
 };
 
 // OK when `name` is a plain file name (no '/', not starting with '.', at most

@@ -1,9 +1,12 @@
 #include "web/dag_files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
+#include <fstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -85,6 +88,87 @@ TEST(ApiErrorTextTest, KeepsPlainNamesElidesTheRest) {
   e.value = "$(cat /etc/passwd)";
   e.message = "got \"$(cat /etc/passwd)\"";
   EXPECT_EQ(ApiErrorText(e, "a.yaml"), "a.yaml:3:7: steps[build].retry_policy.limit: got \"...\"");
+}
+
+}  // namespace
+}  // namespace dagu::web
+
+namespace dagu::web {
+namespace {
+
+// Sets the file's mtime `seconds_ago` seconds back (its size and inode stay).
+void AgeFile(const std::string& path, int seconds_ago) {
+  struct timespec times[2];
+  ::clock_gettime(CLOCK_REALTIME, &times[0]);
+  times[0].tv_sec -= seconds_ago;
+  times[1] = times[0];
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+}
+
+std::string DescriptionOf(const DagFiles& files, const std::string& name) {
+  std::vector<std::shared_ptr<const DagFile>> all;
+  EXPECT_TRUE(files.ListShared(/*metadata_only=*/true, &all).ok());
+  for (const auto& f : all) {
+    if (f->file_name == name) return f->dag ? f->dag->description : "<not loaded>";
+  }
+  return "<absent>";
+}
+
+// The load cache reuses the parse of an unchanged version and parses any
+// other version again (docs/web.md, "At scale").
+TEST_F(DagFilesTest, AParseIsReusedOnlyForTheSameVersionOfTheFile) {
+  const std::string path = dir_.WriteFile("dags/c.yaml", "description: aaaa\nsteps:\n  - name: a\n    command: echo\n");
+  AgeFile(path, 60);
+  EXPECT_EQ(DescriptionOf(files_, "c"), "aaaa");
+  // Same size, inode and mtime, other bytes: the kept parse answers (this is
+  // what makes a list of 10,000 files cheap; no writer leaves such a file).
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out);
+    f << "description: bbbb";
+  }
+  struct timespec keep[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), keep, 0), 0);
+  EXPECT_EQ(DescriptionOf(files_, "c"), "aaaa");
+  // A new mtime (what any write leaves): parsed again.
+  AgeFile(path, 30);
+  EXPECT_EQ(DescriptionOf(files_, "c"), "bbbb");
+  // Find sees the same versions.
+  DagFile found;
+  ASSERT_TRUE(files_.Find("c", &found).ok());
+  EXPECT_EQ(found.dag->description, "bbbb");
+}
+
+// A version younger than kRacyWindow is never kept: a second write within
+// the same timestamp tick (same size, inode and mtime) is still seen.
+TEST_F(DagFilesTest, AFreshlyWrittenFileIsParsedAgainEveryTime) {
+  const std::string path = dir_.WriteFile("dags/r.yaml", "description: aaaa\nsteps:\n  - name: a\n    command: echo\n");
+  EXPECT_EQ(DescriptionOf(files_, "r"), "aaaa");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out);
+    f << "description: bbbb";
+  }
+  struct timespec keep[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), keep, 0), 0);
+  EXPECT_EQ(DescriptionOf(files_, "r"), "bbbb");
+}
+
+TEST_F(DagFilesTest, SuspendFlagsAndRemovedFilesShowAtOnce) {
+  const std::string path = dir_.WriteFile("dags/s.yaml", "steps:\n  - name: a\n    command: echo\n");
+  AgeFile(path, 60);
+  std::vector<std::shared_ptr<const DagFile>> all;
+  ASSERT_TRUE(files_.ListShared(true, &all).ok());
+  DagFile s;
+  ASSERT_TRUE(files_.Find("s", &s).ok());
+  EXPECT_FALSE(s.suspended);
+  ASSERT_TRUE(files_.SetSuspended(s, true).ok());
+  ASSERT_TRUE(files_.ListShared(true, &all).ok());
+  for (const auto& f : all) EXPECT_EQ(f->suspended, f->file_name == "s") << f->file_name;
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  EXPECT_EQ(DescriptionOf(files_, "s"), "<absent>");
 }
 
 }  // namespace

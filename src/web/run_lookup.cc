@@ -10,6 +10,11 @@ void ApplyStaleCheck(const ApiContext& ctx, const AttemptDir& attempt, const std
   if (RunningWithoutHeartbeatNow(ctx.runs, ctx.procs, attempt, queue, record)) record->status = RunStatus::kFailed;
 }
 
+void ApplyStaleCheck(const ApiContext& ctx, const AttemptDir& attempt, RunRecord* record) {
+  if (record->status != RunStatus::kRunning) return;
+  ApplyStaleCheck(ctx, attempt, ctx.runs->QueueOf(attempt, record->name), record);
+}
+
 Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, RunView* out) {
   if (std::string problem = RecordedDagNameProblem(dag_name); !problem.empty()) return Status::InvalidArgument(problem);
   DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));

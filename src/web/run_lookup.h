@@ -26,5 +26,9 @@ Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::
 // Applies the stale check (store/stale_check.h) to `record`, the record of
 // `attempt`, in place.
 void ApplyStaleCheck(const ApiContext& ctx, const AttemptDir& attempt, const std::string& queue, RunRecord* record);
+// The same, reading the queue (the attempt's dag.json) only when the record
+// says running: the only status the check can change. What listings use (a
+// dag.json read per listed run was half of their cost).
+void ApplyStaleCheck(const ApiContext& ctx, const AttemptDir& attempt, RunRecord* record);
 
 }  // namespace dagu::web

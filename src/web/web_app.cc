@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/listing_cache_fs.h"
 #include "cron/time_zone.h"
 #include "dagu/version.h"
 #include "metrics/registry.h"
@@ -65,6 +66,10 @@ std::map<std::string, int> GlobalQueues(const Config& config) {
   return out;
 }
 
+// How many directory listings the API keeps (about 40 MB at most with the
+// run layout's small folders).
+constexpr size_t kKeptListings = 65536;
+
 }  // namespace
 
 struct WebApp::Impl {
@@ -74,8 +79,9 @@ struct WebApp::Impl {
         clock(deps.clock ? deps.clock : Clock::Real()),
         fs(deps.fs ? deps.fs : PosixFileSystem()),
         started(clock->Now()),
-        dags(fs, config.paths.dags_dir, config.paths.suspend_flags_dir, DagOptions(config)),
-        runs(fs, clock, config.paths.dag_runs_dir),
+        listing_fs(fs, kKeptListings),
+        dags(&listing_fs, config.paths.dags_dir, config.paths.suspend_flags_dir, DagOptions(config)),
+        runs(&listing_fs, clock, config.paths.dag_runs_dir),
         queues(fs, clock, config.paths.queue_dir),
         procs(fs, clock, config.paths.proc_dir),
         registry(fs, config.paths.service_registry_dir),
@@ -113,6 +119,9 @@ struct WebApp::Impl {
   const Clock* clock;
   FileSystem* fs;
   WallTime started;
+  // Listings of the DAG folder and of the run folders, kept while unchanged
+  // (core/listing_cache_fs.h; docs/web.md, "At scale").
+  ListingCacheFileSystem listing_fs;
   DagFiles dags;
   RunStore runs;
   QueueStore queues;
