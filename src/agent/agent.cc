@@ -405,12 +405,40 @@ MailLookup Agent::MailVars() const {
   return [vars](std::string_view name) -> std::optional<std::string> { return vars->Get(name).value_or(""); };
 }
 
+namespace {
+
+// The run's status as 1.30.2 reports it in a step's (or handler's) mail,
+// taken while the run goes on (its Runner.Status): running while a step
+// runs or has not started, else what the steps say so far: partially
+// succeeded (failures all under continueOn, some success) or failed.
+RunStatus StatusForStepMail(const ExecutionState& state) {
+  bool successful = false, continued = false, hard = false;
+  for (const auto& n : state.nodes) {
+    switch (n.status) {
+      case NodeStatus::kNotStarted:
+      case NodeStatus::kRunning:
+      case NodeStatus::kRetrying: return RunStatus::kRunning;
+      case NodeStatus::kSucceeded: successful = true; break;
+      case NodeStatus::kPartiallySucceeded: successful = continued = true; break;
+      case NodeStatus::kFailed:
+        if (n.step.continue_on.failure) continued = true;
+        else hard = true;
+        break;
+      default: break;
+    }
+  }
+  return !hard && successful && continued ? RunStatus::kPartiallySucceeded : RunStatus::kFailed;
+}
+
+}  // namespace
+
 void Agent::StepMails(const ExecutionState& state) {
   step_mailed_.resize(state.nodes.size(), false);
   for (size_t i = 0; i < state.nodes.size() && i < dag_.steps.size(); ++i) {
     if (!dag_.steps[i].mail_on_error || state.nodes[i].status != NodeStatus::kFailed || step_mailed_[i]) continue;
     step_mailed_[i] = true;
-    RunRecord record = ToRecord(state);  // the run as it is now: still running
+    RunRecord record = ToRecord(state);  // the run as it is now
+    record.status = StatusForStepMail(state);
     mail_threads_.emplace_back([this, record, vars = MailVars()] { SendStepMail(dag_, record, vars, &log_, &stop_mail_); });
   }
   // A handler with mailOnError that fails mails too, as 1.30.2 reports
@@ -422,6 +450,7 @@ void Agent::StepMails(const ExecutionState& state) {
     if (!h.has_value() || !h->step.mail_on_error || h->status != NodeStatus::kFailed || handler_mailed_[i]) continue;
     handler_mailed_[i] = true;
     RunRecord record = ToRecord(state);
+    record.status = StatusForStepMail(state);
     mail_threads_.emplace_back([this, record, vars = MailVars()] { SendStepMail(dag_, record, vars, &log_, &stop_mail_); });
   }
 }
