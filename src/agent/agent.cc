@@ -90,7 +90,12 @@ class Agent::Observer final : public ExecutionObserver {
   explicit Observer(Agent* agent) : agent_(agent) {}
   void OnStateChanged(const ExecutionState& state) override {
     agent_->LogRetries(state);
-    if (state.finished_at.has_value()) return;  // the final record is written by Execute
+    if (state.finished_at.has_value()) {
+      // The final record is written by Execute; a handler that failed last
+      // still mails (mail_failure_handler).
+      agent_->StepMails(state);
+      return;
+    }
     agent_->WriteRecord(agent_->ToRecord(state), false);
     agent_->StepMails(state);
   }
@@ -430,6 +435,14 @@ RunStatus StatusForStepMail(const ExecutionState& state) {
   return !hard && successful && continued ? RunStatus::kPartiallySucceeded : RunStatus::kFailed;
 }
 
+// 1.30.2's picture of a run that no longer runs has its finish time.
+void SetStepMailStatus(const ExecutionState& state, WallTime now, RunRecord* record) {
+  record->status = StatusForStepMail(state);
+  if (record->status != RunStatus::kRunning && record->finished_at.empty()) {
+    record->finished_at = TimeOrEmpty(std::optional<WallTime>(now));
+  }
+}
+
 }  // namespace
 
 void Agent::StepMails(const ExecutionState& state) {
@@ -438,7 +451,7 @@ void Agent::StepMails(const ExecutionState& state) {
     if (!dag_.steps[i].mail_on_error || state.nodes[i].status != NodeStatus::kFailed || step_mailed_[i]) continue;
     step_mailed_[i] = true;
     RunRecord record = ToRecord(state);  // the run as it is now
-    record.status = StatusForStepMail(state);
+    SetStepMailStatus(state, deps_.clock->Now(), &record);
     mail_threads_.emplace_back([this, record, vars = MailVars()] { SendStepMail(dag_, record, vars, &log_, &stop_mail_); });
   }
   // A handler with mailOnError that fails mails too, as 1.30.2 reports
@@ -450,7 +463,7 @@ void Agent::StepMails(const ExecutionState& state) {
     if (!h.has_value() || !h->step.mail_on_error || h->status != NodeStatus::kFailed || handler_mailed_[i]) continue;
     handler_mailed_[i] = true;
     RunRecord record = ToRecord(state);
-    record.status = StatusForStepMail(state);
+    SetStepMailStatus(state, deps_.clock->Now(), &record);
     mail_threads_.emplace_back([this, record, vars = MailVars()] { SendStepMail(dag_, record, vars, &log_, &stop_mail_); });
   }
 }
