@@ -435,12 +435,10 @@ RunStatus StatusForStepMail(const ExecutionState& state) {
   return !hard && successful && continued ? RunStatus::kPartiallySucceeded : RunStatus::kFailed;
 }
 
-// 1.30.2's picture of a run that no longer runs has its finish time.
-void SetStepMailStatus(const ExecutionState& state, WallTime now, RunRecord* record) {
+// 1.30.2's picture of the run for a step mail: no finish time yet.
+void SetStepMailStatus(const ExecutionState& state, RunRecord* record) {
   record->status = StatusForStepMail(state);
-  if (record->status != RunStatus::kRunning && record->finished_at.empty()) {
-    record->finished_at = TimeOrEmpty(std::optional<WallTime>(now));
-  }
+  record->finished_at.clear();
 }
 
 }  // namespace
@@ -451,7 +449,7 @@ void Agent::StepMails(const ExecutionState& state) {
     if (!dag_.steps[i].mail_on_error || state.nodes[i].status != NodeStatus::kFailed || step_mailed_[i]) continue;
     step_mailed_[i] = true;
     RunRecord record = ToRecord(state);  // the run as it is now
-    SetStepMailStatus(state, deps_.clock->Now(), &record);
+    SetStepMailStatus(state, &record);
     mail_threads_.emplace_back([this, record, vars = MailVars()] { SendStepMail(dag_, record, vars, &log_, &stop_mail_); });
   }
   // A handler with mailOnError that fails mails too, as 1.30.2 reports
@@ -463,7 +461,7 @@ void Agent::StepMails(const ExecutionState& state) {
     if (!h.has_value() || !h->step.mail_on_error || h->status != NodeStatus::kFailed || handler_mailed_[i]) continue;
     handler_mailed_[i] = true;
     RunRecord record = ToRecord(state);
-    SetStepMailStatus(state, deps_.clock->Now(), &record);
+    SetStepMailStatus(state, &record);
     mail_threads_.emplace_back([this, record, vars = MailVars()] { SendStepMail(dag_, record, vars, &log_, &stop_mail_); });
   }
 }
