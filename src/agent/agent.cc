@@ -92,7 +92,12 @@ class Agent::Observer final : public ExecutionObserver {
   explicit Observer(Agent* agent) : agent_(agent) {}
   void OnStateChanged(const ExecutionState& state) override {
     agent_->LogRetries(state);
-    if (state.finished_at.has_value()) return;  // the final record is written by Execute
+    if (state.finished_at.has_value()) {
+      // The final record is written by Execute; a handler that failed last
+      // still mails (mail_failure_handler).
+      agent_->StepMails(state);
+      return;
+    }
     agent_->WriteRecord(agent_->ToRecord(state), false);
     agent_->StepMails(state);
   }
@@ -423,12 +428,46 @@ MailLookup Agent::MailVars() const {
   return [vars](std::string_view name) -> std::optional<std::string> { return vars->Get(name).value_or(""); };
 }
 
+namespace {
+
+// The run's status as 1.30.2 reports it in a step's (or handler's) mail,
+// taken while the run goes on (its Runner.Status): running while a step
+// runs or has not started, else what the steps say so far: partially
+// succeeded (failures all under continueOn, some success) or failed.
+RunStatus StatusForStepMail(const ExecutionState& state) {
+  bool successful = false, continued = false, hard = false;
+  for (const auto& n : state.nodes) {
+    switch (n.status) {
+      case NodeStatus::kNotStarted:
+      case NodeStatus::kRunning:
+      case NodeStatus::kRetrying: return RunStatus::kRunning;
+      case NodeStatus::kSucceeded: successful = true; break;
+      case NodeStatus::kPartiallySucceeded: successful = continued = true; break;
+      case NodeStatus::kFailed:
+        if (n.step.continue_on.failure) continued = true;
+        else hard = true;
+        break;
+      default: break;
+    }
+  }
+  return !hard && successful && continued ? RunStatus::kPartiallySucceeded : RunStatus::kFailed;
+}
+
+// 1.30.2's picture of the run for a step mail: no finish time yet.
+void SetStepMailStatus(const ExecutionState& state, RunRecord* record) {
+  record->status = StatusForStepMail(state);
+  record->finished_at.clear();
+}
+
+}  // namespace
+
 void Agent::StepMails(const ExecutionState& state) {
   step_mailed_.resize(state.nodes.size(), false);
   for (size_t i = 0; i < state.nodes.size() && i < dag_.steps.size(); ++i) {
     if (!dag_.steps[i].mail_on_error || state.nodes[i].status != NodeStatus::kFailed || step_mailed_[i]) continue;
     step_mailed_[i] = true;
-    RunRecord record = ToRecord(state);  // the run as it is now: still running
+    RunRecord record = ToRecord(state);  // the run as it is now
+    SetStepMailStatus(state, &record);
     mail_threads_.emplace_back([this, record, vars = MailVars()] { SendStepMail(dag_, record, vars, &log_, &stop_mail_); });
   }
   // A handler with mailOnError that fails mails too, as 1.30.2 reports
@@ -440,6 +479,7 @@ void Agent::StepMails(const ExecutionState& state) {
     if (!h.has_value() || !h->step.mail_on_error || h->status != NodeStatus::kFailed || handler_mailed_[i]) continue;
     handler_mailed_[i] = true;
     RunRecord record = ToRecord(state);
+    SetStepMailStatus(state, &record);
     mail_threads_.emplace_back([this, record, vars = MailVars()] { SendStepMail(dag_, record, vars, &log_, &stop_mail_); });
   }
 }
