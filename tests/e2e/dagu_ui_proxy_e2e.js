@@ -263,17 +263,6 @@ async function startThenStop(p) {
   await p.waitForFunction(() => !/\brunning\b/.test((document.querySelector("main") || document.body).innerText), null,
     { timeout: 20000 });
 }
-async function suspendAndResume(p) {
-  const toggle = p.locator('main [role="switch"][aria-label="Toggle chain"] >> visible=true').first();
-  const before = await toggle.getAttribute("aria-checked", { timeout: 10000 });
-  const flipped = (want) => p.waitForFunction(([w]) => [...document.querySelectorAll('main [aria-label="Toggle chain"]')]
-    .some((e) => e.offsetParent !== null && e.getAttribute("aria-checked") === w), [want], { timeout: 15000 });
-  await toggle.click({ timeout: 10000 });
-  await flipped(before === "true" ? "false" : "true");
-  await toggle.click({ timeout: 10000 });
-  await flipped(before);
-}
-
 // What the page shows: its visible text lines (normalised) and element counts.
 async function snapshot(tab) {
   const { text, counts } = await tab.p.evaluate((counted) => {
@@ -361,7 +350,6 @@ async function main() {
       "&dagRunId=" + s.runs.parent + "&dagRunName=parent" },
     { name: "search", path: "/search?q=echo" },
     { name: "queues", path: "/queues" },
-    { name: "action-suspend-resume", path: "/dags", action: suspendAndResume },
     { name: "action-start-stop", path: "/dags/sleeper", action: startThenStop },
     { name: "users", path: "/users" },
     { name: "api-keys", path: "/api-keys" },
