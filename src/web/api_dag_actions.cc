@@ -206,7 +206,7 @@ void AddDagActionRoutes(WebServer* server, const ApiContext* ctx) {
   server->Post(p + "/start", [ctx](const http::Request& q, http::Response& r) { HandleStart(*ctx, q, r); });
   server->Post(p + "/enqueue", [ctx](const http::Request& q, http::Response& r) { HandleEnqueue(*ctx, q, r); });
   server->Post(p + "/suspend", [ctx](const http::Request& q, http::Response& r) { HandleSuspend(*ctx, q, r); });
-  server->Post(p + "/stop-all", [ctx](const http::Request& q, http::Response& r) { HandleStopAll(*ctx, q, r); });
+  server->PostWithoutBody(p + "/stop-all", [ctx](const http::Request& q, http::Response& r) { HandleStopAll(*ctx, q, r); });
 }
 
 }  // namespace dagu::web

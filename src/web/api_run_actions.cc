@@ -267,7 +267,7 @@ void HandleReject(const ApiContext& ctx, const http::Request& req, http::Respons
 void AddRunActionRoutes(WebServer* server, const ApiContext* ctx) {
   const std::string run = "/api/v2/dag-runs/([^/]+)/([^/]+)";
   const std::string sub = run + "/sub-dag-runs/([^/]+)";
-  server->Post(run + "/stop", [ctx](const http::Request& q, http::Response& r) { HandleStop(*ctx, q, r); });
+  server->PostWithoutBody(run + "/stop", [ctx](const http::Request& q, http::Response& r) { HandleStop(*ctx, q, r); });
   server->Post(run + "/retry", [ctx](const http::Request& q, http::Response& r) { HandleRetry(*ctx, q, r); });
   server->GetChangingState(run + "/dequeue",
                            [ctx](const http::Request& q, http::Response& r) { HandleDequeue(*ctx, q, r); });

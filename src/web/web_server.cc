@@ -74,8 +74,9 @@ WebServer::WebServer(WebServerOptions options) : options_(std::move(options)), a
 
 WebServer::~WebServer() { Stop(); }
 
-void WebServer::Add(const char* method, const std::string& pattern, Handler handler, bool changes_state) {
-  routes_.push_back({method, std::regex(options_.base_path + pattern), std::move(handler), changes_state});
+void WebServer::Add(const char* method, const std::string& pattern, Handler handler, bool changes_state,
+                    bool takes_no_body) {
+  routes_.push_back({method, std::regex(options_.base_path + pattern), std::move(handler), changes_state, takes_no_body});
 }
 void WebServer::Get(const std::string& pattern, Handler handler) { Add("GET", pattern, std::move(handler)); }
 void WebServer::Post(const std::string& pattern, Handler handler) { Add("POST", pattern, std::move(handler)); }
@@ -84,6 +85,9 @@ void WebServer::Delete(const std::string& pattern, Handler handler) { Add("DELET
 void WebServer::Patch(const std::string& pattern, Handler handler) { Add("PATCH", pattern, std::move(handler)); }
 void WebServer::GetChangingState(const std::string& pattern, Handler handler) {
   Add("GET", pattern, std::move(handler), /*changes_state=*/true);
+}
+void WebServer::PostWithoutBody(const std::string& pattern, Handler handler) {
+  Add("POST", pattern, std::move(handler), /*changes_state=*/false, /*takes_no_body=*/true);
 }
 
 const WebServer::Route* WebServer::FindRoute(const http::Request& req, std::string* allow) const {
@@ -150,9 +154,11 @@ bool WebServer::Screen(const http::Request& req, http::Response& res) const {
     if (!why.empty()) return refuse(403, why);
   }
   if (MayChangeState(req.method)) {
-    // A DELETE without a body carries nothing to type (Dagu's UI sends none).
+    // A DELETE without a body carries nothing to type (Dagu's UI sends none),
+    // nor does a POST of an operation without a body that says no type.
     const bool bodiless_delete = req.method == "DELETE" && req.body.empty();
-    if (!bodiless_delete && !IsJsonContentType(req.get_header_value("Content-Type"))) {
+    const bool bodiless_post = route->takes_no_body && req.body.empty() && !req.has_header("Content-Type");
+    if (!bodiless_delete && !bodiless_post && !IsJsonContentType(req.get_header_value("Content-Type"))) {
       return refuse(415, req.method + " requests need Content-Type: application/json");
     }
   }

@@ -79,6 +79,12 @@ class WebServer {
   // POST is against cross-site requests (a link or an <img> on another site
   // cannot trigger it), without the Content-Type rule (a GET has no body).
   void GetChangingState(const std::string& pattern, Handler handler);
+  // A POST whose operation takes no request body (Dagu 1.30.2's stop and
+  // stop-all; its UI sends them with neither a body nor a Content-Type): a
+  // request without body and without Content-Type passes the Content-Type
+  // rule (a cross-site form always sends one); any other must say
+  // application/json. Screened against other sites as every POST is.
+  void PostWithoutBody(const std::string& pattern, Handler handler);
 
   // Binds host:port and starts serving on threads of its own. IOError naming
   // the address when it cannot bind; InvalidArgument when the TLS files
@@ -101,8 +107,10 @@ class WebServer {
     std::regex pattern;
     Handler handler;
     bool changes_state = false;
+    bool takes_no_body = false;  // PostWithoutBody
   };
-  void Add(const char* method, const std::string& pattern, Handler handler, bool changes_state = false);
+  void Add(const char* method, const std::string& pattern, Handler handler, bool changes_state = false,
+           bool takes_no_body = false);
   // The route for the request (HEAD uses GET routes), or null; `allow` lists
   // the methods whose routes match the path when none of this method does.
   const Route* FindRoute(const http::Request& req, std::string* allow) const;

@@ -37,6 +37,9 @@ struct TestServer {
       if (!n) return;
       SendJson(res, 200, {{"n", *n}, {"keys", body->size()}});
     });
+    server.PostWithoutBody("/api/v2/nobody", [](const http::Request&, http::Response& res) {
+      SendJson(res, 200, {{"done", true}});
+    });
     AddSystemRoutes(&server, &registry, Clock::Real(), Clock::Real()->Now(), "9.9.9");
     AddUiRoutes(&server, UiSettings{});
     Status s = server.Start();
@@ -216,6 +219,40 @@ TEST(WebServerTest, StateChangesNeedJsonAndTheSameSite) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 405);
   EXPECT_EQ(r->get_header_value("Allow"), "POST");
+}
+
+// Dagu 1.30.2's UI sends stop and stop-all (operations without a request
+// body) with neither a body nor a Content-Type: they pass, and nothing else
+// does that a cross-site form could send.
+TEST(WebServerTest, OperationsWithoutBodyTakeARequestWithoutContentType) {
+  TestServer t{WebServerOptions{}};
+  auto c = t.Client();
+  auto r = c.Post("/api/v2/nobody");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  r = c.Post("/api/v2/nobody", "", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  // A form always says its type, with or without fields.
+  for (const char* type : {"text/plain", "application/x-www-form-urlencoded"}) {
+    r = c.Post("/api/v2/nobody", "", type);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 415) << type;
+    r = c.Post("/api/v2/nobody", "a=1", type);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 415) << type;
+  }
+  // Other sites are refused as for every POST.
+  r = c.Post("/api/v2/nobody", httplib::Headers{{"Origin", "http://attacker.example"}}, "", "");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  r = c.Post("/api/v2/nobody", httplib::Headers{{"Sec-Fetch-Site", "cross-site"}}, "", "");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  // An operation that takes a body still needs the type, body or not.
+  r = c.Post("/api/v2/body");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 415);
 }
 
 TEST(WebServerTest, HostsOutsideTheAllowListAreRefusedButProbesAnswer) {

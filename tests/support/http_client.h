@@ -1,6 +1,9 @@
 // HttpRequest: one plain HTTP/1.0 request to 127.0.0.1:<port> with any
 // method, body and headers, for process-level tests of the web server (the
-// GET-only HttpGet in subprocess.h stays as it is). No TLS.
+// GET-only HttpGet in subprocess.h stays as it is). No TLS. A POST or PUT
+// (or any request with a body) says `Content-Type: application/json` unless
+// `headers` names a type; naming it "" sends none (as Dagu 1.30.2's UI sends
+// a POST without body).
 #pragma once
 
 #include <chrono>
