@@ -65,8 +65,8 @@ TEST(DagExecutorTest, UnsupportedAndUnknownTypesNameTheType) {
                    "not supported: executor type \"k8s\"; this implementation runs shell steps and the "
                    "executors archive, chat, container, docker, http, jq, mail, ssh",
                    3, 11);
-  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    executor: {type: archive}\n"),
-                   "not supported: executor type \"archive\"", 3, 15);
+  EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    executor: {type: gha}\n"),
+                   "not supported: executor type \"gha\"", 3, 15);
   EXPECT_ONE_ERROR(LoadYaml("steps:\n  - command: echo hi\n    type: bogus\n"), "unknown executor type \"bogus\"", 3, 11);
 }
 

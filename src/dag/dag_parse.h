@@ -133,8 +133,6 @@ void CheckHitlStep(ParseContext& ctx, const Fields& fields, const Step& step);
 // replace those in *dag (base config values).
 void ParseMailSettings(ParseContext& ctx, const Fields& fields, Dag* dag);
 
-// 1.30.2's words for an ssh step with a script.
-inline constexpr const char kSshNoScript[] = "executor type \"ssh\" does not support script field";
 // ssh: the DAG-level connection (dag_ssh.cc, dag_ssh.h): checks it and
 // tells ctx that steps without a type run over it (steps parsed later).
 void ParseDagSsh(ParseContext& ctx, const Field& f);

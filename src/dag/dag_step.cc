@@ -337,11 +337,7 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   // script is refused by ParseStepExecutor.)
   if (ctx.dag_ssh() && step.executor_type.empty() && fields.Get("type") == nullptr &&
       fields.Get("executor") == nullptr && !HasCall(fields)) {
-    step.executor_type = "ssh";
-    if (!step.script.empty()) {
-      const Field* at = script != nullptr ? script : (command != nullptr ? command : run);
-      if (at != nullptr) ctx.Error(*at, kSshNoScript);
-    }
+    step.executor_type = "ssh";  // a script is then refused by CheckExecutorCaps
   }
   if (run == nullptr && command == nullptr && script == nullptr && step.executor_type.empty() && !HasCall(fields)) {
     ctx.ErrorAt(out->at.value, out->at.path, "the step has nothing to run; give run:");

@@ -75,12 +75,13 @@ TEST(DagValidationTest, UnsupportedKeysAreErrorsIgnoredKeysWarnings) {
   Loaded bad = LoadYaml("container: {image: alpine}\nsteps: [{run: x}]\n");
   EXPECT_ONE_ERROR(bad, "container: not supported: docker containers", 1, 1);
 
-  Loaded ok = LoadYaml("waitMail: {to: a@b}\nsteps: [{command: x}]\n");
+  // waitMail is read now (approval steps); otel is accepted and ignored.
+  EXPECT_LOADS(LoadYaml("waitMail: {to: a@b}\nsteps: [{command: x}]\n"));
+  EXPECT_TRUE(LoadYaml("waitMail: {to: a@b}\nsteps: [{command: x}]\n").Warnings().empty());
+  Loaded ok = LoadYaml("otel: {enabled: true}\nsteps: [{command: x}]\n");
   EXPECT_LOADS(ok);
   ASSERT_EQ(ok.Warnings().size(), 1u) << ok.Dump();
-  EXPECT_NE(ok.Warnings()[0].ToString().find("warning: waitMail: ignored: there are no human-approval waits"),
-            std::string::npos)
-      << ok.Dump();
+  EXPECT_NE(ok.Warnings()[0].ToString().find("otel"), std::string::npos) << ok.Dump();
 }
 
 TEST(DagValidationTest, StepCallWithCommandsIsRefused) {
@@ -419,12 +420,13 @@ TEST(DagValidationTest, HandlerAbortAndCancelTogether) {
                    "\"cancel\" and \"abort\" (line 2) are the same key", 3, 3);
 }
 
-TEST(DagValidationTest, HandlerUnknownKeyAndWaitWarning) {
+TEST(DagValidationTest, HandlerUnknownKeyIsAnErrorAndWaitLoads) {
   EXPECT_ONE_ERROR(LoadYaml("handler_on:\n  finally: {run: a}\nsteps: [{run: x}]\n"),
                    "unknown handler_on key \"finally\"", 2, 3);
+  // handler_on.wait runs when a run stops waiting for an approval.
   Loaded l = LoadYaml("handler_on:\n  wait: {run: a}\nsteps: [{run: x}]\n");
   EXPECT_LOADS(l);
-  EXPECT_EQ(l.Warnings().size(), 1u);
+  EXPECT_TRUE(l.Warnings().empty()) << l.Dump();
 }
 
 TEST(DagValidationTest, HandlerStepErrorsAreReported) {

@@ -177,10 +177,10 @@ TEST(DagSnapshotTest, ReadsDaguWrittenSnapshot) {
 
 TEST(DagSnapshotTest, OtherExecutorsAreNotSupported) {
   Step s;
-  Status st = SnapshotToStep(Json::parse(R"({"name":"d","executorConfig":{"type":"docker"}})"), &s);
+  Status st = SnapshotToStep(Json::parse(R"({"name":"d","executorConfig":{"type":"gha"}})"), &s);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), Status::Code::kNotSupported);
-  EXPECT_NE(st.message().find("docker"), std::string::npos);
+  EXPECT_NE(st.message().find("gha"), std::string::npos);
 }
 
 TEST(DagSnapshotTest, WrongTypeNamesTheKey) {
