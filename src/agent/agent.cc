@@ -47,6 +47,12 @@ NodeRecord ToNodeRecord(const NodeState& n) {
   r.error = n.error;
   r.output_variables = n.output_variables;
   SetNodeSubRuns(&r, n.children);
+  if (!n.approval_json.empty()) {
+    Json approval = Json::parse(n.approval_json, nullptr, false);
+    if (approval.is_object()) {
+      for (auto it = approval.begin(); it != approval.end(); ++it) r.extra[it.key()] = it.value();
+    }
+  }
   return r;
 }
 
@@ -84,6 +90,11 @@ NodeState FromNodeRecord(const NodeRecord& r) {
   n.stderr_path = r.stderr_path;
   n.output_variables = r.output_variables;
   n.children = NodeSubRuns(r);
+  Json approval = Json::object();
+  for (const char* key : {"approvedAt", "approvedBy", "approvalInputs", "rejectedAt", "rejectedBy", "rejectionReason"}) {
+    if (r.extra.is_object() && r.extra.contains(key)) approval[key] = r.extra[key];
+  }
+  if (!approval.empty()) n.approval_json = approval.dump();
   return n;
 }
 

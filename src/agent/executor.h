@@ -80,6 +80,10 @@ struct NodeState {
   std::map<std::string, std::string> output_variables;  // NAME -> "NAME=value"
   bool continued = false;      // ShouldContinue() once finished: dependants may run
   std::vector<SubRunRef> children;  // child runs the step started (a call step)
+  // An approval step's approval or rejection as the API wrote it into the
+  // record (approvedAt, approvalInputs, ...: a JSON object, "" for none),
+  // carried into the attempts of the run's retries as 1.30.2 keeps it.
+  std::string approval_json;
 };
 
 struct ExecutionState {

@@ -45,7 +45,7 @@ Status RunLog::Open(const std::string& path) {
 }
 
 bool RunLog::LogsStepStart(const std::string& name) {
-  for (const char* handler : {"onInit", "onSuccess", "onFailure", "onCancel", "onExit"}) {
+  for (const char* handler : {"onInit", "onSuccess", "onFailure", "onCancel", "onExit", "onWait"}) {
     if (name == handler) return false;
   }
   return true;

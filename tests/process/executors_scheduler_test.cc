@@ -17,11 +17,11 @@ using namespace std::chrono_literals;
 
 TEST(ExecutorsSchedulerTest, UnsupportedExecutorIsReportedAtLoad) {
   DaguHome home;
-  std::string path = home.WriteDag("uses-docker",
+  std::string path = home.WriteDag("uses-k8s",
                                    "schedule: \"* * * * *\"\n"
                                    "steps:\n"
                                    "  - name: build\n"
-                                   "    type: docker\n"
+                                   "    type: k8s\n"
                                    "    config: {image: alpine}\n"
                                    "    command: echo hi\n");
   int port = FreePort();
@@ -32,7 +32,7 @@ TEST(ExecutorsSchedulerTest, UnsupportedExecutorIsReportedAtLoad) {
                                {"DAGU_HOST", "127.0.0.1"}}));
   scheduler.health_port = port;
   // (logfmt escapes the quotes around the type)
-  const std::string expected = path + ":4:11: warning: steps[build].type: not supported: executor type \\\"docker\\\"";
+  const std::string expected = path + ":4:11: warning: steps[build].type: not supported: executor type \\\"k8s\\\"";
   bool reported = PollUntil([&] { return scheduler.Output().find(expected) != std::string::npos; }, 20s);
   scheduler.Signal(SIGTERM);
   scheduler.Wait(10s);
@@ -41,7 +41,7 @@ TEST(ExecutorsSchedulerTest, UnsupportedExecutorIsReportedAtLoad) {
   DaguProcess start("start", home.LogPath("start"));
   ASSERT_TRUE(start.Start(DAGU_BINARY, {"start", path}, {{"DAGU_HOME", home.home()}}));
   EXPECT_EQ(start.Wait(20s), 1);
-  EXPECT_THAT(start.Output(), HasSubstr(path + ":4:11: steps[build].type: not supported: executor type \"docker\""));
+  EXPECT_THAT(start.Output(), HasSubstr(path + ":4:11: steps[build].type: not supported: executor type \"k8s\""));
   EXPECT_THAT(start.Output(), ::testing::Not(HasSubstr("not found")));
 }
 

@@ -137,10 +137,10 @@ TEST_F(ValidateTest, MissingFileIsAnError) {
 }
 
 TEST_F(ValidateTest, QuietPrintsOnlyErrors) {
-  std::string path = dir_.WriteFile("warn.yaml", "wait_mail: {to: a@b}\nsteps: [{run: echo hi}]\n");
+  std::string path = dir_.WriteFile("warn.yaml", "otel: {enabled: true}\nsteps: [{run: echo hi}]\n");
   std::string output;
   EXPECT_EQ(Validate({path}, &output), 0);
-  EXPECT_THAT(output, HasSubstr(path + ":1:1: warning: wait_mail: ignored"));
+  EXPECT_THAT(output, HasSubstr(path + ":1:1: warning: otel: ignored"));
   EXPECT_THAT(output, HasSubstr("OK " + path));
   EXPECT_EQ(Validate({"-q", path}, &output), 0);
   EXPECT_THAT(output, ::testing::Not(HasSubstr("warning")));
