@@ -38,6 +38,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/case_files.h"
 #include "compat/peer.h"
 #include "support/counterparts.h"
 #include "support/subprocess.h"
@@ -53,28 +54,10 @@ using namespace std::chrono_literals;
 const std::string kCasesDir = std::string(DAGU_SOURCE_DIR) + "/tests/compat/cases/docker";
 const std::string kScript = std::string(DAGU_SOURCE_DIR) + "/scripts/podman-service.sh";
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using dagu::testing::ReplaceAll;
+using dagu::testing::Slurp;
 
-std::vector<std::string> CaseNames() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(kCasesDir, ec)) {
-    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
-  if (from.empty()) return s;
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
+std::vector<std::string> CaseNames() { return dagu::testing::YamlCaseNames(kCasesDir); }
 
 std::string ShellQuote(const std::string& s) { return "'" + ReplaceAll(s, "'", "'\\''") + "'"; }
 

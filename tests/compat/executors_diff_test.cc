@@ -33,6 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/case_files.h"
 #include "compat/peer.h"
 #include "core/base64.h"
 #include "support/counterparts.h"
@@ -51,28 +52,10 @@ constexpr const char kSecret[] = "supersecret123";
 constexpr const char kFileSecret[] = "filesecretvalue";
 constexpr const char kLlmKey[] = "sk-llm-test-key";
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using dagu::testing::ReplaceAll;
+using dagu::testing::Slurp;
 
-std::vector<std::string> CaseNames() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(kCasesDir, ec)) {
-    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
-  if (from.empty()) return s;
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
+std::vector<std::string> CaseNames() { return dagu::testing::YamlCaseNames(kCasesDir); }
 
 // Mail data with each base64 part decoded, so that a difference reads as text.
 std::string DecodeMail(const std::string& data) {
