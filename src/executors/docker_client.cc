@@ -300,17 +300,23 @@ StatusOr<nlohmann::json> DockerClient::InspectContainer(const std::string& id, c
   return GetJson("/containers/" + Escape(id) + "/json", abort);
 }
 
-Status DockerClient::FollowLogs(const std::string& id, const StreamDemuxer::Sink& sink,
-                                const std::atomic<bool>* abort) {
+Status DockerClient::Logs(const std::string& id, bool follow, size_t skip, const StreamDemuxer::Sink& sink,
+                          const std::atomic<bool>* abort, size_t* received) {
   StreamDemuxer demux(sink);
-  std::string error_body;
-  long code = 0;
+  size_t seen = 0;
   auto on_data = [&](std::string_view chunk) {
-    if (code == 0) code = 200;
-    demux.Feed(chunk);
+    if (seen < skip) {
+      size_t drop = std::min(skip - seen, chunk.size());
+      chunk.remove_prefix(drop);
+      seen += drop;
+    }
+    seen += chunk.size();
+    if (received != nullptr) *received = seen;
+    if (!chunk.empty()) demux.Feed(chunk);
   };
-  StatusOr<DockerResponse> r = Call("GET", "/containers/" + Escape(id) + "/logs?follow=1&stdout=1&stderr=1",
-                                    "", {}, on_data, abort, 0);
+  StatusOr<DockerResponse> r =
+      Call("GET", "/containers/" + Escape(id) + "/logs?" + (follow ? "follow=1&" : "") + "stdout=1&stderr=1", "",
+           {}, on_data, abort, 0);
   if (!r.ok()) return r.status();
   if (r->code < 200 || r->code > 299) return Status::IOError("Error response from daemon: HTTP status " +
                                                              std::to_string(r->code));

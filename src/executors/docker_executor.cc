@@ -1,8 +1,10 @@
 #include "executors/docker_executor.h"
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <thread>
 
 #include "core/json_text.h"
 #include "core/strings.h"
@@ -15,6 +17,7 @@ namespace dagu {
 namespace {
 
 constexpr int kReadinessPolls = 240;  // 120 s at 500 ms, as 1.30.2 waits for a container
+constexpr int kLogDrainMs = 2000;     // how long a log follow may run on after the exit
 constexpr const char* kKeepAlive = "while true; do sleep 86400; done";
 
 void SleepMs(long ms) {
@@ -235,22 +238,36 @@ class DockerStep final : public RunningStep {
       *error = "failed to start a new container: " + s.message();
       return 1;
     }
-    Status logs = client_->FollowLogs(id_, sink_, &stop_);
-    if (stop_.load()) {
-      StopContainer();
-      return -1;
-    }
-    if (!logs.ok()) {
-      *error = logs.message();
-      return 1;
-    }
+    // The exit code comes from a wait beside the log follow: Podman 4 can
+    // leave a follow open after the container has exited. A follow still open
+    // kLogDrainMs after the exit is aborted and what it had not delivered is
+    // read without following.
+    std::atomic<bool> logs_abort{false};
+    std::atomic<bool> logs_done{false};
+    size_t received = 0;
+    Status logs;
+    std::thread follower([&] {
+      logs = client_->Logs(id_, /*follow=*/true, 0, sink_, &logs_abort, &received);
+      logs_done.store(true);
+    });
     StatusOr<int> code = client_->Wait(id_, &stop_);
+    for (int waited = 0; code.ok() && !stop_.load() && !logs_done.load() && waited < kLogDrainMs; waited += 10) {
+      SleepMs(10);
+    }
+    const bool follow_cut = !logs_done.load();
+    logs_abort.store(true);
+    follower.join();
     if (stop_.load()) {
       StopContainer();
       return -1;
     }
     if (!code.ok()) {
       *error = code.status().message();
+      return 1;
+    }
+    if (follow_cut) logs = client_->Logs(id_, /*follow=*/false, received, sink_, &stop_);
+    if (!logs.ok()) {
+      *error = logs.message();
       return 1;
     }
     return *code;
