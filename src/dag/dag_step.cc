@@ -5,6 +5,7 @@
 #include <cctype>
 #include <climits>
 
+#include "dag/dag_container.h"
 #include "dag/dag_executor.h"
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
@@ -335,6 +336,18 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   // A DAG-level ssh: takes every step that names no type (1.30.2); `type:
   // command` / `shell` and calls keep theirs. (A written `type: ssh` with a
   // script is refused by ParseStepExecutor.)
+  // A step container: runs the step in a container of its own (type
+  // docker); a DAG-level container: takes every step that names no type
+  // (type container), as 1.30.2 gives them.
+  if (const Field* x = fields.Get("container"); x != nullptr && KindOf(x->value) != ScalarKind::kNull) {
+    if (ParseContainer(ctx, *x, &step.container_json) && step.executor_type.empty() && !HasCall(fields)) {
+      step.executor_type = "docker";
+    }
+  }
+  if (ctx.dag_container() && step.executor_type.empty() && fields.Get("type") == nullptr &&
+      fields.Get("executor") == nullptr && !HasCall(fields)) {
+    step.executor_type = "container";
+  }
   if (ctx.dag_ssh() && step.executor_type.empty() && fields.Get("type") == nullptr &&
       fields.Get("executor") == nullptr && !HasCall(fields)) {
     step.executor_type = "ssh";  // a script is then refused by CheckExecutorCaps
