@@ -82,10 +82,12 @@ bool MatchesAny(const std::string& path, const std::vector<std::string>& pattern
   return false;
 }
 
-// Keys whose values are compared everywhere (enums and names).
+// Keys whose values are compared everywhere (enums and names; the second
+// line: /api/v1's PascalCase ones).
 const std::set<std::string>& EnumKeys() {
   static const std::set<std::string> keys = {"code", "status", "statusLabel", "name", "fileName", "type",
-                                             "role", "triggerType", "stream"};
+                                             "role", "triggerType", "stream",
+                                             "Status", "StatusText", "Name", "Title", "PageCount", "DagID", "NewName"};
   return keys;
 }
 
