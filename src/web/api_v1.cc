@@ -5,8 +5,8 @@
 #include "web/api_v1.h"
 
 #include <algorithm>
-#include <cctype>
 
+#include "core/strings.h"
 #include "store/dag_snapshot.h"
 #include "store/run_layout.h"
 #include "web/api_dag_common.h"
@@ -31,9 +31,7 @@ constexpr const char* kNewDagSpec = "steps:\n  - name: step1\n    command: echo 
 void Send(http::Response& res, int status, const V1Json& body) { SendJson(res, status, ApiJson(body)); }
 
 // 1.30.2's unexpected-error answer (any error that is not one of its API errors).
-void SendInternal(http::Response& res) {
-  SendError(res, 500, error_code::kInternal, "An unexpected error occurred");
-}
+void SendInternal(http::Response& res) { SendError(res, 500, error_code::kInternal, "An unexpected error occurred"); }
 
 // What 1.30.2's OpenAPI request validator answers: a text/plain 400.
 void SendInvalid(http::Response& res, const std::string& text) {
@@ -246,11 +244,6 @@ bool QueryLong(const http::Request& req, http::Response& res, const char* name, 
   return true;
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // GET /dags. The Status of every entry is the zero status: 1.30.2 fills a
 // slice it then appends to, so the statuses it reads are never shown.
 void HandleList(const ApiContext& ctx, const http::Request& req, http::Response& res) {
@@ -259,8 +252,8 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
   page = std::max(page, 1LL);
   if (limit > kMaxLimit) limit = kMaxLimit;
   if (limit <= 0) limit = kDefaultLimit;
-  const std::string name = Lower(req.get_param_value("searchName"));
-  const std::string tag = Lower(req.get_param_value("searchTag"));
+  const std::string name = AsciiLower(req.get_param_value("searchName"));
+  const std::string tag = AsciiLower(req.get_param_value("searchTag"));
   std::vector<std::shared_ptr<const DagFile>> files;
   Status s = ctx.dags->ListShared(/*metadata_only=*/true, &files);
   if (!s.ok()) return SendInternal(res);
@@ -268,13 +261,15 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
   for (const auto& f : files) {
     const Dag* d = f->AnyDag();
     if (d == nullptr) continue;
-    if (!name.empty() && Lower(d->name).find(name) == std::string::npos) continue;
-    if (!tag.empty() && std::none_of(d->tags.begin(), d->tags.end(), [&](const std::string& t) { return Lower(t) == tag; }))
+    if (!name.empty() && AsciiLower(d->name).find(name) == std::string::npos) continue;
+    if (!tag.empty() &&
+        std::none_of(d->tags.begin(), d->tags.end(), [&](const std::string& t) { return AsciiLower(t) == tag; }))
       continue;
     matching.push_back(f.get());
   }
-  std::stable_sort(matching.begin(), matching.end(),
-                   [](const DagFile* a, const DagFile* b) { return Lower(a->AnyDag()->name) < Lower(b->AnyDag()->name); });
+  std::stable_sort(matching.begin(), matching.end(), [](const DagFile* a, const DagFile* b) {
+    return AsciiLower(a->AnyDag()->name) < AsciiLower(b->AnyDag()->name);
+  });
   const long long total = static_cast<long long>(matching.size());
   V1Json dags = nullptr;
   for (long long i = (page - 1) * limit; i < std::min(total, page * limit); ++i) {
@@ -374,16 +369,18 @@ V1Json HistoryJson(const ApiContext& ctx, const Dag& dag) {
 void HandleDetails(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   std::string tab = req.has_param("tab") ? req.get_param_value("tab") : "status";
   if (tab != "status" && tab != "spec" && tab != "history" && tab != "log" && tab != "scheduler-log") {
-    return SendInvalid(res, "parameter \"tab\" in query has an error: value is not one of the allowed values "
-                            "[\"status\",\"spec\",\"history\",\"log\",\"scheduler-log\"]");
+    return SendInvalid(res,
+                       "parameter \"tab\" in query has an error: value is not one of the allowed values "
+                       "[\"status\",\"spec\",\"history\",\"log\",\"scheduler-log\"]");
   }
   DagFile f;
   if (!ctx.dags->Find(req.matches[1].str(), &f).ok() || !f.dag) return SendInternal(res);
   const Dag& dag = *f.dag;
   const RunRecord latest = LatestOrNotStarted(ctx, f);
-  V1Json j = {{"Title", dag.name},
-              {"DAG", {{"DAG", DagDetailsJson(dag)}, {"File", ""}, {"Status", StatusJson(latest)}, {"Suspended", f.suspended}}},
-              {"Errors", nullptr}};
+  V1Json j = {
+      {"Title", dag.name},
+      {"DAG", {{"DAG", DagDetailsJson(dag)}, {"File", ""}, {"Status", StatusJson(latest)}, {"Suspended", f.suspended}}},
+      {"Errors", nullptr}};
   const bool with_file = !req.get_param_value("file").empty();
   if (tab == "spec") {
     std::string text;
@@ -438,8 +435,10 @@ bool ReadAction(const http::Request& req, http::Response& res, Action* out) {
   };
   auto it = body.find("action");
   if (it == body.end()) return bad("action", "property \"action\" is missing");
-  static const char* const kActions[] = {"start", "suspend", "stop", "retry", "mark-success", "mark-failed", "save", "rename"};
-  if (!it->is_string() || std::find(std::begin(kActions), std::end(kActions), it->get<std::string>()) == std::end(kActions)) {
+  static const char* const kActions[] = {"start",        "suspend",     "stop", "retry",
+                                         "mark-success", "mark-failed", "save", "rename"};
+  if (!it->is_string() ||
+      std::find(std::begin(kActions), std::end(kActions), it->get<std::string>()) == std::end(kActions)) {
     return bad("action",
                "value is not one of the allowed values "
                "[\"start\",\"suspend\",\"stop\",\"retry\",\"mark-success\",\"mark-failed\",\"save\",\"rename\"]");
@@ -484,7 +483,8 @@ void HandleAction(const ApiContext& ctx, const http::Request& req, http::Respons
   if (a.action == "save") {
     if (!a.value) return SendError(res, 400, error_code::kBadRequest, "value is required for save action (DAG spec)");
     if (!ctx.dags->Find(name, &f).ok()) return SendInternal(res);
-    if (!ctx.dags->LoadText(f.file_name, *a.value).dag) return SendInternal(res);  // 1.30.2 refuses a spec that does not load
+    if (!ctx.dags->LoadText(f.file_name, *a.value).dag)
+      return SendInternal(res);  // 1.30.2 refuses a spec that does not load
     if (!ctx.dags->WriteSpec(f, *a.value).ok()) return SendInternal(res);
     return Send(res, 200, V1Json::object());
   }
@@ -525,7 +525,8 @@ void HandleAction(const ApiContext& ctx, const http::Request& req, http::Respons
   }
   if (a.action == "mark-success" || a.action == "mark-failed") {
     if (running) return SendError(res, 400, error_code::kBadRequest, "cannot change status of running DAG");
-    if (!a.request_id) return SendError(res, 400, error_code::kBadRequest, "requestId is required for mark-success action");
+    if (!a.request_id)
+      return SendError(res, 400, error_code::kBadRequest, "requestId is required for mark-success action");
     if (!a.step) return SendError(res, 400, error_code::kBadRequest, "step is required for mark-success action");
     return MarkStep(ctx, dag, a, res);
   }
@@ -545,7 +546,8 @@ void HandleDelete(const ApiContext& ctx, const http::Request& req, http::Respons
 }
 
 void HandleSearch(const ApiContext& ctx, const http::Request& req, http::Response& res) {
-  if (!req.has_param("q")) return SendInvalid(res, "parameter \"q\" in query has an error: value is required but missing");
+  if (!req.has_param("q"))
+    return SendInvalid(res, "parameter \"q\" in query has an error: value is required but missing");
   const std::string q = req.get_param_value("q");
   if (q.empty()) return SendInvalid(res, "parameter \"q\" in query has an error: empty value is not allowed");
   DagSearch found;

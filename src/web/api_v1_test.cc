@@ -132,7 +132,8 @@ TEST_F(ApiV1Test, ActionsCheckTheLatestRunAndRunTheCli) {
   EXPECT_EQ(r->status, 400);
   EXPECT_EQ(Json(r)["code"], "already_running");
   EXPECT_EQ(Post("/api/v1/dags/hello", R"({"action":"stop"})")->status, 200);
-  EXPECT_THAT(spawner_.commands().back(), ::testing::IsSupersetOf({std::string("stop"), std::string("--run-id=run-2")}));
+  EXPECT_THAT(spawner_.commands().back(),
+              ::testing::IsSupersetOf({std::string("stop"), std::string("--run-id=run-2")}));
 }
 
 TEST_F(ApiV1Test, SearchAndTags) {
