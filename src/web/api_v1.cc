@@ -39,19 +39,6 @@ void SendInvalid(http::Response& res, const std::string& text) {
   res.set_content(text + "\n", "text/plain; charset=utf-8");
 }
 
-bool NonEmpty(const Json& v) {
-  if (v.is_null()) return false;
-  if (v.is_string()) return !v.get_ref<const std::string&>().empty();
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number()) return v.get<double>() != 0;
-  return !v.empty();
-}
-
-void CopyIfSet(const Json& from, const char* key, V1Json& to, const char* as) {
-  auto it = from.find(key);
-  if (it != from.end() && NonEmpty(*it)) to[as] = *it;
-}
-
 // api.Step from a step snapshot (store/dag_snapshot.h): the first command's
 // Command, Args and CmdWithArgs, a sub-DAG call as Run and Params.
 V1Json StepJson(const Json& s) {
