@@ -4,10 +4,6 @@
 
 namespace dagu::auth {
 
-AuthLayout AuthLayoutFor(const std::string& data_dir) {
-  return AuthLayout{JoinPath(data_dir, "users"), JoinPath(data_dir, "apikeys")};
-}
-
 std::string RecordPath(const std::string& dir, std::string_view id) {
   std::string name(id);
   name += kRecordExtension;

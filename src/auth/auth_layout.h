@@ -1,7 +1,8 @@
-// AuthLayout: where the builtin auth mode keeps its files, the home of these
-// names. Dagu 1.30.2's defaults (internal/common/config/loader.go): users
-// under <data>/users, API keys under <data>/apikeys, one "<id>.json" each,
-// files 0600 in directories 0750.
+// How the builtin auth mode names its records, the home of these names: one
+// "<id>.json" per user or API key, files 0600 in directories 0750, as Dagu
+// 1.30.2's file stores write them. The directories themselves are the
+// config's (Paths::users_dir, Paths::api_keys_dir: <data>/users and
+// <data>/apikeys by default, as 1.30.2).
 #pragma once
 
 #include <string>
@@ -12,14 +13,6 @@ namespace dagu::auth {
 inline constexpr std::string_view kRecordExtension = ".json";
 inline constexpr int kRecordFileMode = 0600;
 inline constexpr int kRecordDirMode = 0750;
-
-struct AuthLayout {
-  std::string users_dir;     // <data>/users
-  std::string api_keys_dir;  // <data>/apikeys
-};
-
-// The default layout under a data directory.
-AuthLayout AuthLayoutFor(const std::string& data_dir);
 
 // "<dir>/<id>.json".
 std::string RecordPath(const std::string& dir, std::string_view id);
