@@ -367,7 +367,7 @@ std::string StreamReader::Feed(std::string_view data) {
       break;
     }
     deltas += Line(line);
-    if (done_) break;
+    if (done_ || !error_.empty()) break;
   }
   pending_.erase(0, start);
   if (error_.empty() && !done_ && pending_.size() > kMaxLine) error_ = "bufio.Scanner: token too long";
@@ -676,7 +676,10 @@ StepResult RunChat(const StepInvocation& inv, const std::atomic<bool>& cancelled
       // Stopped by the reader ([DONE] or a line too long) is not an error.
       if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
         std::string why = GoTransportError(rc, os_errno, true, url);
-        if (stream) return finish("chat stream error: " + provider + " API error (status 0): " + why + ": " + why);
+        if (stream) {
+          output.Out(stream_masker.Finish());
+          return finish("chat stream error: " + provider + " API error (status 0): " + why + ": " + why);
+        }
         raw.clear();  // a body cut short: decoded as far as it came
       }
       break;
@@ -694,6 +697,7 @@ StepResult RunChat(const StepInvocation& inv, const std::atomic<bool>& cancelled
   std::optional<Usage> usage;
   if (stream) {
     if (!reader.error().empty()) {
+      output.Out(stream_masker.Finish());  // what came before the error, held back for masking
       return finish("chat stream error: " + provider + " API error (status 0): " + reader.error() + ": " +
                     reader.error());
     }

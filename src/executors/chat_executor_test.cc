@@ -355,7 +355,9 @@ TEST_F(ChatRunnerTest, AnthropicAndGeminiErrorsReadAsDagus) {
   Prepare(f, "streamerr", true);
   f.step.llm->provider = "anthropic";
   f.step.llm->base_url = server_.url("/streamerr");
-  StepResult r = Run(f, {"ANTHROPIC_API_KEY=k"});
+  // A long key: the masker holds back as many bytes, which must still be
+  // written when the stream fails.
+  StepResult r = Run(f, {"ANTHROPIC_API_KEY=sk-ant-a-rather-long-key"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.error, "chat stream error: anthropic API error (status 0): Overloaded: Overloaded");
   EXPECT_EQ(f.Out(), "reply 1 ");  // the text before the error event
