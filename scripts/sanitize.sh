@@ -27,7 +27,7 @@ esac
 if [ $# -gt 0 ]; then labels="$(IFS='|'; echo "$*")"; fi
 
 # Reports go to stderr (ctest shows it for failed tests) and end the process.
-export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:exitcode=86:strict_string_checks=1:detect_stack_use_after_return=1"
+export ASAN_OPTIONS="verify_asan_link_order=0:halt_on_error=1:abort_on_error=0:detect_leaks=1:exitcode=86:strict_string_checks=1:detect_stack_use_after_return=1"
 # Leaks that are there by design (each explained in the file).
 export LSAN_OPTIONS="suppressions=$(pwd)/scripts/sanitizers/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=87"
