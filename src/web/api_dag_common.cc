@@ -1,12 +1,26 @@
 #include "web/api_dag_common.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <regex>
 
 #include "web/http_json.h"
 #include "web/run_lookup.h"
 
 namespace dagu::web {
+
+bool ReadQueryInteger(const http::Request& req, const char* name, long long* out) {
+  *out = 0;
+  if (!req.has_param(name)) return true;
+  const std::string v = req.get_param_value(name);
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno == ERANGE) return false;
+  *out = n;
+  return true;
+}
 namespace {
 
 bool LatestRecord(const ApiContext& ctx, const DagFile& f, RunRecord* out) {

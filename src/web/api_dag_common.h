@@ -12,6 +12,12 @@
 
 namespace dagu::web {
 
+// A query integer as 1.30.2's generated binders read it (strtoll's syntax):
+// absent is 0 (true); false when present but not a whole integer, each API
+// version then answering that in its own words.
+bool ReadQueryInteger(const http::Request& req, const char* name, long long* out);
+
+
 // Finds the file of `file_name`; false after 404 {"not_found", "DAG <name> not found"}.
 bool FindDagOr404(const ApiContext& ctx, const std::string& file_name, http::Response& res, DagFile* out);
 

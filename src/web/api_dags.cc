@@ -35,17 +35,10 @@ bool HasTag(const Dag* dag, const std::string& tag) {
 // A query integer as 1.30.2's generated binder reads it: absent is 0; a value
 // that is not an integer is a 400 (false after the response).
 bool QueryLong(const http::Request& req, http::Response& res, const char* name, long long* out) {
-  *out = 0;
-  if (!req.has_param(name)) return true;
-  const std::string v = req.get_param_value(name);
-  char* end = nullptr;
-  errno = 0;
-  long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno == ERANGE) {
+  if (!ReadQueryInteger(req, name, out)) {
     SendError(res, 400, error_code::kBadRequest, std::string("Invalid format for parameter ") + name);
     return false;
   }
-  *out = n;
   return true;
 }
 

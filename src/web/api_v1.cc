@@ -216,18 +216,12 @@ V1Json DagDetailsJson(const Dag& dag) {
 // A query integer as 1.30.2's validator reads it: absent is 0; false after
 // its 400 for a value that is not an integer.
 bool QueryLong(const http::Request& req, http::Response& res, const char* name, long long* out) {
-  *out = 0;
-  if (!req.has_param(name)) return true;
-  const std::string v = req.get_param_value(name);
-  char* end = nullptr;
-  errno = 0;
-  long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno == ERANGE) {
+  if (!ReadQueryInteger(req, name, out)) {
+    const std::string v = req.get_param_value(name);
     SendInvalid(res, std::string("parameter \"") + name + "\" in query has an error: value " + v +
                          ": an invalid integer: invalid syntax");
     return false;
   }
-  *out = n;
   return true;
 }
 
