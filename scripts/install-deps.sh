@@ -18,6 +18,10 @@ PACKAGES=(
   libcpp-httplib-dev
   # executors and notifications: jq, HTTP(S) and SMTP(S), ssh, archive
   libjq-dev libcurl4-openssl-dev libssh-dev libarchive-dev
+  # builtin auth: bcrypt password and key hashes, as Dagu 1.30.2 writes them (libxcrypt)
+  libcrypt-dev
+  # builtin auth: JSON Web Tokens (libjwt, loaded at first use, src/dynlib)
+  libjwt-dev
   # tests: fetching the reference Dagu 1.30.2 from the npm registry, promtool, UI end-to-end
   python3 curl ca-certificates nodejs npm prometheus chromium
   # tests: the executors' real counterparts (SMTP server, OpenSSH server, keys and certificates)

@@ -519,8 +519,8 @@ void Agent::Watch() {
 }
 
 bool Agent::PrepareSecrets() {
-  if (dag_.secrets.empty()) return true;
-  {
+  if (dag_.secrets.empty() && !RunSecrets::HasChatKeys(dag_)) return true;
+  if (!dag_.secrets.empty()) {
     // 1.30.2 logs this line before it adds the dag / run-id fields to its
     // context: only the name and run ID (and the attempt ID once known).
     RunLog::Fields short_context = deps_.log_context;

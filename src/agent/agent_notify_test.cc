@@ -99,6 +99,46 @@ TEST_F(AgentNotifyTest, SecretsReachStepsAndAreMaskedEverywhere) {
   EXPECT_NE(Read(r.log).find("msg=\"Resolving secrets\""), std::string::npos);
 }
 
+TEST_F(AgentNotifyTest, ChatApiKeysAreMaskedInEveryStepLikeSecrets) {
+  // The keys of the DAG's chat steps: the provider's default variable from
+  // the process environment, and one apiKeyName names in the DAG's env
+  // (copied from the process environment). The
+  // chat steps are handlers that do not run (the run fails).
+  constexpr const char kOpenAiKey[] = "sk-openai-test-1";
+  constexpr const char kAnthropicKey[] = "sk-ant-dag-env-2";
+  Step openai;
+  openai.name = "onSuccess";
+  openai.executor_type = "chat";
+  openai.llm = LlmConfig{};
+  openai.llm->provider = "openai";
+  openai.llm->model = "m";
+  Step anthropic = openai;
+  anthropic.name = "onAbort";
+  anthropic.llm->provider = "anthropic";
+  anthropic.llm->api_key_name = "$ANT_KEY";
+  dag_.handler_on.success = openai;
+  dag_.handler_on.abort = anthropic;
+  dag_.env = {{"ANT_KEY", "${SRC_ANT}"}};
+  dag_.steps[0].commands = {"echo \"tok=$OPENAI_API_KEY\"; echo \"err $ANT_KEY\" >&2"};
+  dag_.steps[1].commands = {"sh -c 'echo $OPENAI_API_KEY >&2; exit 3'"};
+  AgentDeps deps = Deps();
+  deps.process_env.emplace_back("OPENAI_API_KEY", kOpenAiKey);
+  deps.process_env.emplace_back("SRC_ANT", kAnthropicKey);
+  Agent agent(deps);
+  EXPECT_EQ(Run(&agent), RunStatus::kFailed);
+  RunRecord r = agent.LastRecord();
+  ASSERT_EQ(r.nodes.size(), 2u);
+  EXPECT_EQ(Read(r.nodes[0].stdout_path), "tok=*******\n");
+  EXPECT_EQ(Read(r.nodes[0].stderr_path), "err *******\n");
+  EXPECT_EQ(r.nodes[0].output_variables["OUT"], "OUT=tok=*******");
+  const std::string all = AllFiles();
+  EXPECT_EQ(all.find(kOpenAiKey), std::string::npos) << all;
+  EXPECT_EQ(all.find(kAnthropicKey), std::string::npos) << all;
+  // Not a secret: no "Resolving secrets" line, and the key is not put into
+  // the steps' environment under another name.
+  EXPECT_EQ(Read(r.log).find("Resolving secrets"), std::string::npos);
+}
+
 TEST_F(AgentNotifyTest, UnresolvableSecretFailsBeforeAnyStep) {
   dag_.secrets = {{"TOKEN", "env", "SRC_TOKEN", {}}, {"MISSING", "env", "NOPE", {}}};
   Agent agent(Deps());

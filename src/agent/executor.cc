@@ -641,13 +641,16 @@ void Executor::RunNode(size_t index) {
     }
     mu_.Lock();
     if (ApplyExecution(index, exec, retry)) {
+      // The retry is due its interval after the failure was recorded, not
+      // after the publish below (read under the same lock as retry_count).
+      const RetryPolicy& rp = retry;
+      const MonoTime retry_due =
+          opt_.clock->Monotonic() + BackoffInterval(rp.interval, rp.backoff, rp.max_interval, n.retry_count - 1);
       Touch();
       mu_.Unlock();
       Publish();
       mu_.Lock();
-      const RetryPolicy& rp = retry;
-      WaitUntil(opt_.clock->Monotonic() + BackoffInterval(rp.interval, rp.backoff, rp.max_interval,
-                                                              n.retry_count - 1));
+      WaitUntil(retry_due);
       n.retried_at = opt_.clock->Now();
       n.status = NodeStatus::kRunning;
       continue;

@@ -1,8 +1,12 @@
 #include "agent/run_secrets.h"
 
+#include <algorithm>
+
 #include "agent/env_expand.h"
 #include "agent/step_env.h"
 #include "core/file_system.h"
+#include "dag/dag_executor.h"
+#include "executors/chat_executor.h"
 
 namespace dagu {
 namespace {
@@ -21,10 +25,29 @@ void MaskNode(const Masker& m, NodeRecord* n) {
   for (auto& [name, kv] : n->output_variables) kv = m.Mask(kv);
 }
 
+// Each chat step's (and handler's) key expression, once.
+std::vector<std::string> ChatKeyExpressions(const Dag& dag) {
+  std::vector<std::string> out;
+  auto add = [&](const Step& step) {
+    if (step.executor_type != kChatExecutorType || !step.llm) return;
+    std::string expr = chat::ApiKeyExpression(*step.llm);
+    if (!expr.empty() && std::find(out.begin(), out.end(), expr) == out.end()) out.push_back(expr);
+  };
+  for (const Step& step : dag.steps) add(step);
+  const HandlerOn& h = dag.handler_on;
+  for (const std::optional<Step>* handler : {&h.init, &h.success, &h.failure, &h.abort, &h.exit}) {
+    if (*handler) add(**handler);
+  }
+  return out;
+}
+
 }  // namespace
 
+bool RunSecrets::HasChatKeys(const Dag& dag) { return !ChatKeyExpressions(dag).empty(); }
+
 Status RunSecrets::Resolve(const Dag& dag, const std::vector<std::pair<std::string, std::string>>& env) {
-  if (dag.secrets.empty()) return Status::OK();
+  const std::vector<std::string> chat_keys = ChatKeyExpressions(dag);
+  if (dag.secrets.empty() && chat_keys.empty()) return Status::OK();
   // As 1.30.2's process environment is when it resolves them: the DAG's env
   // (set when the DAG was loaded), then the dotenv files over it.
   VarList vars;
@@ -37,7 +60,12 @@ Status RunSecrets::Resolve(const Dag& dag, const std::vector<std::pair<std::stri
   sources.base_dirs = {working_dir};
   if (!dag.location.empty()) sources.base_dirs.push_back(DirName(dag.location));
   DAGU_RETURN_IF_ERROR(ResolveSecrets(dag.secrets, sources, &values_));
-  masker_ = Masker(values_);
+  std::vector<ResolvedSecret> masked = values_;
+  for (const std::string& expr : chat_keys) {
+    std::string key = ExpandVars(expr, vars.LookupOrEmpty());
+    if (!key.empty()) masked.push_back({"llm api key " + expr, key});
+  }
+  masker_ = Masker(masked);
   return Status::OK();
 }
 

@@ -9,6 +9,11 @@
 //    it, never hold a value; the run log is masked through RunLog.
 // A secret that cannot be resolved fails the run before any step starts;
 // the error names the secret and its provider, never a value.
+// The API keys of the DAG's chat steps (the variable apiKeyName names, else
+// the provider's OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) are masked the same
+// way, in every step's output, when the process environment, the DAG's env
+// or its dotenv files hold them (a key from params or a step's env is masked
+// in the chat step's own output only); they are not added to Env().
 #pragma once
 
 #include <memory>
@@ -30,6 +35,8 @@ class RunSecrets {
   // Resolves dag.secrets; `env` is the process environment (the DAG's env
   // is laid over it, as steps see it).
   Status Resolve(const Dag& dag, const std::vector<std::pair<std::string, std::string>>& env);
+  // Whether the DAG has a chat step (or handler) whose key is masked.
+  static bool HasChatKeys(const Dag& dag);
 
   bool empty() const { return values_.empty(); }
   const Masker& masker() const { return masker_; }

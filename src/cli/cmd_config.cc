@@ -32,6 +32,8 @@ nlohmann::json PathsJson(const Paths& p) {
           {"queue_dir", p.queue_dir},
           {"service_registry_dir", p.service_registry_dir},
           {"scheduler_dir", p.scheduler_dir},
+          {"users_dir", p.users_dir},
+          {"api_keys_dir", p.api_keys_dir},
           {"executable", p.executable}};
 }
 
@@ -73,6 +75,11 @@ nlohmann::json ConfigJson(const Config& c) {
             {"basic_password", Mask(c.auth.basic_password)},
             {"token_enabled", c.auth.token_enabled},
             {"token", Mask(c.auth.token)},
+            {"builtin",
+             {{"admin_username", c.auth.admin_username},
+              {"admin_password", Mask(c.auth.admin_password)},
+              {"token_secret", Mask(c.auth.token_secret)},
+              {"token_ttl", FormatDuration(c.auth.token_ttl)}}},
             {"error", c.auth.error}}},
           {"tls", {{"cert_file", c.tls.cert_file}, {"key_file", c.tls.key_file}, {"ca_file", c.tls.ca_file}}},
           {"warnings", c.warnings}};

@@ -33,6 +33,8 @@ struct Paths {
   std::string queue_dir;       // <data>/queue
   std::string service_registry_dir;  // <data>/service-registry
   std::string scheduler_dir;   // <data>/scheduler  (lock, tick ledger, role journal)
+  std::string users_dir;       // <data>/users      (builtin auth: one <id>.json per user)
+  std::string api_keys_dir;    // <data>/apikeys    (builtin auth: one <id>.json per API key)
   std::string executable;      // the binary spawned for runs (default: this one)
   // All paths above are absolute and lexically normalised (no ".", "..",
   // doubled or trailing slashes; symlinks are not resolved).
@@ -81,6 +83,11 @@ struct AuthConfig {
   std::string basic_password;
   bool token_enabled = false;  // token is set
   std::string token;
+  // auth.builtin (read whatever the mode; used by auth.mode: builtin).
+  std::string admin_username = "admin";  // auth.builtin.admin.username (1.30.2's default)
+  std::string admin_password;            // "" : generated and printed when the first admin is created
+  std::string token_secret;              // auth.builtin.token.secret
+  std::chrono::nanoseconds token_ttl = std::chrono::hours(24);  // auth.builtin.token.ttl (> 0)
   // Set when the settings ask for authentication this binary cannot enforce
   // (auth.mode builtin or oidc; an enabled mode without usable credentials):
   // the web server refuses to start with this message (exit 78) rather than

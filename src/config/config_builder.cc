@@ -142,6 +142,8 @@ Status BuildPaths(const Reader& r, const HomeLayout& layout, const BuildContext&
   DAGU_RETURN_IF_ERROR(r.Path("paths.service_registry_dir", JoinPath(p->data_dir, "service-registry"),
                               &p->service_registry_dir));
   p->scheduler_dir = JoinPath(p->data_dir, "scheduler");
+  DAGU_RETURN_IF_ERROR(r.Path("paths.users_dir", JoinPath(p->data_dir, "users"), &p->users_dir));
+  DAGU_RETURN_IF_ERROR(r.Path("paths.api_keys_dir", JoinPath(p->data_dir, "apikeys"), &p->api_keys_dir));
   DAGU_RETURN_IF_ERROR(r.Path("paths.executable", context.default_executable, &p->executable));
   return Status::OK();
 }
@@ -283,6 +285,23 @@ Status BuildAuth(const Reader& r, Config* c) {
   DAGU_RETURN_IF_ERROR(r.String("auth.basic.username", &a.basic_username));
   DAGU_RETURN_IF_ERROR(r.String("auth.basic.password", &a.basic_password));
   DAGU_RETURN_IF_ERROR(r.String("auth.token.value", &a.token));
+  DAGU_RETURN_IF_ERROR(r.String("auth.builtin.admin.username", &a.admin_username));
+  if (a.admin_username.empty()) a.admin_username = "admin";  // 1.30.2's default
+  DAGU_RETURN_IF_ERROR(r.String("auth.builtin.admin.password", &a.admin_password));
+  DAGU_RETURN_IF_ERROR(r.String("auth.builtin.token.secret", &a.token_secret));
+  // 1.30.2 warns about a ttl that does not parse and keeps 24h (also for
+  // zero or negative), so a config it loads loads here too.
+  std::string ttl;
+  DAGU_RETURN_IF_ERROR(r.String("auth.builtin.token.ttl", &ttl));
+  if (!ttl.empty()) {
+    std::chrono::nanoseconds parsed{};
+    if (!ParseDuration(ttl, &parsed).ok()) {
+      c->warnings.push_back(Origin(r, "auth.builtin.token.ttl") + ": invalid duration \"" + ttl +
+                            "\", using 24h (as Dagu 1.30.2)");
+    } else if (parsed.count() > 0) {
+      a.token_ttl = parsed;
+    }
+  }
   bool legacy_basic = false, legacy_token = false;
   DAGU_RETURN_IF_ERROR(r.Bool("is_basic_auth", &legacy_basic));
   DAGU_RETURN_IF_ERROR(r.Bool("is_auth_token", &legacy_token));

@@ -276,6 +276,54 @@ TEST_F(ConfigTest, PathEnvironmentOverridesForEveryDirectory) {
   EXPECT_EQ(c.paths.executable, "/x/bin/dagu");
 }
 
+// auth.builtin and the builtin mode's directories, in both spellings and
+// their environment variables (1.30.2's names), with its defaults.
+TEST_F(ConfigTest, BuiltinAuthKeysAndDirectories) {
+  HomeWithConfig(
+      "paths:\n  dataDir: /srv/d\n"
+      "auth:\n  builtin:\n    admin:\n      username: root\n      password: pw-12345678\n"
+      "    token:\n      secret: s3cret\n      ttl: 90m\n");
+  Config c = MustLoad();
+  EXPECT_EQ(c.paths.users_dir, "/srv/d/users");
+  EXPECT_EQ(c.paths.api_keys_dir, "/srv/d/apikeys");
+  EXPECT_EQ(c.auth.admin_username, "root");
+  EXPECT_EQ(c.auth.admin_password, "pw-12345678");
+  EXPECT_EQ(c.auth.token_secret, "s3cret");
+  EXPECT_EQ(c.auth.token_ttl, std::chrono::minutes(90));
+  EXPECT_TRUE(c.warnings.empty()) << ::testing::PrintToString(c.warnings);
+
+  env_["DAGU_AUTH_ADMIN_USERNAME"] = "boss";
+  env_["DAGU_AUTH_ADMIN_PASSWORD"] = "pw-env-1234";
+  env_["DAGU_AUTH_TOKEN_SECRET"] = "env-secret";
+  env_["DAGU_AUTH_TOKEN_TTL"] = "2h";
+  env_["DAGU_USERS_DIR"] = "/u";
+  env_["DAGU_API_KEYS_DIR"] = "/k";
+  Config e = MustLoad();
+  EXPECT_EQ(e.auth.admin_username, "boss");
+  EXPECT_EQ(e.auth.admin_password, "pw-env-1234");
+  EXPECT_EQ(e.auth.token_secret, "env-secret");
+  EXPECT_EQ(e.auth.token_ttl, std::chrono::hours(2));
+  EXPECT_EQ(e.paths.users_dir, "/u");
+  EXPECT_EQ(e.paths.api_keys_dir, "/k");
+}
+
+TEST_F(ConfigTest, BuiltinAuthDefaultsAndBadTtl) {
+  HomeWithConfig("paths:\n  users_dir: /a/users\n  api_keys_dir: /a/keys\n");
+  Config c = MustLoad();
+  EXPECT_EQ(c.auth.admin_username, "admin");
+  EXPECT_EQ(c.auth.token_ttl, std::chrono::hours(24));
+  EXPECT_TRUE(c.auth.token_secret.empty());
+  EXPECT_EQ(c.paths.users_dir, "/a/users");
+  EXPECT_EQ(c.paths.api_keys_dir, "/a/keys");
+  // As 1.30.2: a ttl that does not parse is a warning and 24h; zero or less is 24h.
+  HomeWithConfig("auth:\n  builtin:\n    token:\n      ttl: soon\n");
+  Config bad = MustLoad();
+  EXPECT_EQ(bad.auth.token_ttl, std::chrono::hours(24));
+  EXPECT_THAT(bad.warnings, ::testing::Contains(HasSubstr("auth.builtin.token.ttl: invalid duration \"soon\"")));
+  HomeWithConfig("auth:\n  builtin:\n    token:\n      ttl: 0s\n");
+  EXPECT_EQ(MustLoad().auth.token_ttl, std::chrono::hours(24));
+}
+
 TEST_F(ConfigTest, DagsDirEnvWinsOverDags) {
   env_["DAGU_HOME"] = dir_.Sub("home");
   env_["DAGU_DAGS"] = "/a";

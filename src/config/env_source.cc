@@ -54,6 +54,10 @@ const std::vector<EnvBinding>& EnvBindings() {
       {"DAGU_AUTH_BASIC_USERNAME", "auth.basic.username", ""},
       {"DAGU_AUTH_BASIC_PASSWORD", "auth.basic.password", ""},
       {"DAGU_AUTH_TOKEN", "auth.token.value", ""},
+      {"DAGU_AUTH_ADMIN_USERNAME", "auth.builtin.admin.username", ""},
+      {"DAGU_AUTH_ADMIN_PASSWORD", "auth.builtin.admin.password", ""},
+      {"DAGU_AUTH_TOKEN_SECRET", "auth.builtin.token.secret", ""},
+      {"DAGU_AUTH_TOKEN_TTL", "auth.builtin.token.ttl", ""},
       {"DAGU_CERT_FILE", "tls.cert_file", ""},
       {"DAGU_KEY_FILE", "tls.key_file", ""},
       // Paths (DAGU_DAGS_DIR wins over DAGU_DAGS).
@@ -69,6 +73,8 @@ const std::vector<EnvBinding>& EnvBindings() {
       {"DAGU_PROC_DIR", "paths.proc_dir", ""},
       {"DAGU_QUEUE_DIR", "paths.queue_dir", ""},
       {"DAGU_SERVICE_REGISTRY_DIR", "paths.service_registry_dir", ""},
+      {"DAGU_USERS_DIR", "paths.users_dir", ""},
+      {"DAGU_API_KEYS_DIR", "paths.api_keys_dir", ""},
   };
   return kBindings;
 }

@@ -157,12 +157,6 @@ void ResolveChatSteps(ParseContext& ctx, const YAML::Node& at, const std::string
       ctx.ErrorAt(at, where, "llm.model: model is required (set at DAG or step level)");
     } else if (step.messages.empty()) {
       ctx.ErrorAt(at, where, "messages: at least one message is required");
-    } else if (step.llm->provider == "anthropic" || step.llm->provider == "gemini" ||
-               step.llm->provider == "google") {
-      ctx.ErrorAt(at, where,
-                  "not supported: llm provider " + Quote(step.llm->provider) +
-                      "; this implementation speaks the OpenAI chat-completions API (providers openai, openrouter, "
-                      "local, ollama, vllm, llama)");
     }
   };
   for (Step& step : dag->steps) resolve(step);

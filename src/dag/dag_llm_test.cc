@@ -83,12 +83,25 @@ TEST(DagLlmTest, RefusesWhat1302Refuses) {
       {"llm: {provider: openai, model: m, thinking: {enabled: true, effort: max}}\n" + chat + hi,
        "invalid thinking effort \"max\""},
       {"llm: {provider: openai, model: m, stream: yes}\n" + chat + hi, "stream"},
-      {"llm: {provider: anthropic, model: m}\n" + chat + hi, "not supported: llm provider \"anthropic\""},
   };
   for (const auto& c : cases) {
     auto l = LoadYaml(c.yaml);
     EXPECT_FALSE(l.status.ok()) << c.yaml;
     EXPECT_NE(l.Find(c.error), nullptr) << c.yaml << "\nwanted: " << c.error << "\n" << l.Dump();
+  }
+}
+
+TEST(DagLlmTest, AnthropicAndGeminiStepsLoad) {
+  for (const std::string provider : {"anthropic", "gemini"}) {
+    auto l = LoadYaml("llm: {provider: " + provider +
+                      ", model: m}\nsteps:\n  - type: chat\n    messages: [{role: user, content: hi}]\n"
+                      "  - type: chat\n    llm: {provider: google, model: g}\n"
+                      "    messages: [{role: user, content: hi}]\n");
+    EXPECT_LOADS(l);
+    ASSERT_EQ(l.dag.steps.size(), 2u);
+    ASSERT_TRUE(l.dag.steps[0].llm.has_value());
+    EXPECT_EQ(l.dag.steps[0].llm->provider, provider);
+    EXPECT_EQ(l.dag.steps[1].llm->provider, "google");
   }
 }
 

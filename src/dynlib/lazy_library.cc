@@ -29,6 +29,7 @@ Slot& SlotOf(LazyLibrary lib) {
   static Slot ssh{DAGU_SSH_SONAME, {}, nullptr, {}};
   static Slot jq{DAGU_JQ_SONAME, {}, nullptr, {}};
   static Slot archive{DAGU_ARCHIVE_SONAME, {}, nullptr, {}};
+  static Slot jwt{DAGU_JWT_SONAME, {}, nullptr, {}};
   static Slot ssl{DAGU_SSL_SONAME, {}, nullptr, {}};
   static Slot crypto{DAGU_CRYPTO_SONAME, {}, nullptr, {}};
   switch (lib) {
@@ -40,6 +41,8 @@ Slot& SlotOf(LazyLibrary lib) {
       return jq;
     case LazyLibrary::kArchive:
       return archive;
+    case LazyLibrary::kJwt:
+      return jwt;
     case LazyLibrary::kSsl:
       return ssl;
     case LazyLibrary::kCrypto:

@@ -6,10 +6,11 @@
 // them cost every `dagu start` ~10 ms of CPU and every scheduler ~8 MB of
 // mapped pages, for steps most DAGs never run (docs/benchmarks.md, "Exit
 // of dagu start" and "RSS"). libarchive (the archive executor) would add
-// libxml2 and ICU among others. OpenSSL's libssl and libcrypto serve only the
+// libxml2 and ICU among others; libjwt (builtin auth's tokens) libjansson and
+// libcrypto. OpenSSL's libssl and libcrypto serve only the
 // web port's TLS (http::Server with a certificate). The binary is therefore
 // not linked against them. Instead this part defines their functions that
-// dagu calls (curl_stubs.cc, ssh_stubs.cc, jq_stubs.cc, archive_stubs.cc, ssl_stubs.cc,
+// dagu calls (curl_stubs.cc, ssh_stubs.cc, jq_stubs.cc, archive_stubs.cc, jwt_stubs.cc, ssl_stubs.cc,
 // crypto_stubs.cc, each with the signature of the library's own header, so
 // the compiler checks it); the first call opens the library with dlopen and
 // every call goes to its function.
@@ -31,7 +32,7 @@
 
 namespace dagu {
 
-enum class LazyLibrary { kCurl, kSsh, kJq, kArchive, kSsl, kCrypto };
+enum class LazyLibrary { kCurl, kSsh, kJq, kArchive, kJwt, kSsl, kCrypto };
 
 // Opens `lib` once (thread-safe; later calls return the first answer).
 // The error names the library's file and what dlopen said.

@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <curl/curl.h>
 #include <gtest/gtest.h>
+#include <jwt.h>
 #include <libssh/libssh.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -102,6 +103,17 @@ TEST(LazyLibraryTest, ArchiveIsMappedOnlyOnceAStubIsCalled) {
   EXPECT_EQ(archive_write_free(a), ARCHIVE_OK);
 }
 
+// Nor against libjwt (builtin auth's tokens), which brings libjansson and
+// libcrypto: mapped once a token is signed or checked.
+TEST(LazyLibraryTest, JwtIsMappedOnlyOnceAStubIsCalled) {
+  EXPECT_FALSE(LazyLibraryLoaded(LazyLibrary::kJwt));
+  jwt_t* jwt = nullptr;
+  ASSERT_EQ(jwt_new(&jwt), 0);
+  EXPECT_TRUE(LazyLibraryLoaded(LazyLibrary::kJwt));
+  EXPECT_EQ(jwt_add_grant(jwt, "sub", "x"), 0);
+  jwt_free(jwt);
+}
+
 TEST(LazyLibraryTest, AMissingLibraryIsAnErrorNamingIt) {
   void* handle = nullptr;
   Status s = OpenSharedLibrary("libdagu-no-such-library.so.9", &handle);
@@ -115,6 +127,7 @@ TEST(LazyLibraryTest, FilesAreTheLibrariesSonames) {
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kSsh)).rfind("libssh.so.", 0), 0u);
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kJq)).rfind("libjq.so.", 0), 0u);
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kArchive)).rfind("libarchive.so.", 0), 0u);
+  EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kJwt)).rfind("libjwt.so.", 0), 0u);
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kSsl)).rfind("libssl.so.", 0), 0u);
   EXPECT_EQ(std::string(LazyLibraryFile(LazyLibrary::kCrypto)).rfind("libcrypto.so.", 0), 0u);
 }

@@ -44,6 +44,39 @@ std::optional<Usage> ReadUsage(const nlohmann::json& j) {
   return Usage{num("prompt_tokens"), num("completion_tokens"), num("total_tokens")};
 }
 
+int64_t Int(const nlohmann::json& j, const char* k) {
+  auto it = j.find(k);
+  return it != j.end() && it->is_number() ? it->get<int64_t>() : 0;
+}
+
+// Anthropic's usage: input and output tokens, the total their sum.
+Usage AnthropicUsage(const nlohmann::json& u) {
+  if (!u.is_object()) return Usage{};
+  int64_t in = Int(u, "input_tokens"), out = Int(u, "output_tokens");
+  return Usage{in, out, in + out};
+}
+
+Usage GeminiUsage(const nlohmann::json& u) {
+  return Usage{Int(u, "promptTokenCount"), Int(u, "candidatesTokenCount"), Int(u, "totalTokenCount")};
+}
+
+// The first candidate's text parts appended to `text`; its finishReason.
+void GeminiCandidate(const nlohmann::json& j, std::string* text, std::string* finish) {
+  auto candidates = j.find("candidates");
+  if (candidates == j.end() || !candidates->is_array() || candidates->empty() || !(*candidates)[0].is_object()) return;
+  const nlohmann::json& c = (*candidates)[0];
+  if (auto cont = c.find("content"); cont != c.end() && cont->is_object()) {
+    if (auto parts = cont->find("parts"); parts != cont->end() && parts->is_array()) {
+      for (const auto& p : *parts) {
+        if (p.is_object() && p.contains("text") && p["text"].is_string()) *text += p["text"].get<std::string>();
+      }
+    }
+  }
+  if (finish != nullptr && c.contains("finishReason") && c["finishReason"].is_string()) {
+    *finish = c["finishReason"].get<std::string>();
+  }
+}
+
 }  // namespace
 
 std::string CanonicalProvider(const std::string& name) {
@@ -68,6 +101,13 @@ std::string DefaultApiKeyVar(const std::string& provider) {
   if (provider == "gemini") return "GOOGLE_API_KEY";
   if (provider == "openrouter") return "OPENROUTER_API_KEY";
   return "";
+}
+
+std::string ApiKeyExpression(const LlmConfig& config) {
+  std::string name = config.api_key_name.empty() ? DefaultApiKeyVar(CanonicalProvider(config.provider))
+                                                 : config.api_key_name;
+  if (name.empty() || name.rfind("${", 0) == 0) return name;
+  return "${" + (name[0] == '$' ? name.substr(1) : name) + "}";
 }
 
 std::vector<Message> DeduplicateSystemMessages(const std::vector<Message>& messages) {
@@ -100,8 +140,118 @@ std::vector<Message> BuildMessageList(const std::vector<Message>& step, const st
   return DeduplicateSystemMessages(out);
 }
 
+namespace {
+
+// Anthropic's Messages API (POST <base>/v1/messages): system messages joined
+// into "system", tool results sent as user messages, max_tokens required
+// (4096 when not set), thinking as a token budget.
+std::string AnthropicBody(const LlmConfig& c, const std::vector<Message>& messages, bool stream) {
+  std::string system, list;
+  for (const auto& m : messages) {
+    if (m.role == "system") {
+      if (!system.empty()) system += "\n\n";
+      system += m.content;
+    } else if (m.role == "user" || m.role == "assistant" || m.role == "tool") {
+      if (!list.empty()) list += ",";
+      list += "{\"role\":" + Str(m.role == "tool" ? "user" : m.role) + ",\"content\":" + Str(m.content) + "}";
+    }
+  }
+  int64_t budget = 0;
+  if (c.thinking && c.thinking->enabled) budget = AnthropicThinkingBudget(*c.thinking);
+  int64_t max_tokens = c.max_tokens.value_or(4096);
+  if (budget > 0 && max_tokens <= budget) max_tokens = budget + 4096;
+  std::string b = "{\"model\":" + Str(c.model) + ",\"messages\":[" + list + "]";
+  if (!system.empty()) b += ",\"system\":" + Str(system);
+  b += ",\"max_tokens\":" + std::to_string(max_tokens);
+  if (c.temperature) b += ",\"temperature\":" + Num(*c.temperature);
+  if (c.top_p) b += ",\"top_p\":" + Num(*c.top_p);
+  if (stream) b += ",\"stream\":true";
+  if (c.thinking && c.thinking->enabled) {
+    b += ",\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":" + std::to_string(budget) + "}";
+  }
+  return b + "}";
+}
+
+// Gemini's generateContent API: system messages become systemInstruction
+// parts, "assistant" is "model", tool results are user contents; options in
+// generationConfig (left out when none is set). Streamed or not, the body is
+// the same.
+std::string GeminiBody(const LlmConfig& c, const std::vector<Message>& messages) {
+  auto part = [](const std::string& text) { return text.empty() ? std::string("{}") : "{\"text\":" + Str(text) + "}"; };
+  std::string system, list;
+  bool has_system = false;
+  for (const auto& m : messages) {
+    if (m.role == "system") {
+      system += (has_system ? "," : "") + part(m.content);
+      has_system = true;
+    } else if (m.role == "user" || m.role == "assistant" || m.role == "tool") {
+      if (!list.empty()) list += ",";
+      list += "{\"role\":" + Str(m.role == "assistant" ? "model" : "user") + ",\"parts\":[" + part(m.content) + "]}";
+    }
+  }
+  std::vector<std::string> config;
+  if (c.temperature) config.push_back("\"temperature\":" + Num(*c.temperature));
+  std::optional<int64_t> max_output = c.max_tokens;
+  std::string level;
+  std::optional<int64_t> thinking_budget;
+  int64_t budget = 0;
+  const bool thinking = c.thinking && c.thinking->enabled;
+  if (thinking) {
+    if (c.thinking->budget_tokens) {
+      thinking_budget = *c.thinking->budget_tokens;
+      budget = *thinking_budget;
+    } else {
+      const std::string& e = c.thinking->effort;
+      level = e == "low" ? "low" : (e == "high" || e == "xhigh") ? "high" : "medium";
+      budget = e == "low" ? 1024 : e == "high" ? 8192 : e == "xhigh" ? 16384 : 4096;
+    }
+  }
+  if (budget > 0 && max_output.value_or(0) <= budget) max_output = budget + 4096;
+  if (max_output) config.push_back("\"maxOutputTokens\":" + std::to_string(*max_output));
+  if (c.top_p) config.push_back("\"topP\":" + Num(*c.top_p));
+  if (!level.empty()) config.push_back("\"thinkingLevel\":" + Str(level));
+  if (thinking_budget) config.push_back("\"thinkingBudget\":" + std::to_string(*thinking_budget));
+  std::string b = "{\"contents\":[" + list + "]";
+  if (has_system) b += ",\"systemInstruction\":{\"parts\":[" + system + "]}";
+  // generationConfig is sent when an option is set, even if it marshals empty.
+  if (c.temperature || c.top_p || c.max_tokens || thinking) {
+    b += ",\"generationConfig\":{";
+    for (size_t i = 0; i < config.size(); ++i) b += (i ? "," : "") + config[i];
+    b += "}";
+  }
+  return b + "}";
+}
+
+}  // namespace
+
+int64_t AnthropicThinkingBudget(const LlmThinking& t) {
+  if (t.budget_tokens && *t.budget_tokens > 0) return *t.budget_tokens;
+  if (t.effort == "low") return 1024;
+  if (t.effort == "high") return 16384;
+  if (t.effort == "xhigh") return 32768;
+  return 4096;
+}
+
+std::string RequestUrl(const std::string& provider, const std::string& base, const std::string& model, bool stream) {
+  if (provider == "anthropic") return base + "/v1/messages";
+  if (provider == "gemini") {
+    return base + "/models/" + model + (stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
+  }
+  return base + "/chat/completions";
+}
+
+std::string RequestError(const std::string& provider, const std::vector<Message>& messages) {
+  if (provider != "anthropic") return "";
+  for (const auto& m : messages) {
+    if (m.role == "user" || m.role == "assistant" || m.role == "tool") return "";
+  }
+  return "at least one user message is required";
+}
+
 std::string RequestBody(const std::string& provider, const LlmConfig& c, const std::vector<Message>& messages,
                         bool stream) {
+  if (provider == "anthropic") return AnthropicBody(c, messages, stream);
+  if (provider == "gemini") return GeminiBody(c, messages);
   // Plain values and flags (GCC's -Wmaybe-uninitialized misreads copied optionals).
   bool has_temperature = c.temperature.has_value(), has_top_p = c.top_p.has_value();
   const double temperature = c.temperature.value_or(0), top_p = c.top_p.value_or(0);
@@ -148,7 +298,8 @@ std::string RequestBody(const std::string& provider, const LlmConfig& c, const s
   return b + "}";
 }
 
-bool ParseResponse(const std::string& body, std::string* content, Usage* usage, std::string* error) {
+bool ParseResponse(const std::string& body, std::string* content, Usage* usage, std::string* error,
+                   const std::string& provider) {
   // json.Decoder reads the first value: an empty body is EOF.
   if (body.find_first_not_of(" \t\r\n") == std::string::npos) {
     *error = "failed to decode response: EOF";
@@ -161,9 +312,32 @@ bool ParseResponse(const std::string& body, std::string* content, Usage* usage, 
     return false;
   }
   if (!j.is_object()) {
+    const char* type = provider == "anthropic" ? "anthropic.messagesResponse"
+                       : provider == "gemini"  ? "gemini.generateContentResponse"
+                                               : "openai.chatCompletionResponse";
     *error = "failed to decode response: json: cannot unmarshal " + std::string(j.is_array() ? "array" : j.type_name()) +
-             " into Go value of type openai.chatCompletionResponse";
+             " into Go value of type " + type;
     return false;
+  }
+  content->clear();
+  if (provider == "anthropic") {
+    // The text blocks, joined; usage input + output.
+    if (auto blocks = j.find("content"); blocks != j.end() && blocks->is_array()) {
+      for (const auto& b : *blocks) {
+        if (b.is_object() && b.value("type", nlohmann::json()) == "text" && b.contains("text") && b["text"].is_string()) {
+          *content += b["text"].get<std::string>();
+        }
+      }
+    }
+    *usage = AnthropicUsage(j.value("usage", nlohmann::json()));
+    return true;
+  }
+  if (provider == "gemini") {
+    // The first candidate's parts, joined; no candidates is an empty answer.
+    *usage = Usage{};
+    GeminiCandidate(j, content, nullptr);
+    if (auto u = j.find("usageMetadata"); u != j.end() && u->is_object()) *usage = GeminiUsage(*u);
+    return true;
   }
   auto choices = j.find("choices");
   if (choices == j.end() || !choices->is_array() || choices->empty()) {
@@ -171,7 +345,6 @@ bool ParseResponse(const std::string& body, std::string* content, Usage* usage, 
     return false;
   }
   const nlohmann::json& first = (*choices)[0];
-  content->clear();
   if (first.is_object() && first.contains("message") && first["message"].is_object()) {
     const auto& m = first["message"];
     if (m.contains("content") && m["content"].is_string()) *content = m["content"].get<std::string>();
@@ -194,7 +367,7 @@ std::string StreamReader::Feed(std::string_view data) {
       break;
     }
     deltas += Line(line);
-    if (done_) break;
+    if (done_ || !error_.empty()) break;
   }
   pending_.erase(0, start);
   if (error_.empty() && !done_ && pending_.size() > kMaxLine) error_ = "bufio.Scanner: token too long";
@@ -211,6 +384,14 @@ std::string StreamReader::Line(const std::string& line) {
   }
   nlohmann::json chunk = nlohmann::json::parse(data, nullptr, false);
   if (chunk.is_discarded() || !chunk.is_object()) return "";
+  if (provider_ == "anthropic") return AnthropicEvent(chunk);
+  if (provider_ == "gemini") {
+    if (auto u = chunk.find("usageMetadata"); u != chunk.end() && u->is_object()) usage_ = GeminiUsage(*u);
+    std::string text, finish;
+    GeminiCandidate(chunk, &text, &finish);
+    if (!finish.empty() && finish != "UNSPECIFIED") done_ = true;
+    return text;
+  }
   if (auto u = chunk.find("usage"); u != chunk.end() && u->is_object()) usage_ = ReadUsage(*u);
   auto choices = chunk.find("choices");
   if (choices == chunk.end() || !choices->is_array() || choices->empty()) return "";
@@ -218,6 +399,36 @@ std::string StreamReader::Line(const std::string& line) {
   if (!c.is_object() || !c.contains("delta") || !c["delta"].is_object()) return "";
   const auto& d = c["delta"];
   return d.contains("content") && d["content"].is_string() ? d["content"].get<std::string>() : "";
+}
+
+// Anthropic's events: text deltas; usage from message_start (input tokens)
+// replaced by message_delta's; message_stop ends; an error event fails.
+std::string StreamReader::AnthropicEvent(const nlohmann::json& e) {
+  const nlohmann::json type = e.value("type", nlohmann::json());
+  if (type == "content_block_delta") {
+    auto d = e.find("delta");
+    if (d != e.end() && d->is_object() && d->value("type", nlohmann::json()) == "text_delta" && d->contains("text") &&
+        (*d)["text"].is_string()) {
+      return (*d)["text"].get<std::string>();
+    }
+  } else if (type == "message_delta") {
+    if (auto u = e.find("usage"); u != e.end() && u->is_object()) usage_ = AnthropicUsage(*u);
+  } else if (type == "message_start") {
+    auto m = e.find("message");
+    if (m != e.end() && m->is_object()) {
+      if (auto u = m->find("usage"); u != m->end() && u->is_object()) usage_ = Usage{Int(*u, "input_tokens"), 0, 0};
+    }
+  } else if (type == "message_stop") {
+    done_ = true;
+  } else if (type == "error") {
+    error_ = "unknown streaming error";
+    auto err = e.find("error");
+    if (err != e.end() && err->is_object()) {
+      auto msg = err->find("message");
+      error_ = msg != err->end() && msg->is_string() ? msg->get<std::string>() : "";
+    }
+  }
+  return "";
 }
 
 std::string MessagesJson(const std::vector<Message>& messages) {
@@ -354,11 +565,6 @@ void SaveMessages(const StepInvocation& inv, const std::vector<Message>& message
   ::close(fd);
 }
 
-std::string ExpandVar(const StepInvocation& inv, std::string name) {
-  if (name.empty()) return "";
-  if (name.rfind("${", 0) != 0) name = "${" + (name[0] == '$' ? name.substr(1) : name) + "}";
-  return ExpandConfigString(inv, name);
-}
 
 StepResult RunChat(const StepInvocation& inv, const std::atomic<bool>& cancelled) {
   StepResult result;
@@ -372,10 +578,8 @@ StepResult RunChat(const StepInvocation& inv, const std::atomic<bool>& cancelled
   const LlmConfig& cfg = *inv.step->llm;
   const std::string provider = CanonicalProvider(cfg.provider);
   if (provider.empty()) return fail("invalid provider: invalid provider: " + cfg.provider);
-  if (provider != "openai" && provider != "openrouter" && provider != "local") {
-    return fail("failed to create LLM provider: provider " + provider + " is not supported by this implementation");
-  }
-  std::string key = ExpandVar(inv, cfg.api_key_name.empty() ? DefaultApiKeyVar(provider) : cfg.api_key_name);
+  const std::string key_expr = ApiKeyExpression(cfg);
+  std::string key = key_expr.empty() ? "" : ExpandConfigString(inv, key_expr);
   if (key.empty() && !DefaultApiKeyVar(provider).empty()) {
     key = EnvValue(inv.env, DefaultApiKeyVar(provider)).value_or("");
   }
@@ -383,7 +587,7 @@ StepResult RunChat(const StepInvocation& inv, const std::atomic<bool>& cancelled
   Masker masker(key.empty() ? std::vector<ResolvedSecret>{} : std::vector<ResolvedSecret>{{"api key", key}});
   std::string base = cfg.base_url.empty() ? "" : ExpandConfigString(inv, cfg.base_url);
   if (base.empty()) base = DefaultBaseUrl(provider);
-  const std::string url = base + "/chat/completions";
+  const std::string url = RequestUrl(provider, base, cfg.model, cfg.stream_enabled());
 
   std::vector<Message> step_msgs;
   if (!cfg.system.empty()) step_msgs.push_back({"system", ExpandConfigString(inv, cfg.system), {}, {}, {}});
@@ -392,11 +596,14 @@ StepResult RunChat(const StepInvocation& inv, const std::atomic<bool>& cancelled
   const bool stream = cfg.stream_enabled();
   const std::string body = RequestBody(provider, cfg, all, stream);
   const std::string label = stream ? "chat stream request failed: " : "chat request failed: ";
+  if (std::string why = RequestError(provider, all); !why.empty()) {
+    return fail(masker.Mask(label + provider + " API error (status 0): " + why + ": " + why));
+  }
 
   if (Status loaded = LoadLazyLibrary(LazyLibrary::kCurl); !loaded.ok()) return fail(loaded.message());
   StepOutput output(inv);
   StreamMasker stream_masker(&masker);
-  StreamReader reader;
+  StreamReader reader(provider);
   std::string content, raw;
   auto finish = [&](const std::string& error) {
     output.Finish(&result);
@@ -427,7 +634,14 @@ StepResult RunChat(const StepInvocation& inv, const std::atomic<bool>& cancelled
     headers = curl_slist_append(headers, "Content-Type: text/plain; charset=utf-8");
     headers = curl_slist_append(headers, "Accept:");
     headers = curl_slist_append(headers, "Expect:");
-    if (!key.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + key).c_str());
+    if (provider == "anthropic") {
+      headers = curl_slist_append(headers, ("X-Api-Key: " + key).c_str());
+      headers = curl_slist_append(headers, "Anthropic-Version: 2023-06-01");
+    } else if (provider == "gemini") {
+      headers = curl_slist_append(headers, ("X-Goog-Api-Key: " + key).c_str());
+    } else if (!key.empty()) {
+      headers = curl_slist_append(headers, ("Authorization: Bearer " + key).c_str());
+    }
     if (provider == "openrouter") {
       headers = curl_slist_append(headers, "Http-Referer: https://github.com/dagu-org/dagu");
       headers = curl_slist_append(headers, "X-Title: Dagu Workflow Engine");
@@ -462,7 +676,10 @@ StepResult RunChat(const StepInvocation& inv, const std::atomic<bool>& cancelled
       // Stopped by the reader ([DONE] or a line too long) is not an error.
       if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
         std::string why = GoTransportError(rc, os_errno, true, url);
-        if (stream) return finish("chat stream error: " + provider + " API error (status 0): " + why + ": " + why);
+        if (stream) {
+          output.Out(stream_masker.Finish());
+          return finish("chat stream error: " + provider + " API error (status 0): " + why + ": " + why);
+        }
         raw.clear();  // a body cut short: decoded as far as it came
       }
       break;
@@ -480,6 +697,7 @@ StepResult RunChat(const StepInvocation& inv, const std::atomic<bool>& cancelled
   std::optional<Usage> usage;
   if (stream) {
     if (!reader.error().empty()) {
+      output.Out(stream_masker.Finish());  // what came before the error, held back for masking
       return finish("chat stream error: " + provider + " API error (status 0): " + reader.error() + ": " +
                     reader.error());
     }
@@ -494,7 +712,7 @@ StepResult RunChat(const StepInvocation& inv, const std::atomic<bool>& cancelled
   } else {
     Usage u;
     std::string why;
-    if (!ParseResponse(raw, &content, &u, &why)) {
+    if (!ParseResponse(raw, &content, &u, &why, provider)) {
       return finish(label + provider + " API error (status 0): " + why + ": " + why);
     }
     output.Out(masker.Mask(content) + "\n");

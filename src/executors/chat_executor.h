@@ -8,11 +8,16 @@
 //    required), openrouter (https://openrouter.ai/api/v1, OPENROUTER_API_KEY,
 //    required, plus HTTP-Referer and X-Title), local / ollama / vllm / llama
 //    (http://localhost:11434/v1, no key needed; "Authorization" only when a
-//    key is set). anthropic and gemini speak other APIs: refused at load.
+//    key is set), anthropic (https://api.anthropic.com, ANTHROPIC_API_KEY,
+//    required: POST <base>/v1/messages, headers X-Api-Key and
+//    Anthropic-Version 2023-06-01), gemini / google
+//    (https://generativelanguage.googleapis.com/v1beta, GOOGLE_API_KEY,
+//    required: POST <base>/models/<model>:generateContent, streamed
+//    :streamGenerateContent?alt=sse, header X-Goog-Api-Key).
 //  - the key: the variable `apiKeyName` names (VAR, $VAR or ${VAR}, expanded
 //    with the step's variables), else the provider's default variable. It is
 //    masked ("*******") in everything the step writes and in its error.
-//  - the request: {"model", "messages", "temperature", "max_tokens",
+//  - the request (OpenAI's; anthropic's and gemini's below): {"model", "messages", "temperature", "max_tokens",
 //    "max_completion_tokens", "top_p", "stream", "stream_options",
 //    "reasoning"} in that order, absent ones left out (Go's omitempty);
 //    headers User-Agent go-resty, Content-Type text/plain; charset=utf-8,
@@ -42,6 +47,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "executors/step_runner.h"
@@ -49,6 +55,7 @@
 namespace dagu {
 
 struct LlmConfig;
+struct LlmThinking;
 
 class ChatRunner final : public StepRunner {
  public:
@@ -76,6 +83,9 @@ struct Message {
 std::string CanonicalProvider(const std::string& name);
 std::string DefaultBaseUrl(const std::string& provider);
 std::string DefaultApiKeyVar(const std::string& provider);
+// The expression the step's key is read from: apiKeyName (VAR and $VAR
+// written as ${VAR}) or the provider's default variable; "" for none (local).
+std::string ApiKeyExpression(const LlmConfig& config);
 
 // The list sent: the step's last system message, the context, the step's
 // other messages; only the first system message is kept.
@@ -86,21 +96,39 @@ std::vector<Message> DeduplicateSystemMessages(const std::vector<Message>& messa
 // marshals it.
 std::string RequestBody(const std::string& provider, const LlmConfig& config, const std::vector<Message>& messages,
                         bool stream);
+// Why the provider refuses to build a request ("" when it does not):
+// anthropic needs a message other than a system one.
+std::string RequestError(const std::string& provider, const std::vector<Message>& messages);
+// Where the request goes: <base>/chat/completions, anthropic's
+// <base>/v1/messages, gemini's <base>/models/<model>:generateContent (or
+// :streamGenerateContent?alt=sse).
+std::string RequestUrl(const std::string& provider, const std::string& base, const std::string& model, bool stream);
+// Anthropic's thinking budget: budgetTokens when > 0, else by effort
+// (low 1024, medium or none 4096, high 16384, xhigh 32768).
+int64_t AnthropicThinkingBudget(const LlmThinking& thinking);
 
-// A non-streamed answer: its content and usage, or Go's decoding error.
-bool ParseResponse(const std::string& body, std::string* content, Usage* usage, std::string* error);
+// A non-streamed answer (the provider's response shape): its content and
+// usage, or Go's decoding error.
+bool ParseResponse(const std::string& body, std::string* content, Usage* usage, std::string* error,
+                   const std::string& provider = "openai");
 
-// Reads Server-Sent Events as they arrive.
+// Reads Server-Sent Events as they arrive, in the provider's shape: OpenAI's
+// chunks ending at "[DONE]", anthropic's typed events ending at
+// message_stop (an "error" event fails), gemini's candidates ending at a
+// finishReason.
 class StreamReader {
  public:
+  explicit StreamReader(std::string provider = "openai") : provider_(std::move(provider)) {}
   // Feeds received bytes; returns the content deltas of the complete lines.
   std::string Feed(std::string_view data);
-  bool done() const { return done_; }                 // "data: [DONE]" seen
+  bool done() const { return done_; }                 // the stream's end seen
   const std::optional<Usage>& usage() const { return usage_; }
-  const std::string& error() const { return error_; }  // a line over 64 KiB
+  const std::string& error() const { return error_; }  // a line over 64 KiB, an error event
 
  private:
   std::string Line(const std::string& line);
+  std::string AnthropicEvent(const nlohmann::json& event);
+  std::string provider_;
   std::string pending_;
   bool done_ = false;
   std::optional<Usage> usage_;

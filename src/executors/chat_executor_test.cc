@@ -64,6 +64,103 @@ TEST(ChatRequestTest, ThinkingOnOpenAiUsesMaxCompletionTokensAndDropsSampling) {
             R"("reasoning":{"effort":"high","max_tokens":2000}})");
 }
 
+TEST(ChatRequestTest, AnthropicBodySeparatesSystemAndAlwaysSendsMaxTokens) {
+  LlmConfig c = Config("anthropic");
+  std::vector<chat::Message> m = {{"system", "be <brief>", {}, {}, {}}, {"system", "really", {}, {}, {}},
+                                  {"user", "q", {}, {}, {}}, {"assistant", "a", {}, {}, {}}, {"tool", "t", {}, {}, {}}};
+  EXPECT_EQ(chat::RequestBody("anthropic", c, m, true),
+            R"({"model":"gpt-test","messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"},)"
+            R"({"role":"user","content":"t"}],"system":"be \u003cbrief\u003e\n\nreally","max_tokens":4096,"stream":true})");
+  c.temperature = 0.25;
+  c.top_p = 0.5;
+  c.max_tokens = 100;
+  c.thinking = LlmThinking{true, "low", std::nullopt, false};
+  EXPECT_EQ(chat::RequestBody("anthropic", c, {{"user", "q", {}, {}, {}}}, false),
+            R"({"model":"gpt-test","messages":[{"role":"user","content":"q"}],"max_tokens":5120,"temperature":0.25,)"
+            R"("top_p":0.5,"thinking":{"type":"enabled","budget_tokens":1024}})");
+  c.max_tokens = 40000;
+  c.thinking->budget_tokens = 2000;
+  EXPECT_EQ(chat::RequestBody("anthropic", c, {}, false),
+            R"({"model":"gpt-test","messages":[],"max_tokens":40000,"temperature":0.25,"top_p":0.5,)"
+            R"("thinking":{"type":"enabled","budget_tokens":2000}})");
+  EXPECT_EQ(chat::RequestError("anthropic", {{"system", "s", {}, {}, {}}}), "at least one user message is required");
+  EXPECT_EQ(chat::RequestError("anthropic", m), "");
+  EXPECT_EQ(chat::RequestError("openai", {}), "");
+}
+
+TEST(ChatRequestTest, GeminiBodyUsesContentsPartsAndGenerationConfig) {
+  LlmConfig c = Config("gemini");
+  std::vector<chat::Message> m = {{"system", "s", {}, {}, {}}, {"user", "q", {}, {}, {}},
+                                  {"assistant", "", {}, {}, {}}, {"tool", "t", {}, {}, {}}};
+  EXPECT_EQ(chat::RequestBody("gemini", c, m, true),
+            R"({"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{}]},)"
+            R"({"role":"user","parts":[{"text":"t"}]}],"systemInstruction":{"parts":[{"text":"s"}]}})");
+  c.temperature = 1;
+  c.thinking = LlmThinking{true, "xhigh", std::nullopt, false};
+  EXPECT_EQ(chat::RequestBody("gemini", c, {}, false),
+            R"({"contents":[],"generationConfig":{"temperature":1,"maxOutputTokens":20480,"thinkingLevel":"high"}})");
+  c.thinking->budget_tokens = 0;
+  c.max_tokens = 10;
+  c.top_p = 0.9;
+  EXPECT_EQ(chat::RequestBody("gemini", c, {}, false),
+            R"({"contents":[],"generationConfig":{"temperature":1,"maxOutputTokens":10,"topP":0.9,"thinkingBudget":0}})");
+  EXPECT_EQ(chat::RequestUrl("gemini", "http://h/v1beta", "g-1", true),
+            "http://h/v1beta/models/g-1:streamGenerateContent?alt=sse");
+  EXPECT_EQ(chat::RequestUrl("gemini", "http://h/v1beta", "g-1", false), "http://h/v1beta/models/g-1:generateContent");
+  EXPECT_EQ(chat::RequestUrl("anthropic", "http://h", "m", true), "http://h/v1/messages");
+}
+
+TEST(ChatResponseTest, AnthropicAndGeminiShapes) {
+  std::string content, error;
+  chat::Usage u;
+  ASSERT_TRUE(chat::ParseResponse(R"({"content":[{"type":"thinking","thinking":"x"},{"type":"text","text":"a"},)"
+                                  R"({"type":"text","text":"b"}],"usage":{"input_tokens":4,"output_tokens":2}})",
+                                  &content, &u, &error, "anthropic"));
+  EXPECT_EQ(content, "ab");
+  EXPECT_EQ(u.prompt_tokens, 4);
+  EXPECT_EQ(u.completion_tokens, 2);
+  EXPECT_EQ(u.total_tokens, 6);
+  ASSERT_TRUE(chat::ParseResponse(R"({"candidates":[{"content":{"parts":[{"text":"c"},{"text":"d"}]}},)"
+                                  R"({"content":{"parts":[{"text":"no"}]}}],"usageMetadata":{"totalTokenCount":9}})",
+                                  &content, &u, &error, "gemini"));
+  EXPECT_EQ(content, "cd");
+  EXPECT_EQ(u.total_tokens, 9);
+  ASSERT_TRUE(chat::ParseResponse(R"({"candidates":[]})", &content, &u, &error, "gemini"));
+  EXPECT_EQ(content, "");
+  EXPECT_EQ(u.total_tokens, 0);
+  EXPECT_FALSE(chat::ParseResponse("[1]", &content, &u, &error, "gemini"));
+  EXPECT_EQ(error, "failed to decode response: json: cannot unmarshal array into Go value of type "
+                   "gemini.generateContentResponse");
+}
+
+TEST(ChatStreamTest, AnthropicEventsEndAtMessageStopOrFailAtAnError) {
+  chat::StreamReader r("anthropic");
+  std::string out = r.Feed(
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5}}}\n\n"
+      "data: {\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"he\"}}\n"
+      "data: {\"type\":\"content_block_delta\",\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"x\"}}\n");
+  EXPECT_EQ(r.usage()->prompt_tokens, 5);
+  out += r.Feed(
+      "data: {\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"y\"}}\n"
+      "data: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":3}}\ndata: {\"type\":\"message_stop\"}\n"
+      "data: {\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"late\"}}\n");
+  EXPECT_EQ(out, "hey");
+  EXPECT_TRUE(r.done());
+  EXPECT_EQ(r.usage()->prompt_tokens, 0);  // message_delta's usage replaces message_start's, as in 1.30.2
+  EXPECT_EQ(r.usage()->total_tokens, 3);
+  chat::StreamReader e("anthropic");
+  e.Feed("data: {\"type\":\"error\",\"error\":{\"message\":\"Overloaded\"}}\n");
+  EXPECT_EQ(e.error(), "Overloaded");
+  chat::StreamReader g("gemini");
+  out = g.Feed("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"a\"}]},\"finishReason\":\"UNSPECIFIED\"}]}\r\n\r\n");
+  EXPECT_FALSE(g.done());
+  out += g.Feed("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"b\"}]},\"finishReason\":\"STOP\"}],"
+                "\"usageMetadata\":{\"promptTokenCount\":1}}\r\n\r\ndata: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"c\"}]}}]}\n");
+  EXPECT_EQ(out, "ab");
+  EXPECT_TRUE(g.done());
+  EXPECT_EQ(g.usage()->prompt_tokens, 1);
+}
+
 TEST(ChatRequestTest, MessageListPutsTheStepSystemFirstThenContext) {
   std::vector<chat::Message> step = {{"system", "s1", {}, {}, {}}, {"user", "hi", {}, {}, {}},
                                      {"system", "s2", {}, {}, {}}, {"user", "more", {}, {}, {}}};
@@ -198,6 +295,85 @@ TEST_F(ChatRunnerTest, ErrorsReadAsDagus) {
   f.step.llm.reset();
   r = Run(f);
   EXPECT_EQ(r.error, "llm configuration is required for chat executor");
+}
+
+TEST_F(ChatRunnerTest, AnthropicStepsStreamOrNotWithItsHeaders) {
+  for (bool stream : {true, false}) {
+    StepFixture f;
+    Prepare(f, "x", stream);
+    f.step.llm->provider = "anthropic";
+    f.step.llm->base_url = server_.url("/x");
+    f.step.llm->system = "terse";
+    StepResult r = Run(f, {"ANTHROPIC_API_KEY=sk-ant-1"});
+    EXPECT_EQ(r.exit_code, 0) << r.error;
+    EXPECT_EQ(f.Out(), "reply 1 to hi you\n");
+    auto requests = server_.Requests();
+    ASSERT_FALSE(requests.empty());
+    const auto& last = requests.back();
+    EXPECT_EQ(last["p"], "/x/v1/messages");
+    EXPECT_EQ(last["h"]["X-Api-Key"], "sk-ant-1");
+    EXPECT_EQ(last["h"]["Anthropic-Version"], "2023-06-01");
+    EXPECT_FALSE(last["h"].contains("Authorization"));
+    EXPECT_EQ(last["b"], std::string(R"({"model":"gpt-test","messages":[{"role":"user","content":"hi you"}],)") +
+                             R"("system":"terse","max_tokens":4096)" + (stream ? R"(,"stream":true})" : "}"));
+    std::vector<chat::Message> saved;
+    ASSERT_TRUE(chat::ParseMessagesJson(testing::ReadFile(f.dir.Sub("messages/ask.json")), &saved));
+    ASSERT_EQ(saved.size(), 3u);
+    EXPECT_EQ(saved[2].content, "reply 1 to hi you");
+    EXPECT_EQ(saved[2].usage->total_tokens, stream ? 3 : 10);
+  }
+}
+
+TEST_F(ChatRunnerTest, GeminiStepsStreamOrNotWithItsHeaders) {
+  for (bool stream : {true, false}) {
+    StepFixture f;
+    Prepare(f, "x", stream);
+    f.step.llm->provider = "google";
+    f.step.llm->model = "gem-1";
+    f.step.llm->base_url = server_.url("/x/v1beta");
+    StepResult r = Run(f, {"GOOGLE_API_KEY=g-key-1"});
+    EXPECT_EQ(r.exit_code, 0) << r.error;
+    EXPECT_EQ(f.Out(), "reply 1 to hi you\n");
+    auto requests = server_.Requests();
+    ASSERT_FALSE(requests.empty());
+    const auto& last = requests.back();
+    EXPECT_EQ(last["p"], stream ? "/x/v1beta/models/gem-1:streamGenerateContent?alt=sse"
+                                : "/x/v1beta/models/gem-1:generateContent");
+    EXPECT_EQ(last["h"]["X-Goog-Api-Key"], "g-key-1");
+    EXPECT_FALSE(last["h"].contains("Authorization"));
+    EXPECT_EQ(last["b"], R"({"contents":[{"role":"user","parts":[{"text":"hi you"}]}]})");
+    std::vector<chat::Message> saved;
+    ASSERT_TRUE(chat::ParseMessagesJson(testing::ReadFile(f.dir.Sub("messages/ask.json")), &saved));
+    ASSERT_EQ(saved.size(), 2u);
+    EXPECT_EQ(*saved[1].provider, "google");
+    EXPECT_EQ(saved[1].usage->total_tokens, 10);
+  }
+}
+
+TEST_F(ChatRunnerTest, AnthropicAndGeminiErrorsReadAsDagus) {
+  StepFixture f;
+  Prepare(f, "streamerr", true);
+  f.step.llm->provider = "anthropic";
+  f.step.llm->base_url = server_.url("/streamerr");
+  // A long key: the masker holds back as many bytes, which must still be
+  // written when the stream fails.
+  StepResult r = Run(f, {"ANTHROPIC_API_KEY=sk-ant-a-rather-long-key"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.error, "chat stream error: anthropic API error (status 0): Overloaded: Overloaded");
+  EXPECT_EQ(f.Out(), "reply 1 ");  // the text before the error event
+  r = Run(f, {});
+  EXPECT_EQ(r.error, "failed to create LLM provider: no API key provided");
+  f.step.messages = {{"system", "only a system message"}};
+  r = Run(f, {"ANTHROPIC_API_KEY=k"});
+  EXPECT_EQ(r.error,
+            "chat stream request failed: anthropic API error (status 0): at least one user message is required: at "
+            "least one user message is required");
+  StepFixture g;
+  Prepare(g, "err401", false);
+  g.step.llm->provider = "gemini";
+  g.step.llm->base_url = server_.url("/err401/v1beta");
+  r = Run(g, {"GOOGLE_API_KEY=k"});
+  EXPECT_EQ(r.error, R"(chat request failed: llm API error (status 401): {"error":{"message":"rejected by the test server"}})");
 }
 
 TEST_F(ChatRunnerTest, TheKeyIsMaskedInWhatTheStepWrites) {

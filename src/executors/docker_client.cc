@@ -300,9 +300,8 @@ StatusOr<nlohmann::json> DockerClient::InspectContainer(const std::string& id, c
   return GetJson("/containers/" + Escape(id) + "/json", abort);
 }
 
-Status DockerClient::Logs(const std::string& id, bool follow, size_t skip, const StreamDemuxer::Sink& sink,
+Status DockerClient::Logs(const std::string& id, bool follow, size_t skip, StreamDemuxer* demux,
                           const std::atomic<bool>* abort, size_t* received) {
-  StreamDemuxer demux(sink);
   size_t seen = 0;
   auto on_data = [&](std::string_view chunk) {
     if (seen < skip) {
@@ -312,7 +311,7 @@ Status DockerClient::Logs(const std::string& id, bool follow, size_t skip, const
     }
     seen += chunk.size();
     if (received != nullptr) *received = seen;
-    if (!chunk.empty()) demux.Feed(chunk);
+    if (!chunk.empty()) demux->Feed(chunk);
   };
   StatusOr<DockerResponse> r =
       Call("GET", "/containers/" + Escape(id) + "/logs?" + (follow ? "follow=1&" : "") + "stdout=1&stderr=1", "",

@@ -108,13 +108,14 @@ class DockerClient {
   // GET /containers/{id}/json; NotFound when there is no such container.
   StatusOr<nlohmann::json> InspectContainer(const std::string& id, const std::atomic<bool>* abort = nullptr);
 
-  // Streams GET /containers/{id}/logs (demultiplexed): with `follow`, until
-  // the container's output ends or `abort` is set; without, what the daemon
-  // holds now. The first `skip` bytes of the raw (multiplexed) stream are
-  // dropped, so a read that replaces an aborted follow does not repeat it;
-  // `received` (optional) counts the raw bytes seen, skipped ones included.
-  Status Logs(const std::string& id, bool follow, size_t skip, const StreamDemuxer::Sink& sink,
-              const std::atomic<bool>* abort, size_t* received = nullptr);
+  // Streams GET /containers/{id}/logs into `demux`: with `follow`, until the
+  // container's output ends or `abort` is set; without, what the daemon holds
+  // now. The first `skip` bytes of the raw (multiplexed) stream are dropped,
+  // so a read that replaces an aborted follow, fed to the same demuxer, goes
+  // on exactly where the follow stopped (even inside a frame); `received`
+  // (optional) counts the raw bytes seen, skipped ones included.
+  Status Logs(const std::string& id, bool follow, size_t skip, StreamDemuxer* demux, const std::atomic<bool>* abort,
+              size_t* received = nullptr);
 
   // POST /containers/{id}/wait?condition=not-running: the exit code.
   StatusOr<int> Wait(const std::string& id, const std::atomic<bool>* abort);

@@ -218,9 +218,10 @@ class DockerStep final : public RunningStep {
     std::atomic<bool> logs_abort{false};
     std::atomic<bool> logs_done{false};
     size_t received = 0;
+    StreamDemuxer demux(sink_);
     Status logs;
     std::thread follower([&] {
-      logs = client_->Logs(id_, /*follow=*/true, 0, sink_, &logs_abort, &received);
+      logs = client_->Logs(id_, /*follow=*/true, 0, &demux, &logs_abort, &received);
       logs_done.store(true);
     });
     StatusOr<int> code = client_->Wait(id_, &stop_);
@@ -238,7 +239,7 @@ class DockerStep final : public RunningStep {
       *error = code.status().message();
       return 1;
     }
-    if (follow_cut) logs = client_->Logs(id_, /*follow=*/false, received, sink_, &stop_);
+    if (follow_cut) logs = client_->Logs(id_, /*follow=*/false, received, &demux, &stop_);
     if (!logs.ok()) {
       *error = logs.message();
       return 1;

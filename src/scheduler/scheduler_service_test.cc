@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <future>
 
+#include <spdlog/spdlog.h>
+
 #include "core/exit_codes.h"
 #include "store/role_journal.h"
 #include "store/scheduler_lock.h"
@@ -18,6 +20,13 @@ namespace dagu {
 namespace {
 
 using namespace std::chrono_literals;
+
+// The binary sets up logging on its main thread before any other starts
+// (src/cli); so does this test, before main. Otherwise the first log line
+// comes from two threads at once (the service's and its DAG watcher's), and
+// TSan, which cannot see the guard of libspdlog's (uninstrumented) registry
+// static, reports that first use as a race.
+[[maybe_unused]] spdlog::logger* const kLoggingSetUp = spdlog::default_logger_raw();
 
 Config ConfigFor(const testing::TempDir& dir) {
   std::filesystem::create_directories(dir.Sub("dags"));

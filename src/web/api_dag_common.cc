@@ -1,9 +1,26 @@
 #include "web/api_dag_common.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <regex>
+
 #include "web/http_json.h"
 #include "web/run_lookup.h"
 
 namespace dagu::web {
+
+bool ReadQueryInteger(const http::Request& req, const char* name, long long* out) {
+  *out = 0;
+  if (!req.has_param(name)) return true;
+  const std::string v = req.get_param_value(name);
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno == ERANGE) return false;
+  *out = n;
+  return true;
+}
 namespace {
 
 bool LatestRecord(const ApiContext& ctx, const DagFile& f, RunRecord* out) {
@@ -15,6 +32,24 @@ bool LatestRecord(const ApiContext& ctx, const DagFile& f, RunRecord* out) {
   *out = std::move(view.record);
   return true;
 }
+
+// Lines of `text` as Go's bufio.Scanner splits them.
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out.push_back(std::move(line));
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
+}
+
+// Longest line the search matches against (std::regex recurses per character).
+constexpr size_t kMaxSearchLine = 2000;
 
 Dag NamedOnly(const DagFile& f) {
   Dag d;
@@ -28,6 +63,57 @@ bool FindDagOr404(const ApiContext& ctx, const std::string& file_name, http::Res
   if (ctx.dags->Find(file_name, out).ok()) return true;
   SendError(res, 404, error_code::kNotFound, "DAG " + file_name + " not found");
   return false;
+}
+
+bool LatestRunRecord(const ApiContext& ctx, const DagFile& f, RunRecord* out) { return LatestRecord(ctx, f, out); }
+
+Status CollectDagTags(const ApiContext& ctx, std::vector<std::string>* out) {
+  out->clear();
+  std::vector<DagFile> files;
+  DAGU_RETURN_IF_ERROR(ctx.dags->List(/*metadata_only=*/true, &files));
+  for (const DagFile& f : files) {
+    const Dag* d = f.AnyDag();
+    if (d == nullptr) continue;
+    for (const std::string& t : d->tags) {
+      if (std::find(out->begin(), out->end(), t) == out->end()) out->push_back(t);
+    }
+  }
+  return Status::OK();
+}
+
+Status SearchDags(const ApiContext& ctx, const std::string& q, DagSearch* out) {
+  *out = DagSearch();
+  std::regex re;
+  try {
+    re = std::regex(q, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
+  } catch (const std::regex_error&) {
+    out->bad_pattern = true;
+  }
+  std::vector<DagFile> files;
+  DAGU_RETURN_IF_ERROR(ctx.dags->List(/*metadata_only=*/true, &files));
+  for (DagFile& f : files) {
+    if (out->bad_pattern) {
+      out->errors.push_back("grep " + BaseName(f.path) + " failed: invalid pattern");
+      continue;
+    }
+    std::string text;
+    if (!ctx.dags->ReadSpec(f, &text).ok()) continue;
+    std::vector<std::string> lines = Lines(text);
+    DagSearchHit hit;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].size() > kMaxSearchLine || !std::regex_search(lines[i], re)) continue;
+      size_t low = i >= 2 ? i - 2 : 0, high = std::min(lines.size(), i + 3);
+      DagSearchMatch m;
+      for (size_t k = low; k < high; ++k) m.line += (k == low ? "" : "\n") + lines[k];
+      m.line_number = i + 1;
+      m.start_line = low + 1;
+      hit.matches.push_back(std::move(m));
+    }
+    if (hit.matches.empty() || f.AnyDag() == nullptr) continue;
+    hit.file = std::move(f);
+    out->hits.push_back(std::move(hit));
+  }
+  return Status::OK();
 }
 
 ApiJson LatestRunDetailsJson(const ApiContext& ctx, const DagFile& f) {

@@ -35,17 +35,10 @@ bool HasTag(const Dag* dag, const std::string& tag) {
 // A query integer as 1.30.2's generated binder reads it: absent is 0; a value
 // that is not an integer is a 400 (false after the response).
 bool QueryLong(const http::Request& req, http::Response& res, const char* name, long long* out) {
-  *out = 0;
-  if (!req.has_param(name)) return true;
-  const std::string v = req.get_param_value(name);
-  char* end = nullptr;
-  errno = 0;
-  long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno == ERANGE) {
+  if (!ReadQueryInteger(req, name, out)) {
     SendError(res, 400, error_code::kBadRequest, std::string("Invalid format for parameter ") + name);
     return false;
   }
-  *out = n;
   return true;
 }
 
@@ -181,40 +174,11 @@ void HandleDagRun(const ApiContext& ctx, const http::Request& req, http::Respons
 }
 
 void HandleTags(const ApiContext& ctx, const http::Request&, http::Response& res) {
-  std::vector<DagFile> files;
-  Status s = ctx.dags->List(/*metadata_only=*/true, &files);
+  std::vector<std::string> tags;
+  Status s = CollectDagTags(ctx, &tags);
   if (!s.ok()) return SendStatusError(res, s);
-  ApiJson tags = ApiJson::array();
-  std::vector<std::string> seen;
-  for (const DagFile& f : files) {
-    const Dag* d = f.AnyDag();
-    if (d == nullptr) continue;
-    for (const std::string& t : d->tags) {
-      if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
-      seen.push_back(t);
-      tags.push_back(t);
-    }
-  }
   SendJson(res, 200, {{"errors", nullptr}, {"tags", tags}});
 }
-
-// Lines of `text` as Go's bufio.Scanner splits them.
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    out.push_back(std::move(line));
-    if (nl == std::string::npos) break;
-    start = nl + 1;
-  }
-  return out;
-}
-
-// Longest line the search matches against (std::regex recurses per character).
-constexpr size_t kMaxSearchLine = 2000;
 
 void HandleSearch(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   if (!req.has_param("q")) {
@@ -225,37 +189,18 @@ void HandleSearch(const ApiContext& ctx, const http::Request& req, http::Respons
   ApiJson errors = nullptr;
   ApiJson results = nullptr;
   if (q.empty()) return SendJson(res, 200, {{"errors", errors}, {"results", results}});
-  std::regex re;
-  try {
-    re = std::regex(q, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
-  } catch (const std::regex_error&) {
-    re = std::regex();
-    errors = ApiJson::array();
-  }
-  std::vector<DagFile> files;
-  Status s = ctx.dags->List(/*metadata_only=*/true, &files);
+  DagSearch found;
+  Status s = SearchDags(ctx, q, &found);
   if (!s.ok()) return SendStatusError(res, s);
-  for (const DagFile& f : files) {
-    if (errors.is_array()) {
-      errors.push_back("grep " + BaseName(f.path) + " failed: invalid pattern");
-      continue;
-    }
-    std::string text;
-    if (!ctx.dags->ReadSpec(f, &text).ok()) continue;
-    std::vector<std::string> lines = Lines(text);
+  if (found.bad_pattern) errors = found.errors;
+  for (const DagSearchHit& hit : found.hits) {
     ApiJson matches = ApiJson::array();
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (lines[i].size() > kMaxSearchLine || !std::regex_search(lines[i], re)) continue;
-      size_t low = i >= 2 ? i - 2 : 0, high = std::min(lines.size(), i + 3);
-      std::string joined;
-      for (size_t k = low; k < high; ++k) joined += (k == low ? "" : "\n") + lines[k];
-      matches.push_back({{"line", joined}, {"lineNumber", i + 1}, {"startLine", low + 1}});
+    for (const DagSearchMatch& m : hit.matches) {
+      matches.push_back({{"line", m.line}, {"lineNumber", m.line_number}, {"startLine", m.start_line}});
     }
-    if (matches.empty()) continue;
-    const Dag* d = f.AnyDag();
-    if (d == nullptr) continue;
     if (results.is_null()) results = ApiJson::array();
-    results.push_back({{"name", f.file_name}, {"dag", DagJson(*d, ctx.clock->Now())}, {"matches", matches}});
+    results.push_back({{"name", hit.file.file_name}, {"dag", DagJson(*hit.file.AnyDag(), ctx.clock->Now())},
+                       {"matches", matches}});
   }
   SendJson(res, 200, {{"errors", errors}, {"results", results}});
 }

@@ -154,13 +154,26 @@ void HandleStepStatus(const ApiContext& ctx, const http::Request& req, http::Res
 }
 
 // Checks the step exists and is waiting; false after the error response.
+// Under sub-dag-runs/{sub}, 1.30.2 words both 404s its own way: any failure
+// to find the sub-run (the root run unknown too) is "sub DAG-run ID <sub>
+// not found", a step it lacks "step <s> not found in sub DAG-run <sub>".
 bool FindWaitingStep(const ApiContext& ctx, const http::Request& req, http::Response& res, bool sub, RunTarget* t,
                      int* idx) {
-  if (!FindStepTarget(ctx, req, res, sub, t)) return false;
+  if (sub) {
+    http::Response lookup;
+    if (!FindSubRunTarget(ctx, req, lookup, t)) {
+      SendError(res, 404, error_code::kNotFound, "sub DAG-run ID " + req.matches[3].str() + " not found");
+      return false;
+    }
+  } else if (!FindRunTarget(ctx, req, res, false, t)) {
+    return false;
+  }
   const std::string step = req.matches[sub ? 4 : 3].str();
   *idx = StepIndex(t->record, step);
   if (*idx < 0) {
-    SendError(res, 404, error_code::kNotFound, "step " + step + " not found in DAG " + req.matches[1].str());
+    SendError(res, 404, error_code::kNotFound,
+              sub ? "step " + step + " not found in sub DAG-run " + req.matches[3].str()
+                  : "step " + step + " not found in DAG " + req.matches[1].str());
     return false;
   }
   NodeStatus status = t->record.nodes[static_cast<size_t>(*idx)].status;

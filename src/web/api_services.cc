@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "web/api_routes.h"
+#include "web/api_v1.h"
 #include "web/api_views.h"
 #include "web/http_json.h"
 #include "core/duration.h"
@@ -88,6 +89,7 @@ void AddApiRoutes(WebServer* server, const ApiContext* ctx) {
   AddSubRunRoutes(server, ctx);
   AddQueueRoutes(server, ctx);
   AddServiceRoutes(server, ctx);
+  AddApiV1Routes(server, ctx);  // api_v1.h
 }
 
 }  // namespace dagu::web

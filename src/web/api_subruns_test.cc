@@ -150,5 +150,28 @@ TEST_F(ApiSubRunsTest, StepStatusOfASubRun) {
   EXPECT_EQ(r->status, 404);
 }
 
+TEST_F(ApiSubRunsTest, ApproveAndRejectInASubRunSayWhatIsMissingAsDagu1302) {
+  WriteParent("p-1", {{"SubA", ""}});
+  WriteChild("p-1", "SubA", RunStatus::kFailed, false);
+  StartServer();
+  for (const std::string action : {"approve", "reject"}) {
+    auto r = client_->Post("/api/v2/dag-runs/parent/p-1/sub-dag-runs/nope/steps/greet/" + action, "{}",
+                           "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404);
+    EXPECT_EQ(Json(r)["message"], "sub DAG-run ID nope not found");
+    r = client_->Post("/api/v2/dag-runs/parent/no-run/sub-dag-runs/SubA/steps/greet/" + action, "{}",
+                      "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404);
+    EXPECT_EQ(Json(r)["message"], "sub DAG-run ID SubA not found");
+    r = client_->Post("/api/v2/dag-runs/parent/p-1/sub-dag-runs/SubA/steps/nosuch/" + action, "{}",
+                      "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404);
+    EXPECT_EQ(Json(r)["message"], "step nosuch not found in sub DAG-run SubA");
+  }
+}
+
 }  // namespace
 }  // namespace dagu::web

@@ -10,20 +10,6 @@
 namespace dagu::web {
 namespace {
 
-bool NonEmpty(const ApiJson& v) {
-  if (v.is_null()) return false;
-  if (v.is_string()) return !v.get_ref<const std::string&>().empty();
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number()) return v.get<double>() != 0;
-  return !v.empty();
-}
-
-// Copies snapshot[key] to out[as] when it is not empty (Go's omitempty).
-void CopyIfSet(const Json& snapshot, const char* key, ApiJson& out, const char* as = nullptr) {
-  auto it = snapshot.find(key);
-  if (it != snapshot.end() && NonEmpty(*it)) out[as ? as : key] = *it;
-}
-
 long long NanosToSeconds(const Json& v) {
   if (!v.is_number()) return 0;
   return static_cast<long long>(v.get<double>() / 1e9);

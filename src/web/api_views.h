@@ -35,6 +35,23 @@ namespace dagu::web {
 
 using ApiJson = nlohmann::ordered_json;
 
+// Go's omitempty: null, "", false, 0 and an empty array or object are not set.
+template <class J>
+bool NonEmpty(const J& v) {
+  if (v.is_null()) return false;
+  if (v.is_string()) return !v.template get_ref<const std::string&>().empty();
+  if (v.is_boolean()) return v.template get<bool>();
+  if (v.is_number()) return v.template get<double>() != 0;
+  return !v.empty();
+}
+
+// Copies from[key] to out[as, or key] when it is set (omitempty).
+template <class Out>
+void CopyIfSet(const Json& from, const char* key, Out& out, const char* as = nullptr) {
+  auto it = from.find(key);
+  if (it != from.end() && NonEmpty(*it)) out[as ? as : key] = *it;
+}
+
 // What a masked value shows (step env values in run details).
 inline constexpr const char* kMaskedValue = "***";
 

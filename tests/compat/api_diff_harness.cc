@@ -82,10 +82,12 @@ bool MatchesAny(const std::string& path, const std::vector<std::string>& pattern
   return false;
 }
 
-// Keys whose values are compared everywhere (enums and names).
+// Keys whose values are compared everywhere (enums and names; the second
+// line: /api/v1's PascalCase ones).
 const std::set<std::string>& EnumKeys() {
   static const std::set<std::string> keys = {"code", "status", "statusLabel", "name", "fileName", "type",
-                                             "role", "triggerType", "stream"};
+                                             "role", "triggerType", "stream",
+                                             "Status", "StatusText", "Name", "Title", "PageCount", "DagID", "NewName"};
   return keys;
 }
 
@@ -202,6 +204,10 @@ HttpReply Send(Side& side, const std::string& method, const std::string& path, c
   std::map<std::string, std::string> h = headers;
   std::string b = body ? side.Expand(*body) : "";
   if (body && !h.count("Content-Type")) h["Content-Type"] = "application/json";
+  // With the port, as HTTP clients send it: 1.30.2's /api/v1 request
+  // validator matches the Host against its server URL and answers 404 "no
+  // matching operation was found" without it.
+  if (!h.count("Host")) h["Host"] = "127.0.0.1:" + std::to_string(side.port);
   return HttpRequest(side.port, method, side.Expand(path), b, h, 15s);
 }
 

@@ -12,8 +12,9 @@
 //                        parts decoded)
 // Run IDs, timestamps, DAGU_HOME paths, log-file stamps and the archive
 // executor's "duration" fields are normalised first. Chat steps (chat*.yaml)
-// ask the HTTP server's chat-completions API (OPENAI_API_KEY is set): what it
-// received is compared too
+// ask the HTTP server's chat-completions, Anthropic messages or Gemini
+// generateContent API (OPENAI_API_KEY, ANTHROPIC_API_KEY and GOOGLE_API_KEY
+// are set): what it received is compared too
 //   chat_requests.<i>.path / .headers / .body   each request, in order
 //   messages.<step>.json                        the conversations kept
 // In a case file, `@HTTP@`, `@SMTP_PORT@`, `@SSH_PORT@`, `@SSH_USER@`,
@@ -51,6 +52,8 @@ const std::string kCasesDir = std::string(DAGU_SOURCE_DIR) + "/tests/compat/case
 constexpr const char kSecret[] = "supersecret123";
 constexpr const char kFileSecret[] = "filesecretvalue";
 constexpr const char kLlmKey[] = "sk-llm-test-key";
+constexpr const char kAnthropicKey[] = "sk-ant-test-key";
+constexpr const char kGoogleKey[] = "google-test-key";
 
 using dagu::testing::ReplaceAll;
 using dagu::testing::Slurp;
@@ -114,7 +117,8 @@ class ExecutorsDiffTest : public ::testing::TestWithParam<std::string> {
     std::ofstream(dag) << text;
     std::map<std::string, std::string> env = {{"HOME", dir_.Sub(tag + "/user")}, {"DAGU_HOME", home},
                                               {"TZ", "UTC"}, {"DAGU_SKIP_EXAMPLES", "true"},
-                                              {"MY_SRC_TOKEN", kSecret}, {"OPENAI_API_KEY", kLlmKey}};
+                                              {"MY_SRC_TOKEN", kSecret}, {"OPENAI_API_KEY", kLlmKey},
+                                              {"ANTHROPIC_API_KEY", kAnthropicKey}, {"GOOGLE_API_KEY", kGoogleKey}};
     for (const char* name : {"DAGU_PORT", "DAGU_HOST", "DAGU_TZ", "DAGU_DATA_DIR", "DAGU_DAGS", "DAGU_DAGS_DIR",
                              "DAGU_LOG_DIR", "DAGU_QUEUE_ENABLED", "XDG_DATA_HOME", "DAGU_EXECUTABLE",
                              "SSL_CERT_FILE", "SSL_CERT_DIR"}) {
@@ -165,7 +169,11 @@ class ExecutorsDiffTest : public ::testing::TestWithParam<std::string> {
     // the run kept (<dag-run dir>/messages/<step>.json).
     std::vector<nlohmann::json> requests = servers_->http.Requests();
     for (size_t i = requests_before, n = 0; i < requests.size(); ++i) {
-      if (requests[i].value("p", "").find("/chat/completions") == std::string::npos) continue;
+      const std::string path = requests[i].value("p", "");
+      if (path.find("/chat/completions") == std::string::npos && path.find("/v1/messages") == std::string::npos &&
+          path.find("Content") == std::string::npos) {  // gemini's :generateContent, :streamGenerateContent
+        continue;
+      }
       nlohmann::json headers = requests[i]["h"];
       headers.erase("Host");
       Json r;
@@ -316,6 +324,13 @@ TEST_P(ExecutorsDiffTest, SameAsDagu1302) {
   EXPECT_EQ(all.find(kSecret), std::string::npos) << all;
   EXPECT_EQ(all.find(kFileSecret), std::string::npos) << all;
   if (GetParam() == "secrets") ExpectNoSecretAnywhere();
+  // Nor the LLM API keys (masked like secrets), but in the requests the
+  // chat steps sent.
+  Json written = ours;
+  written.erase("chat_requests");
+  for (const char* key : {kLlmKey, kAnthropicKey, kGoogleKey}) {
+    EXPECT_EQ(written.dump().find(key), std::string::npos) << key << " in " << written.dump();
+  }
   std::cout << "[ diff     ] " << GetParam() << ": " << keys.size() << " fields, " << differences << " differ, "
             << ignored.size() << " known differences\n";
 }

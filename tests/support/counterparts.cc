@@ -97,6 +97,10 @@ class H(http.server.BaseHTTPRequestHandler):
         extra = {}
         if self.path.endswith('/chat/completions'):
             return self.chat(body)
+        if self.path.endswith('/v1/messages'):
+            return self.anthropic(body)
+        if ':generateContent' in self.path or ':streamGenerateContent' in self.path:
+            return self.gemini(body)
         if self.path.startswith('/json'):
             code, ctype, out = 200, 'application/json', b'{"b":[1,2.5,1e21],"a":"x<y>&z","n":null}'
         elif self.path.startswith('/404'):
@@ -120,12 +124,8 @@ class H(http.server.BaseHTTPRequestHandler):
     def chat(self, body):
         # An OpenAI-compatible chat-completions API: /<mode>/v1/chat/completions.
         mode = self.path.split('/')[1]
-        if mode == 'slowchat':
-            time.sleep(5)
-        if mode in ('err400', 'err401', 'err503'):
-            return self.reply(int(mode[3:]), 'application/json', b'{"error":{"message":"rejected by the test server"}}')
-        if mode == 'notjson':
-            return self.reply(200, 'application/json', b'not json')
+        if self.llm_common(mode):
+            return
         if mode == 'nochoices':
             return self.reply(200, 'application/json', b'{"choices":[],"usage":{"total_tokens":1}}')
         req = json.loads(body or '{}')
@@ -156,6 +156,88 @@ class H(http.server.BaseHTTPRequestHandler):
         if mode != 'nodone':
             self.wfile.write(b'data: [DONE]\n\n')
         self.close_connection = True
+    def llm_common(self, mode):
+        # The error modes shared by every provider's API; True when answered.
+        if mode == 'slowchat':
+            time.sleep(5)
+        if mode in ('err400', 'err401', 'err503'):
+            self.reply(int(mode[3:]), 'application/json', b'{"error":{"message":"rejected by the test server"}}')
+            return True
+        if mode == 'notjson':
+            self.reply(200, 'application/json', b'not json')
+            return True
+        if mode == 'array':
+            self.reply(200, 'application/json', b'[1]')
+            return True
+        return False
+    def sse(self, events, end):
+        self.send_response(200)
+        self.send_header('Content-Type', 'text/event-stream')
+        self.send_header('Connection', 'close')
+        self.end_headers()
+        for e in events:
+            line = e if isinstance(e, str) else 'data: ' + json.dumps(e)
+            self.wfile.write((line + end).encode())
+            self.wfile.flush()
+        self.close_connection = True
+    def anthropic(self, body):
+        # Anthropic's Messages API: /<mode>/v1/messages.
+        mode = self.path.split('/')[1]
+        if self.llm_common(mode):
+            return
+        if mode == 'nochoices':
+            return self.reply(200, 'application/json', b'{"content":[],"usage":{"input_tokens":1}}')
+        req = json.loads(body or '{}')
+        msgs = req.get('messages') or []
+        last = msgs[-1].get('content', '') if msgs else ''
+        text = 'reply %d to %s' % (len(msgs), last)
+        half = len(text) // 2
+        if not req.get('stream'):
+            out = json.dumps({"id": "msg_1", "type": "message", "role": "assistant", "model": req.get('model'),
+                              "content": [{"type": "thinking", "thinking": "hidden"},
+                                          {"type": "text", "text": text[:half]}, {"type": "text", "text": text[half:]}],
+                              "stop_reason": "end_turn", "usage": {"input_tokens": 7, "output_tokens": 3}}).encode()
+            return self.reply(200, 'application/json', out)
+        delta = lambda t: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}}
+        events = ['event: message_start',
+                  {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+                                                        "usage": {"input_tokens": 7, "output_tokens": 1}}},
+                  {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                  {"type": "ping"}, delta(text[:half]),
+                  {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "x"}}]
+        if mode == 'streamerr':
+            events += [{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
+        events += [delta(text[half:]), {"type": "content_block_stop", "index": 0},
+                   {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}}]
+        if mode != 'nodone':
+            events += [{"type": "message_stop"}, delta(' after the stop')]
+        self.sse(events, '\n\n')
+    def gemini(self, body):
+        # Gemini's API: /<mode>/.../models/<model>:generateContent or
+        # :streamGenerateContent?alt=sse.
+        mode = self.path.split('/')[1]
+        if self.llm_common(mode):
+            return
+        if mode == 'nochoices':
+            return self.reply(200, 'application/json', b'{"candidates":[]}')
+        req = json.loads(body or '{}')
+        contents = req.get('contents') or []
+        parts = contents[-1].get('parts') or [{}] if contents else [{}]
+        text = 'reply %d to %s' % (len(contents), parts[0].get('text', ''))
+        half = len(text) // 2
+        usage = {"promptTokenCount": 7, "candidatesTokenCount": 3, "totalTokenCount": 10}
+        cand = lambda ps, finish: {"content": {"parts": [{"text": p} for p in ps], "role": "model"},
+                                   "finishReason": finish, "index": 0}
+        if ':streamGenerateContent' not in self.path:
+            out = json.dumps({"candidates": [cand([text[:half], text[half:]], "STOP")],
+                              "usageMetadata": usage}).encode()
+            return self.reply(200, 'application/json', out)
+        events = [{"candidates": [cand([text[:half]], "")]},
+                  {"candidates": [cand([text[half:]], "UNSPECIFIED")], "usageMetadata": usage}]
+        if mode != 'nodone':
+            events += [{"candidates": [cand([], "STOP")], "usageMetadata": usage},
+                       {"candidates": [cand([' after the stop'], "")]}]
+        self.sse(events, '\r\n\r\n')
     def reply(self, code, ctype, out):
         self.send_response(code)
         self.send_header('Content-Type', ctype)

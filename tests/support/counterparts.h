@@ -76,6 +76,14 @@ class HttpTestServer {
   // comment line, a usage chunk, then "data: [DONE]"). Modes: err400 and
   // err401 (that status), err503 (503: retried), notjson, nochoices, nodone
   // (a stream without [DONE]), slowchat (answers after 5 s); any other: OK.
+  // Anthropic's Messages API at /<mode>/v1/messages (text in two blocks
+  // after a thinking block; streamed: message_start, pings, text and
+  // thinking deltas, message_delta with usage, message_stop, then a delta
+  // that must be ignored) and Gemini's at /<mode>/.../models/<m>:
+  // generateContent and :streamGenerateContent?alt=sse (candidates' parts,
+  // usageMetadata, a finishReason STOP chunk, then a chunk to ignore) answer
+  // the same text; the same modes, plus array (a JSON array) for all three
+  // and streamerr (an anthropic error event mid-stream).
   bool Start(const std::string& dir, const std::string& tls_cert = "", const std::string& tls_key = "");
   int port() const { return port_; }
   std::string url(const std::string& path) const;

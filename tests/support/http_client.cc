@@ -37,7 +37,9 @@ void ParseHttpReply(const std::string& raw, HttpReply* reply) {
 
 HttpReply HttpRequest(int port, const std::string& method, const std::string& target, const std::string& body,
                       const std::map<std::string, std::string>& headers, std::chrono::milliseconds timeout) {
-  std::string req = method + " " + target + " HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  std::string req = method + " " + target + " HTTP/1.0\r\n";
+  if (headers.count("Host") == 0) req += "Host: 127.0.0.1\r\n";
+  req += "Connection: close\r\n";
   for (const auto& [name, value] : headers) {
     if (name == "Content-Type" && value.empty()) continue;  // "": no Content-Type at all
     req += name + ": " + value + "\r\n";

@@ -3,7 +3,7 @@
 // GET-only HttpGet in subprocess.h stays as it is). No TLS. A POST or PUT
 // (or any request with a body) says `Content-Type: application/json` unless
 // `headers` names a type; naming it "" sends none (as Dagu 1.30.2's UI sends
-// a POST without body).
+// a POST without body). The Host is "127.0.0.1" unless `headers` names one.
 #pragma once
 
 #include <chrono>
