@@ -233,6 +233,20 @@ TEST(DagValidationTest, DagContainerMakesUntypedStepsContainerSteps) {
   EXPECT_EQ(dag.steps[1].executor_type, "");  // type: command keeps the shell
 }
 
+TEST(DagValidationTest, ABareCommandStringTakesTheDagLevelContainerOrSsh) {
+  // 1.30.2's first-start container example writes its steps as strings.
+  Loaded c = LoadYaml("container: {image: alpine}\nsteps:\n  - echo a\n  - |\n    cat b\n");
+  EXPECT_LOADS(c);
+  ASSERT_EQ(c.dag.steps.size(), 2u);
+  EXPECT_EQ(c.dag.steps[0].executor_type, "container");
+  EXPECT_EQ(c.dag.steps[1].executor_type, "container");
+  EXPECT_EQ(c.dag.steps[0].name, "container_1");
+  Loaded s = LoadYaml("ssh: {user: u, host: h, key: /k}\nsteps:\n  - echo a\n");
+  EXPECT_LOADS(s);
+  ASSERT_EQ(s.dag.steps.size(), 1u);
+  EXPECT_EQ(s.dag.steps[0].executor_type, "ssh");
+}
+
 TEST(DagValidationTest, StepContainerMakesADockerStep) {
   Loaded l = LoadYaml("steps:\n  - container: ctr-name\n    run: echo a\n"
                       "  - container: {exec: c, user: '1', env: [B=2]}\n    run: echo b\n");
@@ -245,21 +259,21 @@ TEST(DagValidationTest, StepContainerMakesADockerStep) {
 
 TEST(DagValidationTest, ContainerErrorsAre1302s) {
   EXPECT_ONE_ERROR(LoadYaml("container: {image: a, exec: b}\nsteps: [{run: x}]\n"),
-                   "'exec' and 'image' are mutually exclusive", 1, 1);
+                   "'exec' and 'image' are mutually exclusive", 1, 12);
   EXPECT_ONE_ERROR(LoadYaml("container: {user: a}\nsteps: [{run: x}]\n"),
-                   "either 'exec' or 'image' must be specified", 1, 1);
+                   "either 'exec' or 'image' must be specified", 1, 12);
   EXPECT_ONE_ERROR(LoadYaml("container: {exec: b, name: n, volumes: [a:b]}\nsteps: [{run: x}]\n"),
-                   "fields [name volumes] cannot be used with 'exec'", 1, 1);
+                   "fields [name volumes] cannot be used with 'exec'", 1, 12);
   EXPECT_ONE_ERROR(LoadYaml("container: {image: a, pullPolicy: sometimes}\nsteps: [{run: x}]\n"),
-                   "failed to parse pull policy as boolean", 1, 1);
+                   "failed to parse pull policy as boolean", 1, 35);
   EXPECT_ONE_ERROR(LoadYaml("container: {image: a, waitFor: ready}\nsteps: [{run: x}]\n"),
-                   "invalid waitFor: ready (supported: running, healthy)", 1, 1);
+                   "invalid waitFor: ready (supported: running, healthy)", 1, 32);
   EXPECT_ONE_ERROR(LoadYaml("container: {image: a, startup: command}\nsteps: [{run: x}]\n"),
-                   "startup 'command' requires non-empty command array", 1, 1);
+                   "startup 'command' requires non-empty command array", 1, 32);
 }
 
 TEST(DagValidationTest, RegistryAuthsAreKeptIn1302sShape) {
-  Loaded l = LoadYaml("registryAuths:\n  docker.io: dXNlcjpwYXNz\n  ghcr.io: {username: u, password: ${P}}\n"
+  Loaded l = LoadYaml("registryAuths:\n  docker.io: dXNlcjpwYXNz\n  ghcr.io: {username: u, password: '${P}'}\n"
                       "steps: [{run: x}]\n");
   EXPECT_LOADS(l);
   EXPECT_EQ(nlohmann::json::parse(l.dag.registry_auths_json),

@@ -91,13 +91,16 @@ class DockerStep final : public RunningStep {
   // words ("" when the exit code says it).
   int Run(std::string* error) {
     // 1.30.2 expands $VAR in each word on the host, before the container
-    // sees it (an unknown name becomes "", as Go's os.Expand does).
+    // sees it (an unknown name becomes "", as Go's os.Expand does); the
+    // env: of a container: (the step's own, else the DAG's) is known there
+    // too, below the step's env:.
+    const bool own_container = inv_.step != nullptr && !inv_.step->container_json.empty();
+    const StepInvocation with_container_env = WithContainerEnv(own_container);
     for (const auto& line : inv_.commands) {
       std::vector<std::string> words = SplitCommandLine(line);
-      for (auto& w : words) w = ExpandConfigString(inv_, w);
+      for (auto& w : words) w = ExpandConfigString(with_container_env, w);
       commands_.push_back(std::move(words));
     }
-    const bool own_container = inv_.step != nullptr && !inv_.step->container_json.empty();
     if (!own_container && inv_.executor_config_json.empty() && !inv_.run_container_id.empty()) {
       return RunInRunContainer(error);
     }
@@ -130,6 +133,33 @@ class DockerStep final : public RunningStep {
     int code = commands_.size() > 1 ? RunKeepAlive(error) : RunOne(error);
     Cleanup();
     return code;
+  }
+
+  // inv_ with the env: entries of the container: that runs the step (the
+  // step's own, else the DAG-level one; a `config:` has none) added to its
+  // environment, each value expanded, a name the step's env: sets left to it.
+  StepInvocation WithContainerEnv(bool own_container) const {
+    StepInvocation inv = inv_;
+    std::string text;
+    if (own_container) {
+      text = inv_.step->container_json;
+    } else if (inv_.executor_config_json.empty() && inv_.dag != nullptr) {
+      text = inv_.dag->container_json;
+    }
+    if (text.empty()) return inv;
+    nlohmann::json ct = nlohmann::json::parse(text, nullptr, false);
+    if (!ct.is_object() || !ct.contains("Env") || !ct["Env"].is_array()) return inv;
+    for (const auto& kv : ct["Env"]) {
+      if (!kv.is_string()) continue;
+      const std::string entry = kv.get<std::string>();
+      const std::string name = entry.substr(0, entry.find('='));
+      bool step_sets = false;
+      if (inv_.step != nullptr) {
+        for (const auto& [step_name, ignored] : inv_.step->env) step_sets |= step_name == name;
+      }
+      if (!step_sets) inv.env.push_back(ExpandConfigString(inv_, entry));
+    }
+    return inv;
   }
 
   // cfg_ from the step's `container:` (own_container) or its `config:`.

@@ -226,7 +226,8 @@ Status DockerLauncher::WaitLogPattern(const std::string& id) {
     }
     stop.store(true);
   });
-  Status logs = client_->Logs(id, /*follow=*/true, 0, sink, &stop);
+  StreamDemuxer demux(sink);
+  Status logs = client_->Logs(id, /*follow=*/true, 0, &demux, &stop);
   if (!matched && !line.empty() && std::regex_search(line, re)) matched = true;
   done.store(true);
   watch.join();
