@@ -365,6 +365,7 @@ void Agent::WriteOutputs(const RunRecord& record) {
 
 void Agent::Stop(int signal, bool use_step_signal) {
   stop_mail_ = true;
+  container_abort_ = true;
   // Not under mu_: the executor calls back into WriteRecord (which takes
   // mu_) while holding its own lock, so cancelling under mu_ deadlocks a
   // stop that arrives as the run starts. executor_ is set once and lives as
@@ -557,6 +558,24 @@ bool Agent::PrepareSsh() {
   return false;
 }
 
+bool Agent::PrepareContainer() {
+  if (dag_.container_json.empty()) return true;
+  const MailLookup vars = MailVars();
+  auto expand = [vars](const std::string& v) { return ExpandVars(v, vars); };
+  run_container_ = std::make_unique<DockerRunContainer>(dag_.container_json, dag_.registry_auths_json,
+                                                        expand(dag_.working_dir), vars("HOME").value_or(""), expand,
+                                                        &container_abort_);
+  std::string docker_host;  // the daemon is found from the process env, as Docker's client does
+  for (const auto& [k, v] : deps_.process_env) {
+    if (k == "DOCKER_HOST") docker_host = v;
+  }
+  Status s = run_container_->Start(docker_host);
+  if (s.ok()) return true;
+  run_container_.reset();
+  FailBeforeStart(s.message());
+  return false;
+}
+
 void Agent::FailBeforeStart(const std::string& error) {
   log_.Error("Failed to initialize DAG execution", {{"err", error}});
   init_error_ = error;
@@ -584,7 +603,7 @@ RunStatus Agent::Execute() {
   Status s = log_.Open(base_.log);
   if (!s.ok()) spdlog::warn("{}", s.ToString());
   log_.SetContext(LogContext());
-  if (!PrepareSecrets() || !PrepareSsh()) {
+  if (!PrepareSecrets() || !PrepareSsh() || !PrepareContainer()) {
     LogRunFailure();
     return RunStatus::kFailed;
   }
@@ -609,6 +628,10 @@ RunStatus Agent::Execute() {
   opt.messages_dir = run_.MessagesPath();
   opt.root_name = base_.root.name;
   opt.root_run_id = base_.root.id;
+  if (run_container_) {
+    opt.run_container_id = run_container_->id();
+    opt.run_container_exec_json = run_container_->exec_options().dump();
+  }
   opt.default_shell = deps_.default_shell;
   if (opt.default_shell.empty()) {
     for (const auto& [k, v] : deps_.process_env) {
@@ -675,6 +698,7 @@ RunStatus Agent::Execute() {
   for (auto& t : mail_threads_) t.join();
   mail_threads_.clear();
   SendRunMail(dag_, final_record, MailVars(), &log_, &stop_mail_);
+  if (run_container_) run_container_->Finish();
   log_.Info("DAG run finished", {{"status", RunStatusLabel(status)},
                                  {"started-at", final_record.started_at},
                                  {"finished-at", final_record.finished_at}});

@@ -42,6 +42,7 @@
 #include "agent/run_log.h"
 #include "agent/run_mail.h"
 #include "agent/run_secrets.h"
+#include "executors/docker_run_container.h"
 #include "executors/executor_registry.h"
 #include "executors/step_runner.h"
 #include "core/clock.h"
@@ -164,6 +165,7 @@ class Agent {
   void LogRunFailure();
   // Variables for the smtp settings and addresses of mails.
   MailLookup MailVars() const;
+  bool PrepareContainer();
   // The moment a step with mailOnError fails: its mail, on a thread of its
   // own (joined before the run's mail). Called by the observer.
   void StepMails(const ExecutionState& state);
@@ -198,6 +200,10 @@ class Agent {
   std::vector<int> logged_retries_;  // per step: the retries logged so far
   std::vector<std::thread> mail_threads_;
   std::atomic<bool> stop_mail_{false};
+  // A DAG-level container: (src/executors/docker_run_container.h): started
+  // before the first step, finished after the run; a stop cuts its start.
+  std::unique_ptr<DockerRunContainer> run_container_;
+  std::atomic<bool> container_abort_{false};
   bool ran_ = false;           // Execute() was called: the run is kept whatever happens
   std::unique_ptr<Executor> executor_;
   std::optional<ProcEntry> proc_;

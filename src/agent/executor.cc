@@ -423,6 +423,8 @@ StepInvocation Executor::MakeInvocation(const Step& def, const NodeState& node, 
   inv.capture_limit = static_cast<size_t>(dag_.max_output_size > 0 ? dag_.max_output_size : 1 << 20);
   inv.executor_type = def.executor_type;
   inv.executor_config_json = def.executor_config_json;
+  inv.run_container_id = opt_.run_container_id;
+  inv.run_container_exec_json = opt_.run_container_exec_json;
   inv.dag = &dag_;
   inv.step = &def;
   inv.expand = [owned](const std::string& value) { return Substitute(value, owned); };

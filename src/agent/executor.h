@@ -133,6 +133,10 @@ struct ExecutorOptions {
   std::string messages_dir;  // StepInvocation::messages_dir
   std::string root_name;
   std::string root_run_id;
+  // The run's DAG-level container (StepInvocation::run_container_id,
+  // run_container_exec_json); "" = none.
+  std::string run_container_id;
+  std::string run_container_exec_json;
   // The run log, for the lines a runner writes about a step
   // (StepInvocation::log) and the executor's own (preconditions); the
   // agent adds the run's context fields and `step=<step_name>` unless

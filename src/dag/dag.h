@@ -172,6 +172,14 @@ struct Step {
   // (src/executors/executor_registry.h).
   std::string executor_type;
   std::string executor_config_json;
+  // A step `container:` (Dagu 1.30.2): the step runs in a new container of
+  // its own (or execs into an existing one); its type is then "docker". The
+  // object in the shape of Dagu's core.Container as JSON text (Go field
+  // names: Image, Exec, Name, PullPolicy 0 always / 1 never / 2 missing, Env
+  // ["K=V"], Volumes, User, WorkingDir, Platform, Ports, Network,
+  // KeepContainer, Startup, Command, WaitFor, LogPattern, RestartPolicy;
+  // values not yet expanded); "" = none (src/dag/dag_container.h).
+  std::string container_json;
   // call: <dag> (and Dagu 1.30.2's `run: <dag>`): the step runs that DAG as a
   // child run instead of a command; "" = not a call. A call step's
   // executor_type is "dag", or "parallel" with `parallel:`
@@ -281,6 +289,13 @@ struct Dag : DagHeader {
   MailConfig wait_mail;
   std::vector<SecretRef> secrets;
   std::optional<LlmConfig> llm;  // `llm:`: the default of the chat steps
+  // DAG-level `container:` (as Step::container_json): one container for the
+  // run, every step without a type an exec in it (src/executors/
+  // docker_run_container.h); "" = none.
+  std::string container_json;
+  // `registryAuths:` as written (a JSON string or a map host -> auth), as
+  // JSON text; "" = none (docker pulls fall back to DOCKER_AUTH_CONFIG).
+  std::string registry_auths_json;
   std::vector<Step> steps;     // depends are complete (chain order applied, ids resolved)
   std::string yaml_data;       // the original file contents
   // The other documents of a multi-document file (`---`): DAGs that call:

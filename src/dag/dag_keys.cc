@@ -58,9 +58,9 @@ const KeyTable& RootKeys() {
           {"otel", {}, kIgnored, "OpenTelemetry tracing is not emitted by this implementation"},
           {"run_config", {}, kIgnored, "web UI run options are not applied by this implementation"},
           {"worker_selector", {}, kIgnored, "runs always execute on the scheduler's host here"},
-          {"container", {}, kUnsupported, "docker containers; this implementation runs shell steps on the host"},
+          {"container", {}},
           {"ssh", {}},
-          {"registry_auths", {}, kUnsupported, "docker registries; this implementation runs shell steps on the host"},
+          {"registry_auths", {}},
           {"llm", {}},
           {"s3", {}, kUnsupported, kShellOnly},
           {"redis", {}, kUnsupported, kShellOnly},
@@ -128,7 +128,7 @@ const KeyTable& StepKeys() {
           {"foreach", {}, kUnsupported, kShellOnly},
           {"action", {}, kUnsupported, "actions; use run:"},
           {"with", {}, kUnsupported, "action settings; use run:, shell: and shell_args:"},
-          {"container", {}, kUnsupported, "docker containers; this implementation runs shell steps on the host"},
+          {"container", {}},
           {"exec", {}, kUnsupported, "direct exec; use run:"},
           {"llm", {}},
           {"messages", {}},
@@ -255,6 +255,30 @@ const KeyTable& LlmMessageKeys() {
 
 const KeyTable& SmtpKeys() {
   static const KeyTable table{"smtp", {{"host", {}}, {"port", {}}, {"username", {}}, {"password", {}}}, {}};
+  return table;
+}
+
+const KeyTable& ContainerKeys() {
+  static const KeyTable table{"container",
+                              {{"exec", {}},
+                               {"name", {}},
+                               {"image", {}},
+                               {"pull_policy", {}},
+                               {"env", {}},
+                               {"volumes", {}},
+                               {"user", {}},
+                               {"working_dir", {}},
+                               {"work_dir", {}},
+                               {"platform", {}},
+                               {"ports", {}},
+                               {"network", {}},
+                               {"keep_container", {}},
+                               {"startup", {}},
+                               {"command", {}},
+                               {"wait_for", {}},
+                               {"log_pattern", {}},
+                               {"restart_policy", {}}},
+                              {}};
   return table;
 }
 

@@ -23,6 +23,7 @@ const KeyTable& LlmThinkingKeys();
 const KeyTable& LlmMessageKeys();
 const KeyTable& SmtpKeys();
 const KeyTable& SshKeys();
+const KeyTable& ContainerKeys();
 const KeyTable& MailOnKeys();
 const KeyTable& MailKeys();
 const KeyTable& SecretKeys();

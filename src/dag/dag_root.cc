@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "core/duration.h"
+#include "dag/dag_container.h"
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
 
@@ -190,6 +191,14 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
       ParseDagSsh(ctx, *x);
     }
   }
+  if (const Field* x = fields.Get("container")) {
+    if (options.is_base) {
+      ctx.Error(*x, "container: is not supported in the base config; give it in the DAG file");
+    } else if (ParseContainer(ctx, *x, &dag->container_json)) {
+      ctx.set_dag_container(true);
+    }
+  }
+  if (const Field* x = fields.Get("registry_auths")) ParseRegistryAuths(ctx, *x, &dag->registry_auths_json);
   if (const Field* x = fields.Get("llm")) ParseLlm(ctx, *x, LlmLevel::kDag, &dag->llm);
   std::vector<std::pair<Step*, ParsedStep>> handlers;
   if (const Field* x = fields.Get("handler_on")) {

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <climits>
 
+#include "dag/dag_container.h"
 #include "dag/dag_executor.h"
 #include "dag/dag_keys.h"
 #include "dag/dag_parse.h"
@@ -291,6 +292,18 @@ void ParseSignal(ParseContext& ctx, const Field& f, std::string* out) {
   ctx.Error(f, msg);
 }
 
+// A step that names no type and is no call takes the DAG-level container:
+// (type container) or ssh: (type ssh; a script is then refused by
+// CheckExecutorCaps), as 1.30.2 gives them; a bare command string included.
+void ApplyDagLevelType(ParseContext& ctx, Step* step) {
+  if (!step->executor_type.empty()) return;
+  if (ctx.dag_container()) {
+    step->executor_type = "container";
+  } else if (ctx.dag_ssh()) {
+    step->executor_type = "ssh";
+  }
+}
+
 void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
   Step& step = out->step;
   if (const Field* x = fields.Get("name")) {
@@ -332,12 +345,17 @@ void ParseStepFields(ParseContext& ctx, const Fields& fields, ParsedStep* out) {
     step.script = Trim(ctx.crlf() ? RestoreCr(step.script) : step.script);
   }
   ParseStepExecutor(ctx, fields, &step, &out->type_written);
-  // A DAG-level ssh: takes every step that names no type (1.30.2); `type:
-  // command` / `shell` and calls keep theirs. (A written `type: ssh` with a
-  // script is refused by ParseStepExecutor.)
-  if (ctx.dag_ssh() && step.executor_type.empty() && fields.Get("type") == nullptr &&
-      fields.Get("executor") == nullptr && !HasCall(fields)) {
-    step.executor_type = "ssh";  // a script is then refused by CheckExecutorCaps
+  // A step container: runs the step in a container of its own (type
+  // docker). A DAG-level container: or ssh: takes every step that names no
+  // type (1.30.2); `type: command` / `shell` and calls keep theirs. (A
+  // written `type: ssh` with a script is refused by ParseStepExecutor.)
+  if (const Field* x = fields.Get("container"); x != nullptr && KindOf(x->value) != ScalarKind::kNull) {
+    if (ParseContainer(ctx, *x, &step.container_json) && step.executor_type.empty() && !HasCall(fields)) {
+      step.executor_type = "docker";
+    }
+  }
+  if (fields.Get("type") == nullptr && fields.Get("executor") == nullptr && !HasCall(fields)) {
+    ApplyDagLevelType(ctx, &step);
   }
   if (run == nullptr && command == nullptr && script == nullptr && step.executor_type.empty() && !HasCall(fields)) {
     ctx.ErrorAt(out->at.value, out->at.path, "the step has nothing to run; give run:");
@@ -412,6 +430,7 @@ void ParseStep(ParseContext& ctx, const Field& f, ParsedStep* out) {
       return;
     }
     AddCommandText(ctx, text, &out->step);
+    ApplyDagLevelType(ctx, &out->step);
     return;
   }
   if (!f.value.IsMap()) {

@@ -3,6 +3,8 @@
 
 #include "dag/dag_test_util.h"
 
+#include <nlohmann/json.hpp>
+
 namespace dagu {
 namespace {
 
@@ -72,8 +74,8 @@ TEST(DagValidationTest, TimeZoneKeyPointsAtCronTz) {
 }
 
 TEST(DagValidationTest, UnsupportedKeysAreErrorsIgnoredKeysWarnings) {
-  Loaded bad = LoadYaml("container: {image: alpine}\nsteps: [{run: x}]\n");
-  EXPECT_ONE_ERROR(bad, "container: not supported: docker containers", 1, 1);
+  Loaded bad = LoadYaml("kubernetes: {}\nsteps: [{run: x}]\n");
+  EXPECT_ONE_ERROR(bad, "kubernetes: not supported", 1, 1);
 
   // waitMail is read now (approval steps); otel is accepted and ignored.
   EXPECT_LOADS(LoadYaml("waitMail: {to: a@b}\nsteps: [{command: x}]\n"));
@@ -214,6 +216,71 @@ TEST(DagValidationTest, FileNameAsDagNameIsChecked) {
   Loaded l = LoadYaml("steps: [{run: x}]\n", {}, "/dags/has space.yaml");
   EXPECT_ONE_ERROR(l, "the name comes from the file name", 1, 1);
   EXPECT_LOADS(LoadYaml("name: fine\nsteps: [{run: x}]\n", {}, "/dags/has space.yaml"));
+}
+
+// --- container: and registryAuths (Dagu 1.30.2; dag_container.h) ---
+
+TEST(DagValidationTest, DagContainerMakesUntypedStepsContainerSteps) {
+  Loaded l = LoadYaml("container:\n  image: alpine\n  env: {A: '1'}\n  workDir: /w\n  keepContainer: true\n"
+                      "  volumes: [./d:/d]\n  startup: Command\n  command: [sleep, '9']\nsteps:\n"
+                      "  - run: echo a\n  - type: command\n    run: echo b\n");
+  EXPECT_LOADS(l);
+  const Dag& dag = l.dag;
+  EXPECT_EQ(nlohmann::json::parse(dag.container_json),
+            nlohmann::json::parse(R"({"Image":"alpine","PullPolicy":2,"Env":["A=1"],"WorkingDir":"/w",
+              "Volumes":["./d:/d"],"Command":["sleep","9"],"KeepContainer":true,"Startup":"command"})"));
+  EXPECT_EQ(dag.steps[0].executor_type, "container");
+  EXPECT_EQ(dag.steps[1].executor_type, "");  // type: command keeps the shell
+}
+
+TEST(DagValidationTest, ABareCommandStringTakesTheDagLevelContainerOrSsh) {
+  // 1.30.2's first-start container example writes its steps as strings.
+  Loaded c = LoadYaml("container: {image: alpine}\nsteps:\n  - echo a\n  - |\n    cat b\n");
+  EXPECT_LOADS(c);
+  ASSERT_EQ(c.dag.steps.size(), 2u);
+  EXPECT_EQ(c.dag.steps[0].executor_type, "container");
+  EXPECT_EQ(c.dag.steps[1].executor_type, "container");
+  EXPECT_EQ(c.dag.steps[0].name, "container_1");
+  Loaded s = LoadYaml("ssh: {user: u, host: h, key: /k}\nsteps:\n  - echo a\n");
+  EXPECT_LOADS(s);
+  ASSERT_EQ(s.dag.steps.size(), 1u);
+  EXPECT_EQ(s.dag.steps[0].executor_type, "ssh");
+}
+
+TEST(DagValidationTest, StepContainerMakesADockerStep) {
+  Loaded l = LoadYaml("steps:\n  - container: ctr-name\n    run: echo a\n"
+                      "  - container: {exec: c, user: '1', env: [B=2]}\n    run: echo b\n");
+  EXPECT_LOADS(l);
+  EXPECT_EQ(l.dag.steps[0].executor_type, "docker");
+  EXPECT_EQ(l.dag.steps[0].container_json, R"({"Exec":"ctr-name"})");
+  EXPECT_EQ(nlohmann::json::parse(l.dag.steps[1].container_json),
+            nlohmann::json::parse(R"({"Exec":"c","User":"1","Env":["B=2"]})"));
+}
+
+TEST(DagValidationTest, ContainerErrorsAre1302s) {
+  EXPECT_ONE_ERROR(LoadYaml("container: {image: a, exec: b}\nsteps: [{run: x}]\n"),
+                   "'exec' and 'image' are mutually exclusive", 1, 12);
+  EXPECT_ONE_ERROR(LoadYaml("container: {user: a}\nsteps: [{run: x}]\n"),
+                   "either 'exec' or 'image' must be specified", 1, 12);
+  EXPECT_ONE_ERROR(LoadYaml("container: {exec: b, name: n, volumes: [a:b]}\nsteps: [{run: x}]\n"),
+                   "fields [name volumes] cannot be used with 'exec'", 1, 12);
+  EXPECT_ONE_ERROR(LoadYaml("container: {image: a, pullPolicy: sometimes}\nsteps: [{run: x}]\n"),
+                   "failed to parse pull policy as boolean", 1, 35);
+  EXPECT_ONE_ERROR(LoadYaml("container: {image: a, waitFor: ready}\nsteps: [{run: x}]\n"),
+                   "invalid waitFor: ready (supported: running, healthy)", 1, 32);
+  EXPECT_ONE_ERROR(LoadYaml("container: {image: a, startup: command}\nsteps: [{run: x}]\n"),
+                   "startup 'command' requires non-empty command array", 1, 32);
+}
+
+TEST(DagValidationTest, RegistryAuthsAreKeptIn1302sShape) {
+  Loaded l = LoadYaml("registryAuths:\n  docker.io: dXNlcjpwYXNz\n  ghcr.io: {username: u, password: '${P}'}\n"
+                      "steps: [{run: x}]\n");
+  EXPECT_LOADS(l);
+  EXPECT_EQ(nlohmann::json::parse(l.dag.registry_auths_json),
+            nlohmann::json::parse(R"({"docker.io":{"auth":"dXNlcjpwYXNz"},"ghcr.io":{"username":"u","password":"${P}"}})"));
+  Loaded s = LoadYaml("registryAuths: '{\"auths\":{}}'\nsteps: [{run: x}]\n");
+  EXPECT_LOADS(s);
+  EXPECT_EQ(s.dag.registry_auths_json, R"({"_json":{"auth":"{\"auths\":{}}"}})");
 }
 
 // --- steps container ---

@@ -125,6 +125,9 @@ class ParseContext {
   // The DAG has an ssh: key: steps without a type run over it.
   void set_dag_ssh(bool on) { dag_ssh_ = on; }
   bool dag_ssh() const { return dag_ssh_; }
+  // The DAG has a container: key: steps without a type run in it.
+  void set_dag_container(bool on) { dag_container_ = on; }
+  bool dag_container() const { return dag_container_; }
 
   // Inside a StepScope, errors of a metadata-only load become warnings.
   class StepScope {
@@ -179,6 +182,7 @@ class ParseContext {
   DialectEvidence evidence_;
   bool crlf_ = false;
   bool dag_ssh_ = false;
+  bool dag_container_ = false;
   std::vector<DagError>* out_;
   bool metadata_only_;
   int step_depth_ = 0;

@@ -343,3 +343,193 @@ Status ParseDockerStepConfig(const nlohmann::json& config, DockerStepConfig* out
 }
 
 }  // namespace dagu
+
+namespace dagu {
+namespace {
+
+std::string Str(const nlohmann::json& c, const char* key) {
+  auto it = c.find(key);
+  return it != c.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<std::string> StrList(const nlohmann::json& c, const char* key) {
+  std::vector<std::string> out;
+  auto it = c.find(key);
+  if (it == c.end() || !it->is_array()) return out;
+  for (const auto& v : *it) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+std::vector<std::string> SplitOn(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t at = text.find(sep, start);
+    parts.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) return parts;
+    start = at + 1;
+  }
+}
+
+// filepath.Clean for the absolute paths built here.
+std::string CleanPath(const std::string& path) {
+  std::vector<std::string> kept;
+  for (const std::string& part : SplitOn(path, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!kept.empty()) kept.pop_back();
+      continue;
+    }
+    kept.push_back(part);
+  }
+  std::string out;
+  for (const auto& p : kept) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+Status ParseVolumes(const std::vector<std::string>& volumes, const std::string& work_dir, const std::string& home,
+                    nlohmann::json* host) {
+  for (const std::string& vol : volumes) {
+    std::vector<std::string> parts = SplitOn(vol, ':');
+    if (parts.size() < 2 || parts.size() > 3) {
+      return Status::InvalidArgument("failed to parse volumes: invalid volume format: " + vol);
+    }
+    std::string source = parts[0];
+    const std::string target = parts[1];
+    const std::string mode = parts.size() == 3 ? parts[2] : "";
+    if (!mode.empty() && mode != "ro" && mode != "rw") {
+      return Status::InvalidArgument("failed to parse volumes: invalid volume format: invalid mode " + mode + " in " +
+                                     vol);
+    }
+    const bool read_only = mode == "ro";
+    const bool is_path = !source.empty() && (source[0] == '/' || source[0] == '.' || source[0] == '~');
+    if (!is_path) {
+      (*host)["Mounts"].push_back({{"Type", "volume"}, {"Source", source}, {"Target", target}, {"ReadOnly", read_only}});
+      continue;
+    }
+    if (source[0] == '.' && !work_dir.empty()) {
+      if (source == "." || source == "./") {
+        source = work_dir;
+      } else if (source.rfind("./", 0) == 0) {
+        source = work_dir + "/" + source.substr(2);
+      } else {
+        source = work_dir + "/" + source.substr(1);
+      }
+      source = CleanPath(source);
+    } else if (source[0] == '~') {
+      source = CleanPath(home + source.substr(1));
+    } else if (source[0] == '.') {
+      return Status::InvalidArgument("failed to parse volumes: no working directory for " + vol);
+    }
+    (*host)["Binds"].push_back(source + ":" + target + (read_only ? ":ro" : ":rw"));
+  }
+  return Status::OK();
+}
+
+Status ParsePorts(const std::vector<std::string>& ports, nlohmann::json* config, nlohmann::json* host) {
+  for (const std::string& raw : ports) {
+    const std::string spec(TrimSpace(raw));
+    std::vector<std::string> parts = SplitOn(spec, ':');
+    std::string ip, host_port, ctr;
+    if (parts.size() == 1) {
+      ctr = parts[0];
+    } else if (parts.size() == 2) {
+      host_port = parts[0];
+      ctr = parts[1];
+    } else if (parts.size() == 3) {
+      ip = parts[0];
+      host_port = parts[1];
+      ctr = parts[2];
+    } else {
+      return Status::InvalidArgument("failed to parse ports: invalid port format: " + spec);
+    }
+    std::string proto = "tcp";
+    if (ctr.find('/') != std::string::npos) {
+      std::vector<std::string> p = SplitOn(ctr, '/');
+      if (p.size() != 2) {
+        return Status::InvalidArgument("failed to parse ports: invalid port format: invalid protocol in " + spec);
+      }
+      ctr = p[0];
+      proto = p[1];
+    }
+    if (proto != "tcp" && proto != "udp" && proto != "sctp") {
+      return Status::InvalidArgument("failed to parse ports: invalid port format: invalid protocol " + proto + " in " +
+                                     spec);
+    }
+    const std::string port = ctr + "/" + proto;
+    (*config)["ExposedPorts"][port] = nlohmann::json::object();
+    if (!host_port.empty()) {
+      (*host)["PortBindings"][port] =
+          nlohmann::json::array({{{"HostIp", ip.empty() ? "0.0.0.0" : ip}, {"HostPort", host_port}}});
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status DockerConfigFromContainer(const nlohmann::json& ct, const std::string& dag_working_dir, const std::string& home,
+                                 const std::function<std::string(const std::string&)>& expand,
+                                 DockerStepConfig* out) {
+  *out = DockerStepConfig();
+  if (!ct.is_object()) return Status::InvalidArgument("failed to load container config: expected an object");
+  auto str = [&](const char* key) { return expand(Str(ct, key)); };
+  auto list = [&](const char* key) {
+    std::vector<std::string> v = StrList(ct, key);
+    for (auto& s : v) s = expand(s);
+    return v;
+  };
+  std::string working_dir = Str(ct, "WorkDir").empty() ? str("WorkingDir") : str("WorkDir");
+  const std::vector<std::string> env = list("Env");
+  const std::string exec = str("Exec");
+  if (!exec.empty()) {
+    out->container_name = exec;
+    if (!Str(ct, "User").empty()) out->exec["User"] = str("User");
+    if (!working_dir.empty()) out->exec["WorkingDir"] = working_dir;
+    if (!env.empty()) out->exec["Env"] = env;
+    return Status::OK();
+  }
+  out->image = str("Image");
+  if (out->image.empty()) return Status::InvalidArgument("image is required");
+  out->container["Image"] = out->image;
+  if (!env.empty()) out->container["Env"] = env;
+  if (!Str(ct, "User").empty()) out->container["User"] = str("User");
+  if (!working_dir.empty()) out->container["WorkingDir"] = working_dir;
+  if (Status s = ParseVolumes(list("Volumes"), dag_working_dir, home, &out->host); !s.ok()) return s;
+  if (Status s = ParsePorts(list("Ports"), &out->container, &out->host); !s.ok()) return s;
+  const std::string network = str("Network");
+  if (!network.empty()) {
+    out->host["NetworkMode"] = network;
+    if (network != "bridge" && network != "host" && network != "none" && network.rfind("container:", 0) != 0) {
+      out->network["EndpointsConfig"][network] = nlohmann::json::object();
+    }
+  }
+  auto keep = ct.find("KeepContainer");
+  out->auto_remove = !(keep != ct.end() && keep->is_boolean() && keep->get<bool>());
+  const std::string restart = AsciiLower(std::string(TrimSpace(Str(ct, "RestartPolicy"))));
+  if (!restart.empty()) {
+    if (restart != "no" && restart != "always" && restart != "unless-stopped") {
+      return Status::InvalidArgument("failed to parse restartPolicy: invalid restartPolicy: " + restart +
+                                     " (supported: no, always, unless-stopped)");
+    }
+    out->host["RestartPolicy"] = {{"Name", restart}};
+  }
+  out->container_name = std::string(TrimSpace(str("Name")));
+  out->platform = str("Platform");
+  auto pull = ct.find("PullPolicy");
+  const int policy = pull != ct.end() && pull->is_number_integer() ? pull->get<int>() : 2;
+  out->pull = policy == 0 ? DockerStepConfig::Pull::kAlways
+              : policy == 1 ? DockerStepConfig::Pull::kNever
+                            : DockerStepConfig::Pull::kMissing;
+  std::string startup = AsciiLower(std::string(TrimSpace(Str(ct, "Startup"))));
+  if (!startup.empty()) out->startup = startup;
+  std::string wait_for = AsciiLower(std::string(TrimSpace(Str(ct, "WaitFor"))));
+  if (!wait_for.empty()) out->wait_for = wait_for;
+  out->start_cmd = list("Command");
+  out->log_pattern = Str(ct, "LogPattern");
+  return Status::OK();
+}
+
+}  // namespace dagu

@@ -77,3 +77,68 @@ TEST(DockerConfigTest, RulesOf130) {
 
 }  // namespace
 }  // namespace dagu
+
+namespace dagu {
+namespace {
+
+std::string Same(const std::string& s) { return s; }
+
+TEST(DockerConfigFromContainerTest, ImageModeMapsEachKey) {
+  DockerStepConfig c;
+  Status s = DockerConfigFromContainer(
+      nlohmann::json::parse(R"({"Image":"img","Name":"n","PullPolicy":1,"Env":["A=1"],"User":"u","WorkingDir":"/w",
+        "WorkDir":"/d","Volumes":[".:/a","./x/../y:/b:ro","~/h:/c","/abs:/d:rw","named:/e"],
+        "Ports":["8080:80","127.0.0.1:53:53/udp","9000"],"Network":"mynet","RestartPolicy":"Always",
+        "Startup":"command","Command":["sleep","1"],"WaitFor":"healthy","LogPattern":"ready"})"),
+      "/wd", "/home/me", Same, &c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(c.image, "img");
+  EXPECT_EQ(c.container_name, "n");
+  EXPECT_EQ(c.pull, DockerStepConfig::Pull::kNever);
+  EXPECT_TRUE(c.auto_remove);
+  EXPECT_EQ(c.container["WorkingDir"], "/d");  // workDir wins
+  EXPECT_EQ(c.container["Env"], nlohmann::json::parse(R"(["A=1"])"));
+  EXPECT_EQ(c.host["Binds"], nlohmann::json::parse(R"(["/wd:/a:rw","/wd/y:/b:ro","/home/me/h:/c:rw","/abs:/d:rw"])"));
+  EXPECT_EQ(c.host["Mounts"],
+            nlohmann::json::parse(R"([{"Type":"volume","Source":"named","Target":"/e","ReadOnly":false}])"));
+  EXPECT_EQ(c.container["ExposedPorts"], nlohmann::json::parse(R"({"80/tcp":{},"53/udp":{},"9000/tcp":{}})"));
+  EXPECT_EQ(c.host["PortBindings"], nlohmann::json::parse(R"({"80/tcp":[{"HostIp":"0.0.0.0","HostPort":"8080"}],
+                                                               "53/udp":[{"HostIp":"127.0.0.1","HostPort":"53"}]})"));
+  EXPECT_EQ(c.host["NetworkMode"], "mynet");
+  EXPECT_EQ(c.network["EndpointsConfig"], nlohmann::json::parse(R"({"mynet":{}})"));
+  EXPECT_EQ(c.host["RestartPolicy"], nlohmann::json::parse(R"({"Name":"always"})"));
+  EXPECT_EQ(c.startup, "command");
+  EXPECT_EQ(c.start_cmd, (std::vector<std::string>{"sleep", "1"}));
+  EXPECT_EQ(c.wait_for, "healthy");
+  EXPECT_EQ(c.log_pattern, "ready");
+}
+
+TEST(DockerConfigFromContainerTest, ExecModeAndExpansionAndErrors) {
+  DockerStepConfig c;
+  auto expand = [](const std::string& s) { return s == "${C}" ? std::string("ctr") : s; };
+  ASSERT_TRUE(DockerConfigFromContainer(nlohmann::json::parse(R"({"Exec":"${C}","User":"1","Env":["E=1"]})"), "/wd",
+                                        "", expand, &c)
+                  .ok());
+  EXPECT_EQ(c.container_name, "ctr");
+  EXPECT_TRUE(c.image.empty());
+  EXPECT_EQ(c.exec, nlohmann::json::parse(R"({"User":"1","Env":["E=1"]})"));
+  // What 1.30.2 writes into dag.json (every field, nulls) reads the same.
+  ASSERT_TRUE(DockerConfigFromContainer(nlohmann::json::parse(R"({"Exec":"","Name":"","Image":"i","PullPolicy":0,
+      "Env":null,"Volumes":null,"User":"","WorkingDir":"","WorkDir":"","Platform":"","Ports":null,"Network":"",
+      "KeepContainer":true,"Startup":"","Command":null,"WaitFor":"","LogPattern":"","RestartPolicy":""})"),
+                                        "/wd", "", Same, &c)
+                  .ok());
+  EXPECT_EQ(c.pull, DockerStepConfig::Pull::kAlways);
+  EXPECT_FALSE(c.auto_remove);
+  EXPECT_EQ(c.startup, "keepalive");
+  EXPECT_EQ(c.wait_for, "running");
+  EXPECT_FALSE(c.container.contains("Env"));
+  Status bad = DockerConfigFromContainer(nlohmann::json::parse(R"({"Image":"i","Volumes":["nocolon"]})"), "/wd", "",
+                                         Same, &c);
+  EXPECT_EQ(bad.message(), "failed to parse volumes: invalid volume format: nocolon");
+  bad = DockerConfigFromContainer(nlohmann::json::parse(R"({"Image":"i","Ports":["1:2:3:4"]})"), "/wd", "", Same, &c);
+  EXPECT_EQ(bad.message(), "failed to parse ports: invalid port format: 1:2:3:4");
+}
+
+}  // namespace
+}  // namespace dagu

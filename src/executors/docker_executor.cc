@@ -10,6 +10,7 @@
 #include "core/strings.h"
 #include "executors/docker_client.h"
 #include "executors/docker_config.h"
+#include "executors/docker_launcher.h"
 #include "executors/executor_support.h"
 #include "store/dag_snapshot.h"
 
@@ -18,7 +19,6 @@ namespace {
 
 constexpr int kReadinessPolls = 240;  // 120 s at 500 ms, as 1.30.2 waits for a container
 constexpr int kLogDrainMs = 2000;     // how long a log follow may run on after the exit
-constexpr const char* kKeepAlive = "while true; do sleep 86400; done";
 
 void SleepMs(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000 * 1000};
@@ -28,14 +28,6 @@ void SleepMs(long ms) {
 std::string SignalName(int sig) {
   const char* abbrev = sigabbrev_np(sig);
   return abbrev == nullptr ? std::to_string(sig) : std::string("SIG") + abbrev;
-}
-
-// Docker's platform names for the daemon's /info architecture.
-std::string NormalizeArch(const std::string& arch) {
-  if (arch == "x86_64" || arch == "x86-64") return "amd64";
-  if (arch == "aarch64") return "arm64";
-  if (arch == "i386" || arch == "i686") return "386";
-  return arch;
 }
 
 nlohmann::json Expanded(const StepInvocation& inv, const nlohmann::json& v) {
@@ -98,38 +90,32 @@ class DockerStep final : public RunningStep {
   // The step's work; the exit code, and *error for a failure in 1.30.2's
   // words ("" when the exit code says it).
   int Run(std::string* error) {
-    std::string why;
-    ExecutorConfig raw;
-    if (!raw.Parse(inv_, &why)) {
-      *error = "failed to load container config: " + why;
-      return 1;
+    // 1.30.2 expands $VAR in each word on the host, before the container
+    // sees it (an unknown name becomes "", as Go's os.Expand does); the
+    // env: of a container: (the step's own, else the DAG's) is known there
+    // too, below the step's env:.
+    const bool own_container = inv_.step != nullptr && !inv_.step->container_json.empty();
+    const StepInvocation with_container_env = WithContainerEnv(own_container);
+    for (const auto& line : inv_.commands) {
+      std::vector<std::string> words = SplitCommandLine(line);
+      for (auto& w : words) w = ExpandConfigString(with_container_env, w);
+      commands_.push_back(std::move(words));
     }
-    if (Status s = ParseDockerStepConfig(Expanded(inv_, raw.json()), &cfg_); !s.ok()) {
-      *error = "failed to load container config: " + s.message();
+    if (!own_container && inv_.executor_config_json.empty() && !inv_.run_container_id.empty()) {
+      return RunInRunContainer(error);
+    }
+    if (Status s = LoadConfig(own_container); !s.ok()) {
+      *error = s.message();
       return 1;
     }
     const char* host = std::getenv("DOCKER_HOST");
-    StatusOr<DockerEndpoint> endpoint = DockerEndpointFor(host == nullptr ? "" : host);
-    if (!endpoint.ok()) {
-      *error = "failed to setup container: " + endpoint.status().message();
-      return 1;
-    }
-    client_ = std::make_unique<DockerClient>(*endpoint);
-    if (Status s = client_->Connect(&stop_); !s.ok()) {
+    launcher_ = std::make_unique<DockerLauncher>(cfg_, &stop_);
+    launcher_->set_expand([this](const std::string& v) { return ExpandConfigString(inv_, v); });
+    if (Status s = launcher_->Connect(host == nullptr ? "" : host); !s.ok()) {
       *error = "failed to setup container: " + s.message();
       return 1;
     }
-    if (Status s = ResolvePlatform(); !s.ok()) {
-      *error = "failed to setup container: " + s.message();
-      return 1;
-    }
-    // 1.30.2 expands $VAR in each word on the host, before the container
-    // sees it (an unknown name becomes "", as Go's os.Expand does).
-    for (const auto& line : inv_.commands) {
-      std::vector<std::string> words = SplitCommandLine(line);
-      for (auto& w : words) w = ExpandConfigString(inv_, w);
-      commands_.push_back(std::move(words));
-    }
+    client_ = &launcher_->client();
 
     if (!cfg_.container_name.empty() && cfg_.image.empty()) return RunInExisting(error);
     if (!cfg_.container_name.empty()) {
@@ -149,91 +135,108 @@ class DockerStep final : public RunningStep {
     return code;
   }
 
-  Status ResolvePlatform() {
-    if (!cfg_.platform.empty()) {
-      platform_ = cfg_.platform;
-      std::vector<std::string> parts;
-      size_t start = 0;
-      while (true) {
-        size_t slash = platform_.find('/', start);
-        parts.push_back(platform_.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-        if (slash == std::string::npos) break;
-        start = slash + 1;
-      }
-      if (parts.size() < 2 || parts.size() > 3 || parts[0].empty() || parts[1].empty()) {
-        return Status::InvalidArgument("failed to parse platform " + cfg_.platform +
-                                       ": expected os/arch[/variant]");
-      }
-      os_ = parts[0];
-      arch_ = NormalizeArch(parts[1]);
-      variant_ = parts.size() == 3 ? parts[2] : "";
-      platform_ = os_ + "/" + arch_ + (variant_.empty() ? "" : "/" + variant_);
-      return Status::OK();
+  // inv_ with the env: entries of the container: that runs the step (the
+  // step's own, else the DAG-level one; a `config:` has none) added to its
+  // environment, each value expanded, a name the step's env: sets left to it.
+  StepInvocation WithContainerEnv(bool own_container) const {
+    StepInvocation inv = inv_;
+    std::string text;
+    if (own_container) {
+      text = inv_.step->container_json;
+    } else if (inv_.executor_config_json.empty() && inv_.dag != nullptr) {
+      text = inv_.dag->container_json;
     }
-    StatusOr<nlohmann::json> info = client_->GetJson("/info", &stop_);
-    if (!info.ok()) return info.status().WithContext("failed to get current docker host info");
-    os_ = info->value("OSType", std::string("linux"));
-    arch_ = NormalizeArch(info->value("Architecture", std::string()));
-    if (arch_ == "arm64") variant_ = "v8";
-    platform_ = os_ + "/" + arch_ + (variant_.empty() ? "" : "/" + variant_);
+    if (text.empty()) return inv;
+    nlohmann::json ct = nlohmann::json::parse(text, nullptr, false);
+    if (!ct.is_object() || !ct.contains("Env") || !ct["Env"].is_array()) return inv;
+    for (const auto& kv : ct["Env"]) {
+      if (!kv.is_string()) continue;
+      const std::string entry = kv.get<std::string>();
+      const std::string name = entry.substr(0, entry.find('='));
+      bool step_sets = false;
+      if (inv_.step != nullptr) {
+        for (const auto& [step_name, ignored] : inv_.step->env) step_sets |= step_name == name;
+      }
+      if (!step_sets) inv.env.push_back(ExpandConfigString(inv_, entry));
+    }
+    return inv;
+  }
+
+  // cfg_ from the step's `container:` (own_container) or its `config:`.
+  Status LoadConfig(bool own_container) {
+    if (!own_container) {
+      std::string why;
+      ExecutorConfig raw;
+      if (!raw.Parse(inv_, &why)) return Status::InvalidArgument("failed to load container config: " + why);
+      if (Status s = ParseDockerStepConfig(Expanded(inv_, raw.json()), &cfg_); !s.ok()) {
+        return Status::InvalidArgument("failed to load container config: " + s.message());
+      }
+    } else {
+      nlohmann::json ct = nlohmann::json::parse(inv_.step->container_json, nullptr, false);
+      const std::string home = EnvValue(inv_.env, "HOME").value_or("");
+      Status s = DockerConfigFromContainer(ct, inv_.dag_working_dir, home,
+                                           [this](const std::string& v) { return ExpandConfigString(inv_, v); }, &cfg_);
+      if (!s.ok()) return Status::InvalidArgument("failed to load step container config: " + s.message());
+      // The step's env: goes into the container's (the container's own win).
+      nlohmann::json& env = cfg_.image.empty() ? cfg_.exec["Env"] : cfg_.container["Env"];
+      std::vector<std::string> merged;
+      std::vector<std::string> own;
+      if (env.is_array()) own = env.get<std::vector<std::string>>();
+      for (const auto& [name, ignored] : inv_.step->env) {
+        std::optional<std::string> v = EnvValue(inv_.env, name);
+        bool overridden = false;
+        for (const std::string& kv : own) overridden |= kv.rfind(name + "=", 0) == 0;
+        if (v.has_value() && !overridden) merged.push_back(name + "=" + *v);
+      }
+      merged.insert(merged.end(), own.begin(), own.end());
+      if (merged.empty()) {
+        (cfg_.image.empty() ? cfg_.exec : cfg_.container).erase("Env");
+      } else {
+        env = merged;
+      }
+    }
+    if (inv_.dag != nullptr && !inv_.dag->registry_auths_json.empty()) {
+      cfg_.registry_auths = nlohmann::json::parse(inv_.dag->registry_auths_json, nullptr, false);
+    }
     return Status::OK();
   }
 
-  StatusOr<bool> ShouldPull() {
-    if (cfg_.pull == DockerStepConfig::Pull::kAlways) return true;
-    if (cfg_.pull == DockerStepConfig::Pull::kNever) return false;
-    nlohmann::json filters = {{"reference", {{cfg_.image, true}}}};
-    StatusOr<nlohmann::json> images = client_->GetJson("/images/json?filters=" + DockerClient::Escape(JsonText(filters)), &stop_);
-    if (!images.ok()) return images.status().WithContext("failed to list local images " + cfg_.image);
-    if (!images->is_array()) return true;
-    for (const auto& summary : *images) {
-      std::string id = summary.value("Id", std::string());
-      StatusOr<nlohmann::json> inspect = client_->GetJson("/images/" + DockerClient::Escape(id) + "/json", &stop_);
-      if (!inspect.ok()) return inspect.status().WithContext("failed to inspect image " + id);
-      std::string variant = inspect->value("Variant", std::string());
-      if (arch_ == "arm64" && variant.empty()) variant = "v8";
-      if (inspect->value("Os", std::string()) == os_ && inspect->value("Architecture", std::string()) == arch_ &&
-          variant == variant_) {
-        return false;
-      }
+  // A step of a run with a DAG-level container: each command exec'd in it
+  // (1.30.2 numbers the failing command even when there is one).
+  int RunInRunContainer(std::string* error) {
+    const char* host = std::getenv("DOCKER_HOST");
+    StatusOr<DockerEndpoint> endpoint = DockerEndpointFor(host == nullptr ? "" : host);
+    if (!endpoint.ok()) {
+      *error = endpoint.status().message();
+      return 1;
     }
-    return true;
-  }
-
-  // Pulls as the policy says, creates and starts a container running `cmd`
-  // (null: the image's CMD). Sets id_.
-  Status CreateAndStart(const nlohmann::json& cmd, bool keep_alive) {
-    StatusOr<bool> pull = ShouldPull();
-    if (!pull.ok()) return pull.status();
-    if (*pull) {
-      Status pulled = client_->PullImage(cfg_.image, platform_, "", &stop_);
-      if (!pulled.ok()) return pulled;
+    own_client_ = std::make_unique<DockerClient>(*endpoint);
+    client_ = own_client_.get();
+    if (Status s = client_->Connect(&stop_); !s.ok()) {
+      *error = s.message();
+      return 1;
     }
-    nlohmann::json body = cfg_.container;
-    body["Image"] = cfg_.image;
-    if (!cmd.is_null()) {
-      body["Cmd"] = cmd;
-      if (keep_alive) body["Entrypoint"] = nlohmann::json::array();
+    id_ = inv_.run_container_id;
+    cfg_.exec = nlohmann::json::parse(inv_.run_container_exec_json.empty() ? "{}" : inv_.run_container_exec_json,
+                                      nullptr, false);
+    StatusOr<nlohmann::json> info = client_->InspectContainer(id_, &stop_);
+    if (!info.ok()) {
+      *error = "failed to inspect container " + id_ + ": " + info.status().message();
+      return 1;
     }
-    nlohmann::json host = cfg_.host;
-    if (keep_alive) host["Init"] = true;
-    body["HostConfig"] = host;
-    if (!cfg_.network.empty()) body["NetworkingConfig"] = cfg_.network;
-    std::string path = "/containers/create?";
-    if (!cfg_.container_name.empty()) path += "name=" + DockerClient::Escape(cfg_.container_name) + "&";
-    path += "platform=" + DockerClient::Escape(platform_);
-    StatusOr<nlohmann::json> created = client_->PostJson(path, body, &stop_);
-    if (!created.ok()) return created.status();
-    id_ = created->value("Id", std::string());
-    if (id_.empty()) return Status::Corruption("the daemon created a container without an Id");
-    created_ = true;
-    return client_->Post("/containers/" + id_ + "/start", &stop_);
+    if (!(*info)["State"].value("Running", false)) {
+      *error = "container " + id_ + " is not running";
+      return 1;
+    }
+    return ExecAll(error, /*numbered=*/!commands_.empty());
   }
 
   int RunOne(std::string* error) {
     nlohmann::json cmd = nullptr;
     if (!commands_.empty() && !commands_[0].empty()) cmd = commands_[0];
-    if (Status s = CreateAndStart(cmd, false); !s.ok()) {
+    Status started = launcher_->CreateAndStart(cmd, false, &id_);
+    created_ = !id_.empty();
+    if (Status s = started; !s.ok()) {
       if (stop_.load()) return -1;
       *error = "failed to start a new container: " + s.message();
       return 1;
@@ -274,37 +277,18 @@ class DockerStep final : public RunningStep {
     return *code;
   }
 
+  // Several commands: a background container (1.30.2's StartBackground:
+  // keep-alive unless the container: says otherwise) and each exec'd in it.
   int RunKeepAlive(std::string* error) {
-    nlohmann::json cmd = nlohmann::json::array({"sh", "-c", kKeepAlive});
-    if (Status s = CreateAndStart(cmd, true); !s.ok()) {
+    Status started = launcher_->StartBackground(&id_);
+    created_ = !id_.empty();
+    keep_alive_ = created_;
+    if (!started.ok()) {
       if (stop_.load()) return -1;
-      *error = "failed to start container: failed to start container in background: failed to start a new "
-               "container: " + s.message();
-      return 1;
-    }
-    keep_alive_ = true;
-    if (Status s = WaitRunning(id_); !s.ok()) {
-      if (stop_.load()) return -1;
-      *error = "failed to start container: failed to start container in background: " + s.message();
+      *error = "failed to start container: failed to start container in background: " + started.message();
       return 1;
     }
     return ExecAll(error, /*numbered=*/true);
-  }
-
-  Status WaitRunning(const std::string& id) {
-    for (int i = 0; i < kReadinessPolls && !stop_.load(); ++i) {
-      StatusOr<nlohmann::json> info = client_->InspectContainer(id, &stop_);
-      if (!info.ok()) return info.status().WithContext("failed to inspect container " + id);
-      const nlohmann::json& state = (*info)["State"];
-      if (state.value("Running", false)) return Status::OK();
-      std::string status = AsciiLower(state.value("Status", std::string()));
-      if (status == "exited" || status == "dead" || status == "removing") {
-        return Status::Aborted("container " + id + " not running; status=" + status +
-                               ", exitCode=" + std::to_string(state.value("ExitCode", 0)));
-      }
-      SleepMs(500);
-    }
-    return Status::TimedOut("readiness timeout waiting for running");
   }
 
   nlohmann::json ExecConfig(const std::vector<std::string>& argv) const {
@@ -409,9 +393,10 @@ class DockerStep final : public RunningStep {
 
   StepInvocation inv_;
   DockerStepConfig cfg_;
-  std::unique_ptr<DockerClient> client_;
+  std::unique_ptr<DockerLauncher> launcher_;
+  std::unique_ptr<DockerClient> own_client_;  // a step in the run's container
+  DockerClient* client_ = nullptr;            // the launcher's or own_client_
   std::vector<std::vector<std::string>> commands_;
-  std::string platform_, os_, arch_, variant_;
   std::string id_;
   bool created_ = false;
   bool keep_alive_ = false;

@@ -59,6 +59,11 @@ struct StepInvocation {
   // both outlive the step's execution.
   std::string executor_type;
   std::string executor_config_json;
+  // The run's container of a DAG-level `container:` (src/executors/
+  // docker_run_container.h): its ID ("" = none) and the exec options (JSON
+  // text) every step without a container of its own uses in it.
+  std::string run_container_id;
+  std::string run_container_exec_json;
   const Dag* dag = nullptr;
   const Step* step = nullptr;
   std::function<std::string(const std::string&)> expand;

@@ -282,6 +282,7 @@ Json StepToSnapshot(const Step& step) {
   if (step.repeat_policy.enabled) j["repeatPolicy"] = RepeatToJson(step.repeat_policy);
   if (!step.preconditions.empty()) j["preconditions"] = ConditionsToJson(step.preconditions);
   PutIfSet(j, "signalOnStop", step.signal_on_stop);
+  if (!step.container_json.empty()) j["container"] = Json::parse(step.container_json, nullptr, false);
   if (!step.env.empty()) j["env"] = EnvToJson(step.env);
   if (step.timeout.count() != 0) j["timeout"] = Ns(step.timeout);
   AddCallToSnapshot(step, &j);
@@ -350,6 +351,8 @@ Json DagToSnapshot(const Dag& dag, const SnapshotOptions& options) {
   PutIfSet(j, "queue", dag.queue);
   j["maxOutputSize"] = dag.max_output_size;
   snapshot_internal::PutDagNotify(dag, &j);
+  if (!dag.container_json.empty()) j["container"] = Json::parse(dag.container_json, nullptr, false);
+  if (!dag.registry_auths_json.empty()) j["registryAuths"] = Json::parse(dag.registry_auths_json, nullptr, false);
   if (!dag.yaml_data.empty()) j["yamlData"] = Base64Encode(dag.yaml_data);
   AddLocalDagsToSnapshot(dag, &j);
   return j;
@@ -395,6 +398,7 @@ Status SnapshotToStep(const Json& snapshot, Step* step) {
   ReadRepeat(f, &step->repeat_policy);
   ReadConditions(f, "preconditions", &step->preconditions);
   f.Str("signalOnStop", &step->signal_on_stop);
+  if (auto c = snapshot.find("container"); c != snapshot.end() && c->is_object()) step->container_json = c->dump();
   std::vector<std::string> env;
   f.StrList("env", &env);
   step->env = EnvFromList(env);
@@ -469,6 +473,10 @@ Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
   f.Str("queue", &dag->queue);
   f.Int64("maxOutputSize", &dag->max_output_size);
   snapshot_internal::ReadDagNotify(f, dag);
+  if (auto c = snapshot.find("container"); c != snapshot.end() && c->is_object()) dag->container_json = c->dump();
+  if (auto c = snapshot.find("registryAuths"); c != snapshot.end() && c->is_object() && !c->empty()) {
+    dag->registry_auths_json = c->dump();
+  }
   std::string yaml_b64;
   f.Str("yamlData", &yaml_b64);
   if (!yaml_b64.empty() && !Base64Decode(yaml_b64, &dag->yaml_data)) f.Fail("yamlData", "not valid base64");
