@@ -32,6 +32,9 @@ PACKAGES=(
   # Podman with runc (crun refuses hybrid cgroups), catatonit (a container's Init), and
   # busybox-static (the test images, imported offline)
   podman runc catatonit busybox-static
+  # tests: a private registry with password auth for the registryAuths cases
+  # (tests/compat/cases/docker/registry.sh): the Distribution registry
+  docker-registry
   # tests: the completion scripts of `dagu completion fish|zsh` in their shells
   fish zsh
   # tests: systemd-analyze verify of deploy/systemd/*.service; dpkg-shlibdeps for `cpack -G DEB`

@@ -24,6 +24,10 @@ set -euo pipefail
 SOCKET="${DAGU_PODMAN_SOCKET:-/run/dagu-test-podman.sock}"
 STATE="${DAGU_PODMAN_STATE:-/run/dagu-test-podman}"
 CONF="$STATE/containers.conf"
+REGISTRIES="$STATE/registries.conf"
+# The local registry the registryAuths cases start (docker-registry, plain
+# HTTP, htpasswd auth) on this fixed address; podman may reach it insecurely.
+TEST_REGISTRY="127.0.0.1:55000"
 PIDFILE="$STATE/service.pid"
 LOG="$STATE/service.log"
 
@@ -52,9 +56,15 @@ events_logger = "file"
 exit_command_delay = 10
 CONF
   mv "$CONF.tmp" "$CONF"
+  cat >"$REGISTRIES.tmp" <<REG
+[[registry]]
+location = "$TEST_REGISTRY"
+insecure = true
+REG
+  mv "$REGISTRIES.tmp" "$REGISTRIES"
 }
 
-podman_cmd() { CONTAINERS_CONF="$CONF" podman "$@"; }
+podman_cmd() { CONTAINERS_CONF="$CONF" CONTAINERS_REGISTRIES_CONF="$REGISTRIES" podman "$@"; }
 
 import_images() {
   if podman_cmd image exists localhost/busybox:static && podman_cmd image exists localhost/busybox:echo; then
@@ -90,7 +100,7 @@ start() {
       : # started by another caller, still coming up
     else
       rm -f "$SOCKET"
-      CONTAINERS_CONF="$CONF" setsid podman system service --time=0 "unix://$SOCKET" \
+      CONTAINERS_CONF="$CONF" CONTAINERS_REGISTRIES_CONF="$REGISTRIES" setsid podman system service --time=0 "unix://$SOCKET" \
         </dev/null >"$LOG" 2>&1 &
       echo $! >"$PIDFILE"
     fi

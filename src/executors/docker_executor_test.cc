@@ -135,11 +135,14 @@ class DockerRunnerTest : public ::testing::Test {
   std::string socket_;
 };
 
-TEST_F(DockerRunnerTest, PullStreamErrorFailsTheStepWithItsMessage) {
+TEST_F(DockerRunnerTest, PullStreamErrorFailsTheStepWithItsMessageWhenNoImageIsThere) {
   FakeEngine engine(socket_, Engine([](const std::string&, const std::string& p) -> std::optional<FakeResponse> {
     if (p.rfind("/v1.41/images/create?fromImage=example.com%2Fapp&tag=1&platform=linux%2Famd64", 0) == 0) {
       return FakeResponse{200, "{\"status\":\"Trying to pull\"}\n{\"error\":\"x\",\"errorDetail\":{\"message\":"
                                "\"pinging registry: no such host\"}}\n"};
+    }
+    if (p.rfind("/v1.41/containers/create", 0) == 0) {
+      return FakeResponse{404, R"({"message":"no such image: example.com/app:1: image not known"})"};
     }
     return std::nullopt;
   }));
@@ -147,7 +150,23 @@ TEST_F(DockerRunnerTest, PullStreamErrorFailsTheStepWithItsMessage) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.error, "failed to start a new container: failed to pull image example.com/app:1: pinging registry: "
                      "no such host");
-  for (const auto& req : engine.Requests()) EXPECT_EQ(req.find("/containers/create"), std::string::npos) << req;
+}
+
+TEST_F(DockerRunnerTest, AFailedPullRunsTheLocalImageAs1302Does) {
+  // pull: always offline: the local image is used (1.30.2 ignores the pull's
+  // error); only a create that finds no image makes it the step's error.
+  FakeEngine engine(socket_, Engine([](const std::string&, const std::string& p) -> std::optional<FakeResponse> {
+    if (p.rfind("/v1.41/images/create", 0) == 0) {
+      return FakeResponse{200, "{\"error\":\"x\",\"errorDetail\":{\"message\":\"pinging registry: no such host\"}}\n"};
+    }
+    if (p.rfind("/v1.41/containers/create", 0) == 0) return FakeResponse{201, R"({"Id":"c1"})"};
+    return std::nullopt;
+  }));
+  StepResult r = Run();
+  bool created = false;
+  for (const auto& req : engine.Requests()) created |= req.find("/containers/create") != std::string::npos;
+  EXPECT_TRUE(created);
+  EXPECT_EQ(r.error.find("failed to pull"), std::string::npos) << r.error;
 }
 
 TEST_F(DockerRunnerTest, DaemonErrorOnCreateIsTheStepsError) {

@@ -89,12 +89,18 @@ StatusOr<bool> DockerLauncher::ShouldPull() {
 Status DockerLauncher::CreateAndStart(const nlohmann::json& cmd, bool clear_entrypoint, std::string* id) {
   StatusOr<bool> pull = ShouldPull();
   if (!pull.ok()) return pull.status();
+  Status pull_error;
   if (*pull) {
     const char* env_auth = std::getenv("DOCKER_AUTH_CONFIG");
     StatusOr<std::string> auth = RegistryAuthHeader(cfg_.registry_auths, cfg_.image, env_auth == nullptr ? "" : env_auth,
                                                     expand_);
     if (!auth.ok()) return auth.status();
-    DAGU_RETURN_IF_ERROR(client_->PullImage(cfg_.image, platform_, *auth, abort_));
+    // As in 1.30.2, a failed pull does not fail the step while a local
+    // image can still be used (`pull: always` offline); its error is the
+    // step's only when the create then finds no image (1.30.2 reports "no
+    // such image" then, hiding the cause).
+    pull_error = client_->PullImage(cfg_.image, platform_, *auth, abort_);
+    if (!pull_error.ok() && abort_ != nullptr && abort_->load()) return pull_error;
   }
   nlohmann::json body = cfg_.container;
   body["Image"] = cfg_.image;
@@ -110,7 +116,7 @@ Status DockerLauncher::CreateAndStart(const nlohmann::json& cmd, bool clear_entr
   if (!cfg_.container_name.empty()) path += "name=" + DockerClient::Escape(cfg_.container_name) + "&";
   path += "platform=" + DockerClient::Escape(platform_);
   StatusOr<nlohmann::json> created = client_->PostJson(path, body, abort_);
-  if (!created.ok()) return created.status();
+  if (!created.ok()) return created.status().IsNotFound() && !pull_error.ok() ? pull_error : created.status();
   *id = created->value("Id", std::string());
   if (id->empty()) return Status::Corruption("the daemon created a container without an Id");
   return client_->Post("/containers/" + *id + "/start", abort_);

@@ -14,7 +14,8 @@
 // "step timed out after <DUR> (timeout: ...)" are normalised first. Lines of the
 // case file drive it:
 //   # before: <sh command>    run before each binary's run ($SOCK is the
-//                             socket; e.g. create a container to exec into)
+//                             socket, $CASES this folder; e.g. create a
+//                             container to exec into)
 //   # after: <sh command>     run after each binary's run (clean-up)
 //   # stop-after-output: T    start in the background, `dagu stop` once a
 //                             step's stdout log holds T (at most 90 s)
@@ -125,7 +126,9 @@ class DockerDiffTest : public ::testing::TestWithParam<std::string> {
 
   void RunShell(const std::string& command) {
     std::string out;
-    EXPECT_TRUE(RunCommand("SOCK=" + ShellQuote(socket_) + " sh -c " + ShellQuote(command), &out))
+    EXPECT_TRUE(RunCommand("SOCK=" + ShellQuote(socket_) + " CASES=" + ShellQuote(kCasesDir) + " sh -c " +
+                               ShellQuote(command),
+                           &out))
         << command << ":\n"
         << out;
   }
