@@ -102,13 +102,26 @@ Status ApiKeyStore::Create(const ApiKey& key) {
   StatusOr<std::string> existing = dir_.Read(key.id);
   if (existing.ok()) return Status::AlreadyExists("API key already exists");
   if (!existing.status().IsNotFound()) return existing.status();
+  DAGU_RETURN_IF_ERROR(CheckNameFree(key));
   return dir_.Write(key.id, ApiKeyToJson(key));
+}
+
+Status ApiKeyStore::CheckNameFree(const ApiKey& key) {
+  StatusOr<std::vector<ApiKey>> keys = List();
+  if (!keys.ok()) return keys.status();
+  for (const ApiKey& other : *keys) {
+    if (other.id != key.id && other.name == key.name) return Status::AlreadyExists("API key already exists");
+  }
+  return Status::OK();
 }
 
 Status ApiKeyStore::Update(const ApiKey& key) {
   StatusOr<ApiKey> existing = GetById(key.id);
   if (!existing.ok()) return existing.status();
   if (key.name.empty()) return Status::InvalidArgument("API key name is required");
+  if (existing->name != key.name) {
+    DAGU_RETURN_IF_ERROR(CheckNameFree(key));
+  }
   return dir_.Write(key.id, ApiKeyToJson(key));
 }
 

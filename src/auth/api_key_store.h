@@ -56,12 +56,14 @@ class ApiKeyStore {
 
   Status Init() { return dir_.Init(); }
 
-  // AlreadyExists when the id is taken; InvalidArgument for an empty id,
-  // name or hash.
+  // AlreadyExists when the id or the name is taken (names are unique, as in
+  // 1.30.2); InvalidArgument for an empty id, name or hash.
   Status Create(const ApiKey& key);
   StatusOr<ApiKey> GetById(const std::string& id);
   // Unreadable files are skipped (logged), as 1.30.2 does.
   StatusOr<std::vector<ApiKey>> List();
+  // NotFound when the id is missing; AlreadyExists when a renamed key's
+  // name belongs to another key.
   Status Update(const ApiKey& key);
   Status Delete(const std::string& id);
   // Sets last_used_at (and nothing else) to `now`.
@@ -74,6 +76,7 @@ class ApiKeyStore {
   StatusOr<ApiKey> FindBySecret(const std::string& secret);
 
  private:
+  Status CheckNameFree(const ApiKey& key);
   RecordDir dir_;
 };
 

@@ -86,10 +86,11 @@ struct AuthConfig {
   // auth.builtin (read whatever the mode; used by auth.mode: builtin).
   std::string admin_username = "admin";  // auth.builtin.admin.username (1.30.2's default)
   std::string admin_password;            // "" : generated and printed when the first admin is created
-  std::string token_secret;              // auth.builtin.token.secret
+  std::string token_secret;              // auth.builtin.token.secret (builtin: required, >= 16 bytes)
   std::chrono::nanoseconds token_ttl = std::chrono::hours(24);  // auth.builtin.token.ttl (> 0)
   // Set when the settings ask for authentication this binary cannot enforce
-  // (auth.mode builtin or oidc; an enabled mode without usable credentials):
+  // (auth.mode oidc; builtin without a token secret of 16 bytes or more; an
+  // enabled mode without usable credentials):
   // the web server refuses to start with this message (exit 78) rather than
   // serve an open API. Names the key and where it was set.
   std::string error;

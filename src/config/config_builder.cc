@@ -250,15 +250,30 @@ std::string Origin(const Reader& r, const std::string& key) {
   return s ? s->origin : key;
 }
 
+// The shortest auth.builtin.token.secret `auth.mode: builtin` accepts
+// (1.30.2 accepts any non-empty one; a shorter secret is refused, exit 78).
+constexpr size_t kMinTokenSecretBytes = 16;
+
 // Why the web server must refuse these auth settings, or "" (AuthConfig::error).
 // Any request for authentication that cannot be honoured is refused, never
 // ignored: an ignored one would leave the API open.
 std::string AuthError(const Reader& r, const AuthConfig& a, bool legacy_basic, bool legacy_token) {
-  if (a.mode == "builtin" || a.mode == "oidc") {
-    return Origin(r, "auth.mode") + ": auth mode \"" + a.mode +
-           "\" cannot be enforced by this binary (it serves basic and token auth only); configure "
-           "auth.basic.username/password or auth.token.value instead, or auth.mode: none to run without "
-           "authentication";
+  if (a.mode == "oidc") {
+    return Origin(r, "auth.mode") + ": auth mode \"oidc\" cannot be enforced by this binary (it serves basic, "
+           "token and builtin auth); configure auth.mode: builtin, auth.basic.username/password or "
+           "auth.token.value instead, or auth.mode: none to run without authentication";
+  }
+  if (a.mode == "builtin") {
+    // 1.30.2 refuses a missing secret too (at config load, exit 1); a weak
+    // one it accepts, this binary refuses (docs/web.md, "Builtin users").
+    if (a.token_secret.empty()) {
+      return Origin(r, "auth.mode") + ": auth mode \"builtin\" needs auth.builtin.token.secret "
+             "(DAGU_AUTH_TOKEN_SECRET) to sign its tokens, and it is not set";
+    }
+    if (a.token_secret.size() < kMinTokenSecretBytes) {
+      return Origin(r, "auth.builtin.token.secret") + " is too weak: a token secret needs at least " +
+             std::to_string(kMinTokenSecretBytes) + " bytes (use e.g. `openssl rand -hex 32`)";
+    }
   }
   bool has_user = !a.basic_username.empty(), has_password = !a.basic_password.empty();
   if (has_user != has_password) {

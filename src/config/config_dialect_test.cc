@@ -308,7 +308,10 @@ TEST_F(ConfigTest, AuthThatCannotBeEnforcedCarriesARefusal) {
     std::string want;  // in auth.error
   };
   std::vector<Case> cases = {
-      {"auth:\n  mode: builtin\n  builtin:\n    admin: {username: a, password: b}\n", "auth mode \"builtin\" cannot be enforced"},
+      {"auth:\n  mode: builtin\n  builtin:\n    admin: {username: a, password: b}\n",
+       "auth.mode: auth mode \"builtin\" needs auth.builtin.token.secret"},
+      {"auth:\n  mode: builtin\n  builtin:\n    token: {secret: short-secret}\n",
+       "auth.builtin.token.secret is too weak: a token secret needs at least 16 bytes"},
       {"auth:\n  mode: oidc\n", "auth.mode: auth mode \"oidc\" cannot be enforced"},
       {"auth:\n  mode: basic\n", "auth mode \"basic\" needs auth.basic.username and auth.basic.password"},
       {"auth:\n  mode: basic\n  token:\n    value: t\n", "auth mode \"basic\" needs"},
@@ -323,8 +326,10 @@ TEST_F(ConfigTest, AuthThatCannotBeEnforcedCarriesARefusal) {
     EXPECT_THAT(config.auth.error, HasSubstr(c.want)) << c.yaml;
     EXPECT_THAT(config.auth.error, HasSubstr("config.yaml line ")) << "names where: " << c.yaml;
     EXPECT_THAT(config.auth.error, Not(HasSubstr(": p"))) << "never shows a secret";
+    EXPECT_THAT(config.auth.error, Not(HasSubstr("short-secret"))) << "never shows a secret";
   }
   for (const char* fine : {"auth:\n  mode: none\n", "auth:\n  builtin:\n    admin: {username: a}\n",
+                           "auth:\n  mode: builtin\n  builtin:\n    token: {secret: sixteen-bytes-ok}\n",
                            "auth:\n  mode: basic\n  basic: {username: u, password: p}\n",
                            "auth:\n  token:\n    value: t\n", "isAuthToken: true\nauthToken: t\n"}) {
     HomeWithConfig(fine);

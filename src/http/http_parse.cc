@@ -336,6 +336,7 @@ const char* ReasonPhrase(int status) {
     case 414: return "URI Too Long";
     case 415: return "Unsupported Media Type";
     case 421: return "Misdirected Request";
+    case 429: return "Too Many Requests";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 501: return "Not Implemented";

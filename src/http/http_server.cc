@@ -524,6 +524,7 @@ void Server::Impl::Advance(Conn& c, SteadyTime now) {
     bool parsed = ParseHead(std::string_view(c.in).substr(0, c.scanner.head_end()), options.limits.head,
                             options.limits.max_body_bytes, req.get(), &c.framing, &err);
     c.in.erase(0, c.scanner.head_end());
+    req->remote_addr = c.peer;
     c.req = req;
     if (!parsed) return AnswerError(c, err.status, err.message, now);
     Response res;

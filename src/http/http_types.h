@@ -42,6 +42,10 @@ struct Request {
   Headers headers;
   std::string body;
   std::smatch matches;  // set by the router: captures into `path`
+  std::string remote_addr;  // the client's IP address (set by the server, never from the wire)
+  // Facts the server's own layers attach for the handlers (e.g. who the
+  // request authenticated as); never read from the wire.
+  std::map<std::string, std::string> context;
 
   bool has_header(const std::string& key) const;
   std::string get_header_value(const std::string& key, size_t id = 0) const;

@@ -34,6 +34,9 @@ struct ApiContext {
   CliRunner* cli = nullptr;
 
   bool queues_enabled = true;
+  // False under auth.mode builtin: /api/v1 answers 404 to everything, as
+  // 1.30.2 disables it whenever an auth mode is set.
+  bool serve_api_v1 = true;
   std::map<std::string, int> global_queues;  // queues.config: name -> max active runs
 
   // How long POST .../start waits for the run to appear (Dagu: 5 s), and how

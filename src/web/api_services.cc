@@ -2,6 +2,7 @@
 // entries younger than 30 s), active first; GET .../history: the role journal.
 #include <algorithm>
 
+#include "web/api_auth.h"
 #include "web/api_routes.h"
 #include "web/api_v1.h"
 #include "web/api_views.h"
@@ -89,7 +90,11 @@ void AddApiRoutes(WebServer* server, const ApiContext* ctx) {
   AddSubRunRoutes(server, ctx);
   AddQueueRoutes(server, ctx);
   AddServiceRoutes(server, ctx);
-  AddApiV1Routes(server, ctx);  // api_v1.h
+  if (ctx->serve_api_v1) {
+    AddApiV1Routes(server, ctx);  // api_v1.h
+  } else {
+    AddDisabledApiV1Routes(server);  // api_auth.h
+  }
 }
 
 }  // namespace dagu::web

@@ -1,5 +1,7 @@
 #include "web/web_app.h"
 
+#include <cstdio>
+
 #include <spdlog/spdlog.h>
 
 #include "core/listing_cache_fs.h"
@@ -12,7 +14,9 @@
 #include "store/run_store.h"
 #include "store/service_registry.h"
 #include "web/resource_history.h"
+#include "web/api_auth.h"
 #include "web/api_context.h"
+#include "web/builtin_auth.h"
 #include "web/api_routes.h"
 #include "web/cli_runner.h"
 #include "web/dag_files.h"
@@ -66,6 +70,31 @@ std::map<std::string, int> GlobalQueues(const Config& config) {
   return out;
 }
 
+// Creates the builtin mode's directories and, on a first start, its admin
+// user, announcing a generated password on stdout in 1.30.2's words (never in
+// the structured log, which may be shipped elsewhere).
+Status InitBuiltinAuth(BuiltinAuth* auth, const std::string& username) {
+  bool created = false;
+  std::string password;
+  Status s = auth->Init(&created, &password);
+  if (!s.ok()) return s.WithContext("failed to initialize builtin auth service");
+  if (created && !password.empty()) {
+    std::printf(
+        "\n"
+        "================================================================================\n"
+        "  ADMIN USER CREATED\n"
+        "  Username: %s\n"
+        "  Password: %s\n"
+        "  NOTE: Please change this password immediately!\n"
+        "================================================================================\n\n",
+        username.c_str(), password.c_str());
+    std::fflush(stdout);
+  } else if (created) {
+    spdlog::info("auth: created admin user {}", username);
+  }
+  return Status::OK();
+}
+
 // How many directory listings the API keeps (about 40 MB at most with the
 // run layout's small folders).
 constexpr size_t kKeptListings = 65536;
@@ -75,6 +104,7 @@ constexpr size_t kKeptListings = 65536;
 struct WebApp::Impl {
   Impl(const Config& config, WebAppDeps d)
       : auth_error(config.auth.error),
+        admin_username(config.auth.admin_username),
         deps(std::move(d)),
         clock(deps.clock ? deps.clock : Clock::Real()),
         fs(deps.fs ? deps.fs : PosixFileSystem()),
@@ -102,6 +132,12 @@ struct WebApp::Impl {
     ctx.cli = &cli;
     ctx.queues_enabled = config.queues.enabled;
     ctx.global_queues = GlobalQueues(config);
+    if (config.auth.mode == "builtin" && config.auth.error.empty()) {
+      builtin = std::make_unique<BuiltinAuth>(config, fs, clock);
+      server.UseBuiltinAuth(builtin.get());
+      AddBuiltinAuthRoutes(&server, builtin.get());
+      ctx.serve_api_v1 = false;
+    }
     AddServerMetrics(&metrics, &ctx, deps.scheduler, version, started);
     AddHttpMetrics(&metrics, [this] { return server.counters(); });
     AddSystemRoutes(&server, &metrics, clock, started, version);
@@ -115,6 +151,7 @@ struct WebApp::Impl {
   }
 
   std::string auth_error;
+  std::string admin_username;
   WebAppDeps deps;
   const Clock* clock;
   FileSystem* fs;
@@ -130,6 +167,7 @@ struct WebApp::Impl {
   RoleJournal journal;
   ResourceHistory resources;
   CliRunner cli;
+  std::unique_ptr<BuiltinAuth> builtin;  // auth.mode: builtin
   ApiContext ctx;
   metrics::Registry metrics;
   WebServer server;
@@ -142,6 +180,7 @@ WebApp::~WebApp() { Stop(); }
 Status WebApp::Start() {
   // Never serve an open API for settings that ask for authentication.
   if (!impl_->auth_error.empty()) return Status::InvalidArgument("configuration error: " + impl_->auth_error);
+  if (impl_->builtin) DAGU_RETURN_IF_ERROR(InitBuiltinAuth(impl_->builtin.get(), impl_->admin_username));
   DAGU_RETURN_IF_ERROR(impl_->server.Start());
   spdlog::info("web: serving on {}", impl_->server.Url());
   return Status::OK();

@@ -126,6 +126,38 @@ bool WebServer::IsPublic(const http::Request& req) const {
   return rest == "/metrics" || rest == "/api/v2/metrics";
 }
 
+Permission WebServer::BuiltinPermission(const http::Request& req) const {
+  if (builtin_ == nullptr || !req.path.starts_with(options_.base_path)) return Permission::kPublic;
+  return RequiredPermission(req.method, std::string_view(req.path).substr(options_.base_path.size()),
+                            options_.metrics_public);
+}
+
+namespace {
+// 1.30.2's answer to a request without usable credentials in builtin mode.
+void BuiltinUnauthorized(http::Response& res) {
+  res = http::Response();
+  res.status = 401;
+  res.set_header("WWW-Authenticate", "Bearer realm=\"restricted\"");
+}
+}  // namespace
+
+bool WebServer::AdmitBuiltin(http::Request* req, http::Response& res) const {
+  req->context.clear();
+  const Permission needed = BuiltinPermission(*req);
+  if (needed == Permission::kPublic) return true;
+  std::optional<Principal> who = builtin_->Authenticate(req->get_header_value("Authorization"));
+  if (!who) {
+    BuiltinUnauthorized(res);
+    return false;
+  }
+  if (!RoleAllows(who->user.role, needed)) {
+    SendError(res, 403, error_code::kForbidden, "Insufficient permissions");
+    return false;
+  }
+  SetPrincipal(*who, req);
+  return true;
+}
+
 bool WebServer::Screen(const http::Request& req, http::Response& res) const {
   auto refuse = [&](int status, const std::string& message) {
     SendError(res, status, CodeOf(status), message);
@@ -136,7 +168,16 @@ bool WebServer::Screen(const http::Request& req, http::Response& res) const {
     std::string host = HostName(req.get_header_value("Host")).substr(0, 100);
     return refuse(421, "this server does not answer for host \"" + host + "\"; add it to server.allowed_hosts");
   }
-  if (auth_.enabled() && !IsPublic(req) && !auth_.Allows(req.get_header_value("Authorization"))) {
+  if (builtin_ != nullptr) {
+    // Only the cheap part here (the loop thread): is there a credential at all?
+    std::string header = req.get_header_value("Authorization");
+    if (BuiltinPermission(req) != Permission::kPublic && !header.starts_with("Bearer ") &&
+        !header.starts_with("Basic ")) {
+      BuiltinUnauthorized(res);
+      SecurityHeaders(req.path, options_.base_path, res);
+      return true;
+    }
+  } else if (auth_.enabled() && !IsPublic(req) && !auth_.Allows(req.get_header_value("Authorization"))) {
     res.set_header("WWW-Authenticate", auth_.Challenge());
     return refuse(401, "authentication required");
   }
@@ -170,7 +211,7 @@ void WebServer::Handle(const http::Request& in, http::Response& res) const {
   const Route* route = FindRoute(req, nullptr);
   if (route == nullptr) {
     SendError(res, 404, error_code::kNotFound, "no such endpoint: " + req.method + " " + req.path);
-  } else {
+  } else if (builtin_ == nullptr || AdmitBuiltin(&req, res)) {
     std::regex_match(req.path, req.matches, route->pattern);
     try {
       route->handler(req, res);

@@ -39,6 +39,8 @@
 #include "http/http_server.h"
 #include "http/http_types.h"
 #include "web/auth.h"
+#include "web/api_permissions.h"
+#include "web/builtin_auth.h"
 #include "web/request_guard.h"
 
 namespace dagu::web {
@@ -86,6 +88,16 @@ class WebServer {
   // application/json. Screened against other sites as every POST is.
   void PostWithoutBody(const std::string& pattern, Handler handler);
 
+  // `auth.mode: builtin` (call before Start(); `auth` outlives the server):
+  // the legacy basic/token screen is replaced by the role table
+  // (api_permissions.h). The loop thread answers 401 at once to a protected
+  // request without "Bearer "/"Basic " credentials; a handler thread then
+  // authenticates (BuiltinAuth::Authenticate may hash) and answers 401 (empty
+  // body, `WWW-Authenticate: Bearer realm="restricted"`, as 1.30.2) or 403
+  // {"code":"forbidden","message":"Insufficient permissions"}, else passes
+  // the principal to the handler (PrincipalOf).
+  void UseBuiltinAuth(BuiltinAuth* auth) { builtin_ = auth; }
+
   // Binds host:port and starts serving on threads of its own. IOError naming
   // the address when it cannot bind; InvalidArgument when the TLS files
   // cannot be loaded.
@@ -118,9 +130,15 @@ class WebServer {
   void Handle(const http::Request& req, http::Response& res) const;
   bool IsProbe(const http::Request& req) const;
   bool IsPublic(const http::Request& req) const;
+  // The builtin mode's permission for `req` (kPublic without builtin mode).
+  Permission BuiltinPermission(const http::Request& req) const;
+  // Authenticates and authorises `req` in builtin mode; false after
+  // answering 401/403 into `res`.
+  bool AdmitBuiltin(http::Request* req, http::Response& res) const;
 
   WebServerOptions options_;
   Authenticator auth_;
+  BuiltinAuth* builtin_ = nullptr;
   GuardConfig guard_;
   std::vector<Route> routes_;
   std::unique_ptr<http::Server> server_;

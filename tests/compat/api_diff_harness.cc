@@ -201,7 +201,8 @@ std::string RunCli(Side& side, const std::vector<std::string>& args, const std::
 
 HttpReply Send(Side& side, const std::string& method, const std::string& path, const std::optional<std::string>& body,
                const std::map<std::string, std::string>& headers) {
-  std::map<std::string, std::string> h = headers;
+  std::map<std::string, std::string> h;
+  for (const auto& [name, value] : headers) h[name] = side.Expand(value);
   std::string b = body ? side.Expand(*body) : "";
   if (body && !h.count("Content-Type")) h["Content-Type"] = "application/json";
   // With the port, as HTTP clients send it: 1.30.2's /api/v1 request
@@ -278,6 +279,9 @@ std::string LoadApiCases(const std::string& path, ApiCaseFile* out) {
   if (root["allow_extra_keys"])
     for (const auto& kv : root["allow_extra_keys"])
       out->allow_extra_keys[kv.first.as<std::string>()] = kv.second.as<std::string>();
+  if (root["env"])
+    for (const auto& kv : root["env"]) out->env[kv.first.as<std::string>()] = kv.second.as<std::string>();
+  out->seed_http = root["seed_http"].as<bool>(true);
   const YAML::Node cases = root["cases"];
   if (!cases || !cases.IsSequence()) return path + ": no `cases:` list";
   for (const auto& n : cases) {
@@ -398,6 +402,7 @@ ApiDiffReport RunApiCaseFile(const std::string& file_name) {
                              "XDG_DATA_HOME", "XDG_CONFIG_HOME", "DAGU_LOG_DIR"}) {
       s.env[name] = "";
     }
+    for (const auto& [name, value] : file.env) s.env[name] = value;
   }
   // Runs recorded by each binary's own CLI, before the servers start.
   for (int i = 0; i < 2; ++i) {
@@ -417,7 +422,7 @@ ApiDiffReport RunApiCaseFile(const std::string& file_name) {
       return report;
     }
   }
-  for (const auto& req : seed["http"]) {
+  for (const auto& req : file.seed_http ? seed["http"] : YAML::Node()) {
     std::string r = req["request"].as<std::string>();
     size_t sp = r.find(' ');
     std::optional<std::string> body;

@@ -23,7 +23,8 @@ namespace dagu::testing {
 
 // One request of a case file. Paths are relative to the server root
 // (`/api/v2/...`); `{var}` in path and body expands to what an earlier case
-// captured on the same side.
+// captured on the same side, and so it does in header values
+// (`Authorization: "Bearer {token}"`).
 struct ApiCase {
   std::string name;  // unique in its file; what a failure names
   std::string method = "GET";
@@ -49,6 +50,12 @@ struct ApiCaseFile {
   // `allow_extra_keys: {key: why}`: keys ours may add anywhere (deliberate,
   // additive differences listed in docs/web.md); 1.30.2's keys are still required.
   std::map<std::string, std::string> allow_extra_keys;
+  // `env: {NAME: value}`: set for both binaries (their CLI seeds and
+  // servers), e.g. an auth mode with its secret.
+  std::map<std::string, std::string> env;
+  // `seed_http: false`: skip fixture/seed.yaml's http requests (they carry
+  // no credentials, so a file whose servers require them skips them).
+  bool seed_http = true;
 };
 
 // Loads `path`; returns "" or the problem.

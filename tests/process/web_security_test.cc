@@ -64,7 +64,8 @@ TEST_F(WebSecurityTest, AuthItCannotEnforceEndsStartupWith78) {
     std::string key;
   };
   std::vector<Case> cases = {
-      {"auth:\n  mode: builtin\n  builtin:\n    admin:\n      username: admin\n      password: adminpass1\n", "auth.mode"},
+      {"auth:\n  mode: builtin\n  builtin:\n    admin:\n      username: admin\n      password: adminpass1\n", "auth.builtin.token.secret"},
+      {"auth:\n  mode: builtin\n  builtin:\n    token:\n      secret: weak\n", "too weak"},
       {"auth:\n  mode: oidc\n", "auth.mode"},
       {"auth:\n  mode: basic\n", "auth.mode"},
       {"auth:\n  basic:\n    username: admin\n", "auth.basic.password"},

@@ -1,0 +1,37 @@
+// The builtin mode's operations under <base>/api/v2 (Dagu 1.30.2's shapes,
+// bodies and messages; api/v2/api.yaml and internal/service/frontend/api/v2
+// auth.go, users.go, apikeys.go). Who may call each is the role table's
+// (api_permissions.h); the handlers read the caller with PrincipalOf.
+//
+//   POST   /auth/login {username, password}   200 {token, expiresAt, user}
+//          401 "Invalid username or password"; 429 after LoginLimiter's attempts
+//   GET    /auth/me                           {user}
+//   POST   /auth/change-password {currentPassword, newPassword}
+//          200 {message}; 401 "Current password is incorrect"; 400 weak
+//   GET    /users                             {users:[User]}   (by username)
+//   POST   /users {username, password, role}  201 {user}; 400, 409
+//   GET|PATCH|DELETE /users/{id}              {user} / {user} / 204; 404
+//          PATCH {username?, role?}; DELETE of oneself 403
+//   POST   /users/{id}/reset-password {newPassword}  {message}
+//   GET    /api-keys                          {apiKeys:[APIKey]}  (by name)
+//   POST   /api-keys {name, description?, role}  201 {apiKey, key}: the key once
+//   GET|PATCH|DELETE /api-keys/{id}           {apiKey} / {apiKey} / 204; 404
+//
+// User: {id, username, role, createdAt, updatedAt}; APIKey: {id, name,
+// description (omitted when empty), role, keyPrefix, createdAt, updatedAt,
+// createdBy, lastUsedAt (null until used)}. Passwords need 8 bytes at least
+// (1.30.2's rule) and at most 72 (bcrypt's limit).
+#pragma once
+
+#include "web/builtin_auth.h"
+#include "web/web_server.h"
+
+namespace dagu::web {
+
+void AddBuiltinAuthRoutes(WebServer* server, BuiltinAuth* auth);
+
+// A route group that answers 404 "404 page not found" (text/plain) to every
+// /api/v1 request, as 1.30.2 does when an auth mode is set.
+void AddDisabledApiV1Routes(WebServer* server);
+
+}  // namespace dagu::web
