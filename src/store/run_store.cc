@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "core/listing_cache_fs.h"
 #include "core/time_format.h"
+#include "core/versioned_cache.h"
 #include "dag/dag_names.h"
 #include "store/run_claim.h"
 #include "store/run_layout.h"
@@ -72,10 +74,85 @@ Status ReadClaim(FileSystem* fs, const Clock* clock, const std::string& claim, c
   return Status::OK();
 }
 
+// The fields of a record a run list shows (RunStore::SummaryOf), kept
+// compactly: a RunRecord holds its handler nodes inline.
+struct RunSummary {
+  RunRef root;
+  std::optional<RunRef> parent;
+  std::string name, dag_run_id, attempt_id;
+  RunStatus status = RunStatus::kNotStarted;
+  std::string worker_id;
+  int pid = 0;
+  int64_t created_at = 0;
+  std::string queued_at, started_at, finished_at, log, error, params;
+  TriggerType trigger_type = TriggerType::kUnknown;
+  std::string schedule_time;
+};
+
+RunSummary ToSummary(const RunRecord& r) {
+  return RunSummary{r.root,       r.parent,     r.name,       r.dag_run_id,  r.attempt_id, r.status,
+                    r.worker_id,  r.pid,        r.created_at, r.queued_at,   r.started_at, r.finished_at,
+                    r.log,        r.error,      r.params,     r.trigger_type, r.schedule_time};
+}
+
+RunRecord FromSummary(const RunSummary& s) {
+  RunRecord r;
+  r.root = s.root;
+  r.parent = s.parent;
+  r.name = s.name;
+  r.dag_run_id = s.dag_run_id;
+  r.attempt_id = s.attempt_id;
+  r.status = s.status;
+  r.worker_id = s.worker_id;
+  r.pid = s.pid;
+  r.created_at = s.created_at;
+  r.queued_at = s.queued_at;
+  r.started_at = s.started_at;
+  r.finished_at = s.finished_at;
+  r.log = s.log;
+  r.error = s.error;
+  r.params = s.params;
+  r.trigger_type = s.trigger_type;
+  r.schedule_time = s.schedule_time;
+  return r;
+}
+
+// Whether what was read at `version` may be kept: not when its mtime is so
+// recent that a second write within the same timestamp tick could follow
+// unseen (the racy-git rule; the real clock, whose time the filesystem stamps).
+bool Keepable(const FileInfo& version) {
+  return std::chrono::system_clock::now() - version.mtime >= ListingCacheFileSystem::kRacyWindow;
+}
+
 }  // namespace
+
+class RunStore::Index {
+ public:
+  explicit Index(const RunIndexLimits& limits) : days(limits.max_day_runs), summaries(limits.max_summaries) {}
+  VersionedCache<std::vector<RunDir>> days;    // by day folder path; weight: runs (at least 1)
+  VersionedCache<RunSummary> summaries;        // by status.jsonl path; weight 1
+};
 
 RunStore::RunStore(FileSystem* fs, const Clock* clock, std::string dag_runs_dir)
     : fs_(fs), clock_(clock), dag_runs_dir_(std::move(dag_runs_dir)) {}
+
+RunStore::~RunStore() = default;
+
+void RunStore::EnableIndex(RunIndexLimits limits) { index_ = std::make_unique<Index>(limits); }
+
+RunIndexCounters RunStore::index_counters() const {
+  RunIndexCounters c;
+  if (index_ == nullptr) return c;
+  c.day_hits = index_->days.hits();
+  c.day_misses = index_->days.misses();
+  c.summary_hits = index_->summaries.hits();
+  c.summary_misses = index_->summaries.misses();
+  c.day_runs_kept = index_->days.weight();
+  c.summaries_kept = index_->summaries.weight();
+  return c;
+}
+
+RunRecord RunStore::SummaryOf(const RunRecord& full) { return FromSummary(ToSummary(full)); }
 
 std::string RunStore::DagRoot(const std::string& dag_name) const {
   return JoinPath(JoinPath(dag_runs_dir_, DagDataDirName(dag_name)), "dag-runs");
@@ -203,21 +280,52 @@ Status RunStore::ListDayDirs(const std::string& root, std::optional<WallTime> fr
   return Status::OK();
 }
 
+Status RunStore::DayRuns(const std::string& day, std::shared_ptr<const std::vector<RunDir>>* out) {
+  FileInfo version;
+  bool keep = false;
+  if (index_ != nullptr) {
+    Status s = fs_->Stat(day, &version);
+    if (s.IsNotFound()) {
+      *out = std::make_shared<const std::vector<RunDir>>();
+      return Status::OK();
+    }
+    if (s.ok() && version.is_dir) {
+      if (auto kept = index_->days.Get(day, version)) {
+        *out = std::move(kept);
+        return Status::OK();
+      }
+      keep = Keepable(version);
+    }
+  }
+  // Listed after the stat: a run made in between changes the folder's
+  // version, so the next listing reads the folder again.
+  std::vector<std::string> names;
+  DAGU_RETURN_IF_ERROR(ListOrEmpty(fs_, day, &names));
+  SortDescending(&names);
+  auto runs = std::make_shared<std::vector<RunDir>>();
+  for (const auto& n : names) {
+    RunDir r;
+    if (!ParseRunDirName(n, &r.created, &r.run_id)) continue;
+    r.path = JoinPath(day, n);
+    runs->push_back(std::move(r));
+  }
+  if (keep) index_->days.Put(day, version, runs, std::max<size_t>(1, runs->size()));
+  *out = std::move(runs);
+  return Status::OK();
+}
+
 Status RunStore::ListRunDirsIn(const std::string& root, const std::string& dag_name, std::optional<WallTime> from,
                                std::optional<WallTime> to, std::vector<RunDir>* out, size_t limit) {
   out->clear();
   std::vector<std::string> days;
   DAGU_RETURN_IF_ERROR(ListDayDirs(root, from, to, &days));
   for (const auto& day : days) {
-    std::vector<std::string> names;
-    DAGU_RETURN_IF_ERROR(ListOrEmpty(fs_, day, &names));
-    SortDescending(&names);
-    for (const auto& n : names) {
-      RunDir r;
-      if (!ParseRunDirName(n, &r.created, &r.run_id)) continue;
-      if ((from && r.created < *from) || (to && r.created > *to)) continue;
+    std::shared_ptr<const std::vector<RunDir>> runs;
+    DAGU_RETURN_IF_ERROR(DayRuns(day, &runs));
+    for (const RunDir& listed : *runs) {
+      if ((from && listed.created < *from) || (to && listed.created > *to)) continue;
+      RunDir r = listed;
       r.dag_name = dag_name;
-      r.path = JoinPath(day, n);
       out->push_back(std::move(r));
       if (limit != 0 && out->size() >= limit) return Status::OK();
     }
@@ -277,23 +385,66 @@ Status RunStore::ListDagRoots(std::vector<std::string>* roots) {
   return Status::OK();
 }
 
-void RunStore::ReadEntry(RunEntry* e) {
-  e->error = LatestAttempt(e->run, &e->attempt);
-  if (e->error.ok()) e->error = ReadStatus(e->attempt, &e->record);
+void RunStore::ReadEntry(RunEntry* e, bool summary) {
+  FileInfo version;
+  e->error = LatestAttemptInfo(e->run, &e->attempt, &version);
+  if (e->error.ok()) {
+    const std::string path = e->attempt.StatusPath();
+    std::shared_ptr<const RunSummary> kept;
+    if (summary && index_ != nullptr) kept = index_->summaries.Get(path, version);
+    if (kept != nullptr) {
+      e->record = FromSummary(*kept);
+    } else {
+      e->error = ReadStatus(e->attempt, &e->record);
+      if (e->error.ok() && summary) {
+        auto s = std::make_shared<const RunSummary>(ToSummary(e->record));
+        e->record = FromSummary(*s);
+        // Read after the stat: a record appended in between changes the
+        // version, so the next listing reads the file again.
+        if (index_ != nullptr && Keepable(version)) index_->summaries.Put(path, version, std::move(s), 1);
+      }
+    }
+  }
   if (e->error.ok() && !e->record.name.empty()) e->run.dag_name = e->record.name;
 }
 
 Status RunStore::ListRuns(const RunQuery& q, std::vector<RunEntry>* out) {
   out->clear();
-  std::vector<RunDir> dirs;
+  // The candidates point into the day folders' shared lists (`held`): a day
+  // of 10,000 DAGs has ~33,000 runs, of which a page reads ~1,000.
+  struct Candidate {
+    const RunDir* dir;
+    size_t name;  // index into `names`
+  };
+  std::vector<std::shared_ptr<const std::vector<RunDir>>> held;
+  std::vector<std::string> names;
+  std::vector<Candidate> cands;
+  auto collect = [&](const std::string& root, const std::string& dag_name) -> Status {
+    std::vector<std::string> days;
+    DAGU_RETURN_IF_ERROR(ListDayDirs(root, q.from, q.to, &days));
+    std::vector<std::shared_ptr<const std::vector<RunDir>>> lists;
+    for (const auto& day : days) {
+      std::shared_ptr<const std::vector<RunDir>> runs;
+      DAGU_RETURN_IF_ERROR(DayRuns(day, &runs));
+      lists.push_back(std::move(runs));
+    }
+    names.push_back(dag_name);
+    for (auto& runs : lists) {
+      for (const RunDir& r : *runs) {
+        if ((q.from && r.created < *q.from) || (q.to && r.created > *q.to)) continue;
+        cands.push_back({&r, names.size() - 1});
+      }
+      held.push_back(std::move(runs));
+    }
+    return Status::OK();
+  };
   if (!q.dag_name.empty()) {
-    DAGU_RETURN_IF_ERROR(ListRunDirs(q.dag_name, q.from, q.to, &dirs));
+    DAGU_RETURN_IF_ERROR(collect(DagRoot(q.dag_name), q.dag_name));
   } else {
     std::vector<std::string> roots;
     DAGU_RETURN_IF_ERROR(ListDagRoots(&roots));
     for (const auto& root : roots) {
-      std::vector<RunDir> some;
-      Status s = ListRunDirsIn(root, BaseName(DirName(root)), q.from, q.to, &some);
+      Status s = collect(root, BaseName(DirName(root)));
       if (!s.ok()) {
         RunEntry bad;
         bad.run.path = root;
@@ -302,14 +453,15 @@ Status RunStore::ListRuns(const RunQuery& q, std::vector<RunEntry>* out) {
         if (q.statuses.empty()) out->push_back(std::move(bad));
         continue;
       }
-      dirs.insert(dirs.end(), some.begin(), some.end());
     }
-    std::stable_sort(dirs.begin(), dirs.end(), [](const RunDir& a, const RunDir& b) { return a.created > b.created; });
+    std::stable_sort(cands.begin(), cands.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.dir->created > b.dir->created; });
   }
-  for (auto& d : dirs) {
+  for (const Candidate& c : cands) {
     RunEntry e;
-    e.run = std::move(d);
-    ReadEntry(&e);
+    e.run = *c.dir;
+    e.run.dag_name = names[c.name];
+    ReadEntry(&e, q.summaries);
     if (!q.statuses.empty()) {
       if (!e.error.ok()) continue;
       if (std::find(q.statuses.begin(), q.statuses.end(), e.record.status) == q.statuses.end()) continue;
@@ -360,11 +512,15 @@ Status RunStore::ListAttempts(const RunDir& run, bool include_hidden, std::vecto
 }
 
 Status RunStore::LatestAttempt(const RunDir& run, AttemptDir* out) {
+  FileInfo info;
+  return LatestAttemptInfo(run, out, &info);
+}
+
+Status RunStore::LatestAttemptInfo(const RunDir& run, AttemptDir* out, FileInfo* status_info) {
   std::vector<AttemptDir> attempts;
   DAGU_RETURN_IF_ERROR(ListAttempts(run, false, &attempts));
   for (auto& a : attempts) {
-    FileInfo info;
-    Status s = fs_->Stat(a.StatusPath(), &info);
+    Status s = fs_->Stat(a.StatusPath(), status_info);
     if (s.ok()) {
       *out = std::move(a);
       return Status::OK();

@@ -33,6 +33,7 @@
 // AppendStatus last appended, has its own mutex).
 #pragma once
 
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -74,6 +75,27 @@ struct RunQuery {
   std::optional<WallTime> to;          // run created before or at (inclusive)
   std::vector<RunStatus> statuses;     // empty = any status
   size_t limit = 1000;                 // newest first; 0 = no limit
+  // When true, each entry's record holds only what a run list shows (the
+  // fields RunStore::SummaryOf keeps: no nodes, handlers, preconditions,
+  // params list or extras), served from the index (EnableIndex) while the
+  // run's status.jsonl keeps its version.
+  bool summaries = false;
+};
+
+// What the index (RunStore::EnableIndex) may keep; the bound of its memory.
+struct RunIndexLimits {
+  // Parsed run folder names of day folders, counted over all kept day
+  // folders (~250 bytes each).
+  size_t max_day_runs = 100000;
+  // Run summaries (~700 bytes each).
+  size_t max_summaries = 50000;
+};
+
+// How often the index answered (hits) and how often the files were read.
+struct RunIndexCounters {
+  uint64_t day_hits = 0, day_misses = 0;
+  uint64_t summary_hits = 0, summary_misses = 0;
+  size_t day_runs_kept = 0, summaries_kept = 0;  // what is kept now (see RunIndexLimits)
 };
 
 // One run of a listing: its latest attempt and record, or the error that
@@ -90,6 +112,28 @@ class RunStore {
   // `dag_runs_dir` is Config::paths.dag_runs_dir. `fs` and `clock` must
   // outlive the store.
   RunStore(FileSystem* fs, const Clock* clock, std::string dag_runs_dir);
+  ~RunStore();
+
+  // THE INDEX (docs/web.md, "At scale"). Off unless enabled (the web server
+  // enables it). When on, the store keeps
+  //  - each day folder's parsed run folders, with the folder's version
+  //    (size, mtime, inode; SameFileVersion): a listing stats the folder and
+  //    parses its names again only when it changed (a run created, removed
+  //    or renamed changes the folder's mtime, whichever host did it);
+  //  - each listed run's summary (RunQuery::summaries), with the version of
+  //    the status.jsonl it was read from: a listing stats the run folder
+  //    (a new or hidden attempt) and the latest attempt's status.jsonl, and
+  //    reads and parses it again only when it changed (an append changes its
+  //    size, a compaction its inode).
+  // Nothing is kept from a file or folder whose mtime is less than
+  // ListingCacheFileSystem::kRacyWindow old (two writes in one timestamp
+  // tick). So what another process or host (Dagu 1.30.2 too) writes is in
+  // the very next listing. Memory: at most `limits` (least recently used
+  // out). Call before the store is shared between threads.
+  void EnableIndex(RunIndexLimits limits);
+  RunIndexCounters index_counters() const;
+  // The fields of `full` that a run list shows (RunQuery::summaries).
+  static RunRecord SummaryOf(const RunRecord& full);
 
   const std::string& dag_runs_dir() const { return dag_runs_dir_; }
   // <dagRunsDir>/<DagDataDirName(name)>/dag-runs
@@ -186,11 +230,18 @@ class RunStore {
   // Newest first; stops after `limit` dirs (0 = all).
   Status ListRunDirsIn(const std::string& root, const std::string& dag_name, std::optional<WallTime> from,
                        std::optional<WallTime> to, std::vector<RunDir>* out, size_t limit = 0);
-  void ReadEntry(RunEntry* entry);
+  void ReadEntry(RunEntry* entry, bool summary);
+  // LatestAttempt, and the version of its status.jsonl.
+  Status LatestAttemptInfo(const RunDir& run, AttemptDir* out, FileInfo* status_info);
+  // The run folders of one day folder (dag_name empty), newest first; from
+  // the index when on and the folder unchanged. A missing folder is empty.
+  Status DayRuns(const std::string& day, std::shared_ptr<const std::vector<RunDir>>* out);
 
   // Whether status.jsonl at `path` ends in a newline (or is empty or missing).
   Status EndsWithNewline(const std::string& path, bool* yes, uint64_t* size);
 
+  class Index;
+  std::unique_ptr<Index> index_;  // null unless EnableIndex
   FileSystem* fs_;
   const Clock* clock_;
   std::string dag_runs_dir_;

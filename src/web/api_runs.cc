@@ -60,6 +60,7 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
   auto limit = QueryInt(req, res, "limit", 1000, 1, 1000);
   if (!limit) return;
   q.limit = static_cast<size_t>(*limit);
+  q.summaries = true;  // RunSummaryJson shows nothing else
   q.dag_name = dag_name.empty() ? req.get_param_value("name") : dag_name;
   const std::string run_id = req.get_param_value("dagRunId");
   std::vector<RunEntry> entries;

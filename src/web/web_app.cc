@@ -120,6 +120,9 @@ struct WebApp::Impl {
         cli(deps.spawner ? deps.spawner : PosixProcessSpawner(), Launch(config)),
         server(ServerOptions(config)) {
     std::string version = deps.version.empty() ? kVersion : deps.version;
+    // Day folders' runs and run summaries, kept while unchanged
+    // (store/run_store.h, "THE INDEX"; docs/web.md, "At scale").
+    runs.EnableIndex(RunIndexLimits{});
     ctx.clock = clock;
     ctx.fs = fs;
     ctx.dags = &dags;
