@@ -145,6 +145,20 @@ nlohmann::json WorkersThrough(const std::string& coordinator_binary, const std::
   return answer;
 }
 
+TEST(CoordinatorInteropTest, ASecondCoordinatorOnATakenPortExitsWithAnError) {
+  DaguHome home;
+  const int port = FreePort();
+  DaguProcess first("first", home.LogPath("first"));
+  ASSERT_TRUE(StartCoordinator(&first, DAGU_BINARY, home, port)) << first.Describe(20);
+  DaguProcess second("second", home.LogPath("second"));
+  ASSERT_TRUE(second.Start(DAGU_BINARY, {"coordinator", "--coordinator.port", std::to_string(port)}, HomeEnv(home)));
+  // gRPC's default SO_REUSEPORT let a second one listen on the same port.
+  EXPECT_EQ(second.Wait(10s), std::optional<int>(1)) << second.Describe(20);
+  EXPECT_NE(second.Output().find("failed to start coordinator"), std::string::npos) << second.Describe(20);
+  EXPECT_TRUE(first.running());
+  EXPECT_EQ(RegistryFiles(home), 1u);
+}
+
 // What may differ between two runs: the times.
 nlohmann::json WithoutTimes(nlohmann::json j) {
   if (j.is_object()) {

@@ -149,6 +149,9 @@ class Server final : public CoordinatorServer {
   bool Start(const CoordinatorOptions& options, std::string* error) {
     grpc::EnableDefaultHealthCheckService(true);
     grpc::ServerBuilder builder;
+    // gRPC sets SO_REUSEPORT by default: a second coordinator on a taken port
+    // would then "listen" too, and the two would share the connections.
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     std::string address = options.bind_host + ":" + std::to_string(options.port);
     builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(&service_);
