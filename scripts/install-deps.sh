@@ -22,6 +22,9 @@ PACKAGES=(
   libcrypt-dev
   # builtin auth: JSON Web Tokens (libjwt, loaded at first use, src/dynlib)
   libjwt-dev
+  # distributed mode: gRPC C++ and protobuf (dagu coordinator/worker speak Dagu 1.30.2's
+  # coordinator.v1 protocol; linked only into libdagu-grpc.so, loaded by those roles)
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   # tests: fetching the reference Dagu 1.30.2 from the npm registry, promtool, UI end-to-end
   python3 curl ca-certificates nodejs npm prometheus chromium
   # tests: the executors' real counterparts (SMTP server, OpenSSH server, keys and certificates)

@@ -1,13 +1,24 @@
 // `dagu coordinator` and `dagu worker`: Dagu 1.30.2's distributed execution
-// (a gRPC coordinator and workers polling it). Not built into this dagu:
-// both accept every flag 1.30.2 has and exit 1 with one line saying so, so a
-// unit written for 1.30.2 fails loudly instead of on an unknown flag.
+// (a gRPC coordinator and workers polling it; docs/distributed.md).
+// `dagu coordinator` serves 1.30.2's coordinator.v1 protocol (plaintext) from
+// libdagu-grpc.so and registers in the service registry. `dagu worker` is
+// not built yet: it accepts every flag 1.30.2 has and exits 1 saying so, so
+// a unit written for 1.30.2 fails loudly instead of on an unknown flag.
+#include <signal.h>
+#include <unistd.h>
+
 #include <iostream>
+
+#include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
 #include "cli/distributed_flags.h"
 #include "cli/help.h"
 #include "core/exit_codes.h"
+#include "core/periodic_worker.h"
+#include "core/signal_waiter.h"
+#include "distributed/coordinator_loader.h"
+#include "distributed/coordinator_registration.h"
 
 namespace dagu::cli {
 namespace {
@@ -22,16 +33,71 @@ int NotBuilt(const std::string& command) {
   return kExitFailure;
 }
 
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "";
+  return name;
+}
+
+// Serves until SIGINT or SIGTERM, then removes its registry entry and stops
+// (waiting polls end at once, calls in flight get up to 2 s).
+int RunCoordinator(const CommonFlags& common, const DistributedFlags& d) {
+  SignalWaiter signals({SIGINT, SIGTERM});  // before any thread starts
+  ConfigOverrides extra;
+  extra.coordinator_host = d.coordinator_host;
+  extra.coordinator_port = d.coordinator_port;
+  extra.coordinator_advertise = d.coordinator_advertise;
+  Config config;
+  if (int rc = LoadConfigForCommand(common, extra, &config); rc != 0) return rc;
+  if (!d.peer_cert_file.empty() || !d.peer_key_file.empty() || !d.peer_client_ca_file.empty()) {
+    return CommandError("TLS between coordinator and workers (--peer.*) is not built yet: the coordinator serves "
+                        "plaintext only (docs/distributed.md)");
+  }
+
+  distributed::CoordinatorOptions options;
+  options.bind_host = config.coordinator.host;
+  options.port = config.coordinator.port;
+  StatusOr<std::unique_ptr<distributed::CoordinatorServer>> started = distributed::StartCoordinator(options);
+  if (!started.ok()) return CommandError("failed to start coordinator: " + started.status().ToString());
+  std::unique_ptr<distributed::CoordinatorServer> server = std::move(started).value();
+
+  ServiceRegistry registry(PosixFileSystem(), config.paths.service_registry_dir);
+  distributed::CoordinatorRegistration registration(
+      &registry,
+      distributed::CoordinatorAddressFor(HostName(), config.coordinator.advertise, config.coordinator.host,
+                                         config.coordinator.port, server->port()),
+      getpid(), Clock::Real()->Now());
+  if (Status s = registration.Write(); !s.ok()) {
+    server->Shutdown();
+    return CommandError("failed to register with service registry: " + s.ToString());
+  }
+  spdlog::info("Coordinator serving on {}:{} (registered as {} at {}:{})", options.bind_host, server->port(),
+               registration.entry().id, registration.entry().host, registration.entry().port);
+
+  StoppableThread refresher;
+  refresher.Start([&registration](StoppableThread& self) {
+    while (self.WaitFor(kServiceEntryRefresh)) {
+      registration.Write().LogIfError("refreshing the coordinator's service registry entry");
+    }
+  });
+  int signal = signals.Wait();
+  spdlog::info("Coordinator stopping (signal {})", signal);
+  refresher.Stop();
+  registration.Remove().LogIfError("removing the coordinator's service registry entry");
+  server->Shutdown();
+  return kExitOk;
+}
+
 }  // namespace
 
 void AddCoordinatorFlags(CLI::App* cmd, DistributedFlags* d) {
-  Note(cmd->add_option("-H,--coordinator.host", d->coordinator_host, "Coordinator gRPC server host (not used here)")
+  Note(cmd->add_option("-H,--coordinator.host", d->coordinator_host, "Coordinator gRPC server host")
            ->default_str("127.0.0.1"),
        d);
   Note(cmd->add_option("-A,--coordinator.advertise", d->coordinator_advertise,
-                       "Address to advertise in service registry (not used here)"),
+                       "Address to advertise in service registry (default: this host's name)"),
        d);
-  Note(cmd->add_option("-P,--coordinator.port", d->coordinator_port, "Coordinator gRPC server port (not used here)")
+  Note(cmd->add_option("-P,--coordinator.port", d->coordinator_port, "Coordinator gRPC server port")
            ->default_str("50055"),
        d);
 }
@@ -55,13 +121,13 @@ void AddDistributedCommands(CLI::App& app, int* exit_code) {
   auto* coordinator =
       app.add_subcommand("coordinator", "Start the coordinator gRPC server for distributed task execution");
   SetCommandDoc(coordinator, {"coordinator [flags]",
-                              "Dagu 1.30.2 runs a gRPC coordinator here that distributes DAG-runs to workers.\n"
-                              "Distributed execution is not built into this dagu: the command accepts\n"
-                              "1.30.2's flags and exits with status 1, saying so."});
+                              "Runs the gRPC coordinator (Dagu 1.30.2's coordinator.v1 protocol, plaintext)\n"
+                              "that hands DAG-runs from schedulers to workers polling it, and registers it\n"
+                              "in <data>/service-registry/coordinator/. TLS (--peer.*) is not built yet."});
   AddCommonFlags(coordinator, &coordinator_common, false);
   AddCoordinatorFlags(coordinator, &coordinator_flags);
   AddPeerFlags(coordinator, &coordinator_flags);
-  coordinator->callback([exit_code] { *exit_code = NotBuilt("coordinator"); });
+  coordinator->callback([exit_code] { *exit_code = RunCoordinator(coordinator_common, coordinator_flags); });
 
   static CommonFlags worker_common;
   static DistributedFlags worker_flags;

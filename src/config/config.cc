@@ -44,6 +44,15 @@ void ApplyFlags(const ConfigOverrides& overrides, Settings* settings) {
   if (!overrides.dags_dir.empty()) SetFlag(settings, "paths.dags_dir", overrides.dags_dir, "--dags");
   if (!overrides.host.empty()) SetFlag(settings, "host", overrides.host, "--host");
   if (overrides.port) SetFlag(settings, "port", std::to_string(*overrides.port), "--port");
+  if (!overrides.coordinator_host.empty()) {
+    SetFlag(settings, "coordinator.host", overrides.coordinator_host, "--coordinator.host");
+  }
+  if (!overrides.coordinator_port.empty()) {
+    SetFlag(settings, "coordinator.port", overrides.coordinator_port, "--coordinator.port");
+  }
+  if (!overrides.coordinator_advertise.empty()) {
+    SetFlag(settings, "coordinator.advertise", overrides.coordinator_advertise, "--coordinator.advertise");
+  }
 }
 
 // config.yaml (or --config), then, only without --config, admin.yaml merged over it.

@@ -62,6 +62,14 @@ struct SchedulerConfig {
   std::chrono::nanoseconds RenewInterval() const;
 };
 
+// `dagu coordinator` (docs/distributed.md): where its gRPC server listens and
+// the host it advertises in the service registry ("" = this host's name).
+struct CoordinatorConfig {
+  std::string host = "127.0.0.1";
+  int port = 50055;
+  std::string advertise;
+};
+
 struct HealthConfig {
   bool details = true;  // false: /health on scheduler.port says only status, role and state
 };
@@ -127,6 +135,7 @@ struct Config {
   std::string metrics = "private";  // access to /metrics: "private" or "public"
   std::vector<std::string> allowed_hosts;  // server.allowed_hosts: Host names the web port answers for
   HealthConfig health;
+  CoordinatorConfig coordinator;
 
   // The address of /health on scheduler.port: scheduler.health_host, else `host`.
   const std::string& HealthHost() const { return scheduler.health_host.empty() ? host : scheduler.health_host; }
@@ -144,6 +153,11 @@ struct ConfigOverrides {
   std::string dags_dir;      // -d/--dags
   std::string host;          // -s/--host
   std::optional<int> port;   // -p/--port
+  // `dagu coordinator`'s -H/--coordinator.host, -P/--coordinator.port,
+  // -A/--coordinator.advertise.
+  std::string coordinator_host;
+  std::string coordinator_port;  // checked as coordinator.port is
+  std::string coordinator_advertise;
 };
 
 // What LoadConfig reads besides the command line, injected for tests.

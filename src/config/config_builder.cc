@@ -148,6 +148,13 @@ Status BuildPaths(const Reader& r, const HomeLayout& layout, const BuildContext&
   return Status::OK();
 }
 
+Status BuildCoordinator(const Reader& r, CoordinatorConfig* c) {
+  DAGU_RETURN_IF_ERROR(r.String("coordinator.host", &c->host));
+  DAGU_RETURN_IF_ERROR(r.Int("coordinator.port", 0, 65535, &c->port));
+  DAGU_RETURN_IF_ERROR(r.String("coordinator.advertise", &c->advertise));
+  return Status::OK();
+}
+
 Status BuildScheduler(const Reader& r, SchedulerConfig* s) {
   DAGU_RETURN_IF_ERROR(r.Int("scheduler.port", 0, 65535, &s->port));
   DAGU_RETURN_IF_ERROR(r.String("scheduler.health_host", &s->health_host));
@@ -367,6 +374,7 @@ Status BuildConfig(const Settings& settings, const HomeLayout& layout, const Bui
   DAGU_RETURN_IF_ERROR(BuildServer(r, out));
   DAGU_RETURN_IF_ERROR(BuildAuth(r, out));
   DAGU_RETURN_IF_ERROR(BuildScheduler(r, &out->scheduler));
+  DAGU_RETURN_IF_ERROR(BuildCoordinator(r, &out->coordinator));
   DAGU_RETURN_IF_ERROR(BuildQueues(r, &out->queues, &out->warnings));
   return Status::OK();
 }

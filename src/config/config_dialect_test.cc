@@ -259,6 +259,35 @@ TEST_F(ConfigTest, DaguKeysWeDoNotUseAreAcceptedQuietly) {
   EXPECT_THAT(MustLoad().warnings, IsEmpty());
 }
 
+TEST_F(ConfigTest, CoordinatorKeysFromFileEnvAndFlags) {
+  Config c = MustLoad();
+  EXPECT_EQ(c.coordinator.host, "127.0.0.1");
+  EXPECT_EQ(c.coordinator.port, 50055);
+  EXPECT_EQ(c.coordinator.advertise, "");
+  HomeWithConfig("coordinator:\n  host: 0.0.0.0\n  port: 50100\n  advertise: coord-1\n");
+  c = MustLoad();
+  EXPECT_EQ(c.coordinator.host, "0.0.0.0");
+  EXPECT_EQ(c.coordinator.port, 50100);
+  EXPECT_EQ(c.coordinator.advertise, "coord-1");
+  env_["DAGU_COORDINATOR_HOST"] = "10.0.0.1";
+  env_["DAGU_COORDINATOR_PORT"] = "50200";
+  env_["DAGU_COORDINATOR_ADVERTISE"] = "coord-env";
+  c = MustLoad();
+  EXPECT_EQ(c.coordinator.host, "10.0.0.1");
+  EXPECT_EQ(c.coordinator.port, 50200);
+  EXPECT_EQ(c.coordinator.advertise, "coord-env");
+  ConfigOverrides flags;
+  flags.coordinator_host = "10.0.0.2";
+  flags.coordinator_port = "50300";
+  flags.coordinator_advertise = "coord-flag";
+  c = MustLoad(flags);
+  EXPECT_EQ(c.coordinator.host, "10.0.0.2");
+  EXPECT_EQ(c.coordinator.port, 50300);
+  EXPECT_EQ(c.coordinator.advertise, "coord-flag");
+  flags.coordinator_port = "70000";
+  EXPECT_THAT(LoadError(flags), HasSubstr("coordinator.port"));
+}
+
 TEST_F(ConfigTest, UnknownKeyIsAWarningWithAHint) {
   HomeWithConfig("hots: 1.2.3.4\nlock_stale_threshold: 10s\nfrobnicate: 1\n");
   Config c = MustLoad();

@@ -37,6 +37,10 @@ const std::vector<EnvBinding>& EnvBindings() {
       {"DAGU_SCHEDULER_ARM_LEAD", "scheduler.arm_lead", ""},
       {"DAGU_SCHEDULER_FAST_TAKEOVER", "scheduler.fast_takeover", ""},
       {"DAGU_QUEUE_ENABLED", "queues.enabled", ""},
+      // Distributed mode.
+      {"DAGU_COORDINATOR_HOST", "coordinator.host", ""},
+      {"DAGU_COORDINATOR_PORT", "coordinator.port", ""},
+      {"DAGU_COORDINATOR_ADVERTISE", "coordinator.advertise", ""},
       // UI (legacy names first).
       {"DAGU_NAVBAR_COLOR", "ui.navbar_color", ""},
       {"DAGU_NAVBAR_TITLE", "ui.navbar_title", ""},

@@ -9,6 +9,7 @@
 //   <scheduler>/role-journal.jsonl                   role changes (store/role_journal.h)
 //   <scheduler>/tick_ledger.json                     the tick ledger (store/tick_ledger.h)
 //   <service-registry>/scheduler/<SafeName(id)>.json an instance's entry (store/service_registry.h)
+//   <service-registry>/coordinator/<SafeName(id)>.json a coordinator's entry (distributed/coordinator_registration.h)
 //
 // Dagu 1.30.2 uses the same lock directory and registry layout
 // (docs/storage.md, docs/ha-protocol.md). Pure functions.
@@ -30,6 +31,8 @@ inline constexpr char kRoleJournalName[] = "role-journal.jsonl";
 inline constexpr char kTickLedgerName[] = "tick_ledger.json";
 // The service name of schedulers in the service registry.
 inline constexpr char kSchedulerServiceName[] = "scheduler";
+// The service name of coordinators (`dagu coordinator`) in the service registry.
+inline constexpr char kCoordinatorServiceName[] = "coordinator";
 
 inline std::string SchedulerLocksDir(const std::string& scheduler_dir) {
   return JoinPath(scheduler_dir, kSchedulerLocksDirName);

@@ -1,0 +1,23 @@
+// Loads libdagu-grpc.so (coordinator_module.h) and starts a coordinator in it.
+// The module is looked for beside the running executable (the build tree's
+// bin/) and in ../lib/dagu/ from it (the installed layout, /usr/lib/dagu).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status_or.h"
+#include "distributed/coordinator_module.h"
+
+namespace dagu::distributed {
+
+// Where the module is looked for, in order, for an executable at `exe_path`.
+std::vector<std::string> GrpcModuleCandidates(const std::string& exe_path);
+
+// Loads the module (once per process; it stays loaded) and starts a
+// coordinator. Errors: NotFound naming every place tried, or the
+// module's own error (e.g. the port is taken).
+StatusOr<std::unique_ptr<CoordinatorServer>> StartCoordinator(const CoordinatorOptions& options);
+
+}  // namespace dagu::distributed
