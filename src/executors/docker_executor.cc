@@ -111,6 +111,9 @@ class DockerStep final : public RunningStep {
     const char* host = std::getenv("DOCKER_HOST");
     launcher_ = std::make_unique<DockerLauncher>(cfg_, &stop_);
     launcher_->set_expand([this](const std::string& v) { return ExpandConfigString(inv_, v); });
+    launcher_->set_warn([this](const std::string& message) {
+      if (inv_.log) inv_.log(false, message, {});
+    });
     if (Status s = launcher_->Connect(host == nullptr ? "" : host); !s.ok()) {
       *error = "failed to setup container: " + s.message();
       return 1;

@@ -117,6 +117,7 @@ Status DockerLauncher::CreateAndStart(const nlohmann::json& cmd, bool clear_entr
   path += "platform=" + DockerClient::Escape(platform_);
   StatusOr<nlohmann::json> created = client_->PostJson(path, body, abort_);
   if (!created.ok()) return created.status().IsNotFound() && !pull_error.ok() ? pull_error : created.status();
+  if (!pull_error.ok() && warn_) warn_(pull_error.message() + "; using the local image");
   *id = created->value("Id", std::string());
   if (id->empty()) return Status::Corruption("the daemon created a container without an Id");
   return client_->Post("/containers/" + *id + "/start", abort_);

@@ -48,6 +48,8 @@ class DockerLauncher {
 
   // Substitutes ${VAR} in registryAuths values (default: none).
   void set_expand(std::function<std::string(const std::string&)> expand) { expand_ = std::move(expand); }
+  // Told of a pull that failed while a local image is used instead.
+  void set_warn(std::function<void(const std::string&)> warn) { warn_ = std::move(warn); }
 
   DockerClient& client() { return *client_; }
   const DockerStepConfig& config() const { return cfg_; }
@@ -79,6 +81,7 @@ class DockerLauncher {
   DockerStepConfig cfg_;
   const std::atomic<bool>* abort_;
   std::function<std::string(const std::string&)> expand_ = [](const std::string& s) { return s; };
+  std::function<void(const std::string&)> warn_;
   std::unique_ptr<DockerClient> client_;
   std::string platform_, os_, arch_, variant_;
 };
