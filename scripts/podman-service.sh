@@ -10,6 +10,8 @@
 # Images (both /bin/busybox plus its applet links):
 #   localhost/busybox:static   CMD ["sh"]
 #   localhost/busybox:echo     ENTRYPOINT ["echo","entry:"]  CMD ["from-cmd"]
+#   localhost/busybox:sleep    CMD ["sleep","3600"] (runs until stopped: a
+#                              DAG-level container with startup: entrypoint)
 #
 # Settings this sandbox needs (see docs/dag-format.md, "Docker"): runc (crun
 # refuses the host's hybrid cgroup layout), the cgroupfs manager, container
@@ -67,7 +69,8 @@ REG
 podman_cmd() { CONTAINERS_CONF="$CONF" CONTAINERS_REGISTRIES_CONF="$REGISTRIES" podman "$@"; }
 
 import_images() {
-  if podman_cmd image exists localhost/busybox:static && podman_cmd image exists localhost/busybox:echo; then
+  if podman_cmd image exists localhost/busybox:static && podman_cmd image exists localhost/busybox:echo &&
+    podman_cmd image exists localhost/busybox:sleep; then
     return 0
   fi
   local busybox rootfs tar
@@ -87,6 +90,7 @@ import_images() {
   podman_cmd import -q --change 'CMD ["sh"]' --change 'ENV PATH=/bin' "$tar" localhost/busybox:static >/dev/null
   podman_cmd import -q --change 'ENTRYPOINT ["echo","entry:"]' --change 'CMD ["from-cmd"]' \
     --change 'ENV PATH=/bin' "$tar" localhost/busybox:echo >/dev/null
+  podman_cmd import -q --change 'CMD ["sleep","3600"]' --change 'ENV PATH=/bin' "$tar" localhost/busybox:sleep >/dev/null
   rm -rf "$rootfs" "$tar"
 }
 

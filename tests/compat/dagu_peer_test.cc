@@ -213,14 +213,16 @@ TEST_F(DaguPeerTest, OurQueuedRunIsRunByDaguScheduler) {
   env_["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
   auto scheduler = Background(peer_, {"scheduler"});
   bool done = PollUntil([&] { return OurStatusLine("hello", "ours-q") == "Succeeded"; }, 60000ms, 500ms);
+  // Dagu removes the item once it has seen the run end: wait for that while
+  // its scheduler still runs (killed at "Succeeded", it may never get there).
+  bool dequeued = done && PollUntil([&] { return !fs::exists(home_ + "/data/queue/hello") ||
+                                                 fs::is_empty(home_ + "/data/queue/hello"); }, 10000ms);
   std::string log = scheduler->Output();
   scheduler.reset();  // SIGKILL: an active 1.30.2 scheduler ignores SIGTERM
   ASSERT_TRUE(done) << log;
   RunResult theirs = Theirs({"status", "--run-id=ours-q", "hello"});
   EXPECT_THAT(theirs.output, HasSubstr("hello queued"));
-  // Dagu removed the item after the run.
-  EXPECT_TRUE(PollUntil([&] { return !fs::exists(home_ + "/data/queue/hello") ||
-                                     fs::is_empty(home_ + "/data/queue/hello"); }, 5000ms));
+  EXPECT_TRUE(dequeued) << log;
 }
 
 TEST_F(DaguPeerTest, DaguStopStopsOurRun) {
