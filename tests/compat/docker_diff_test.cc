@@ -134,7 +134,8 @@ class DockerDiffTest : public ::testing::TestWithParam<std::string> {
   }
 
   // Runs the case under `binary`; the normalised summary of what it did.
-  Json RunCase(const std::string& binary, const std::string& tag) {
+  // `may_hang`: not exiting is returned (exit -1), not a failure.
+  Json RunCase(const std::string& binary, const std::string& tag, bool may_hang = false) {
     std::string home = dir_.Sub(tag + "/home");
     fs::create_directories(home + "/dags");
     std::ofstream(home + "/dags/.examples-created");
@@ -160,7 +161,7 @@ class DockerDiffTest : public ::testing::TestWithParam<std::string> {
       EXPECT_EQ(stop.Wait(60000ms).value_or(-1), 0) << stop.Output();
     }
     auto exit = proc.Wait(120000ms);
-    EXPECT_TRUE(exit.has_value()) << binary << " did not exit";
+    EXPECT_TRUE(may_hang || exit.has_value()) << binary << " did not exit";
     Json summary;
     summary["exit"] = exit.value_or(-1);
     std::string record_path, run_id;
@@ -248,7 +249,15 @@ std::string DockerDiffTest::runtime_output_;
 std::string DockerDiffTest::socket_;
 
 TEST_P(DockerDiffTest, SameAsDagu1302) {
-  Json theirs = RunCase(peer_, "theirs");
+  Json theirs = RunCase(peer_, "theirs", /*may_hang=*/true);
+  if (theirs["exit"] == -1) {
+    // Dagu 1.30.2 can wait forever on a log follow that Podman 4.3 leaves
+    // open after a container has exited (the defect ours works around:
+    // docs/dag-format.md, "docker"). That hang is not what this compares,
+    // so its side runs once more; a second hang fails the case.
+    std::cout << "[ retry    ] " << GetParam() << ": Dagu 1.30.2 did not exit; running its side again\n";
+    theirs = RunCase(peer_, "theirs-again");
+  }
   Json ours = RunCase(DAGU_BINARY, "ours");
   if (std::getenv("DAGU_COMPAT_DUMP") != nullptr) {
     std::cout << "Dagu 1.30.2: " << theirs.dump(2) << "\nours: " << ours.dump(2) << "\n";
