@@ -6,7 +6,9 @@
 // fixtures 1.30.2 wrote.)
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +16,7 @@
 #include "auth/api_key_store.h"
 #include "auth/token_signer.h"
 #include "auth/user_store.h"
+#include "support/case_files.h"
 #include "support/dagu_process.h"
 #include "support/http_client.h"
 #include "support/peer_binary.h"
@@ -104,6 +107,79 @@ TEST(AuthInteropTest, UsersKeysAndTokensOfOursAuthenticateOnDagu1302) {
 
   server.Signal(SIGTERM);
   EXPECT_TRUE(server.Wait(15s).has_value());
+}
+
+// With no users and no `auth.builtin.admin.password`, both binaries create the
+// admin with a generated password and print it in the same banner on stdout.
+// The password logs in, is in no file of the home (only its hash is), and a
+// second start prints no banner.
+struct BannerRun {
+  std::string banner;    // the output with the password masked
+  std::string password;  // "" when no banner was printed
+  int login_status = 0;  // POST /auth/login with it (0: not tried)
+  std::vector<std::string> files_with_password;
+};
+
+BannerRun StartAndReadBanner(const std::string& binary, const DaguHome& home, const std::string& tag) {
+  BannerRun run;
+  const int port = FreePort();
+  const std::string log = home.LogPath(tag);
+  DaguProcess server(tag, log);
+  EXPECT_TRUE(server.Start(binary, {"server", "--host", "127.0.0.1", "--port", std::to_string(port)},
+                           {{"DAGU_HOME", home.home()}, {"DAGU_SKIP_EXAMPLES", "true"}}));
+  HttpReply probe;
+  for (int i = 0; i < 150 && probe.status == 0; ++i) {
+    probe = HttpRequest(port, "GET", "/api/v2/health", "");
+    if (probe.status == 0) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(probe.status, 200) << probe.body << server.Describe(40);
+  const std::string out = Slurp(log);
+  std::smatch m;
+  if (std::regex_search(out, m, std::regex("Password: (\\S+)"))) {
+    run.password = m[1];
+    const size_t begin = out.find("====");
+    const size_t end = out.rfind("====");
+    if (begin != std::string::npos && end != std::string::npos) {
+      run.banner = out.substr(begin, end + 4 - begin);
+      run.banner = std::regex_replace(run.banner, std::regex("Password: \\S+"), "Password: <generated>");
+    }
+    const std::string body = nlohmann::json{{"username", "admin"}, {"password", run.password}}.dump();
+    run.login_status = HttpRequest(port, "POST", "/api/v2/auth/login", body).status;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(home.home())) {
+      if (e.is_regular_file() && Slurp(e.path().string()).find(run.password) != std::string::npos) {
+        run.files_with_password.push_back(e.path().string());
+      }
+    }
+  }
+  server.Signal(SIGTERM);
+  EXPECT_TRUE(server.Wait(15s).has_value());
+  return run;
+}
+
+TEST(AuthInteropTest, GeneratedAdminPasswordBannerAsDagu1302) {
+  std::string why;
+  const std::string peer = FetchPeer(&why);
+  if (peer.empty()) GTEST_SKIP() << "Dagu 1.30.2 is not available: " << why;
+  const std::string config =
+      "auth:\n  mode: builtin\n  builtin:\n    token:\n      secret: banner-secret-0123456789abcdef01\n";
+  DaguHome theirs_home, ours_home;
+  std::ofstream(theirs_home.home() + "/config.yaml") << config;
+  std::ofstream(ours_home.home() + "/config.yaml") << config;
+
+  const BannerRun theirs = StartAndReadBanner(peer, theirs_home, "peer");
+  const BannerRun ours = StartAndReadBanner(DAGU_BINARY, ours_home, "ours");
+  ASSERT_FALSE(theirs.password.empty()) << "1.30.2 printed no banner";
+  ASSERT_FALSE(ours.password.empty()) << Slurp(ours_home.LogPath("ours"));
+  EXPECT_EQ(ours.banner, theirs.banner);
+  EXPECT_EQ(ours.password.size(), theirs.password.size());
+  EXPECT_EQ(theirs.login_status, 200);
+  EXPECT_EQ(ours.login_status, 200);
+  EXPECT_TRUE(theirs.files_with_password.empty()) << theirs.files_with_password.front();
+  EXPECT_TRUE(ours.files_with_password.empty()) << ours.files_with_password.front();
+
+  // The admin exists now: a second start of ours creates none and prints nothing.
+  const BannerRun again = StartAndReadBanner(DAGU_BINARY, ours_home, "ours-again");
+  EXPECT_TRUE(again.password.empty()) << again.banner;
 }
 
 }  // namespace
