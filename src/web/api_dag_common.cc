@@ -27,9 +27,11 @@ bool LatestRecord(const ApiContext& ctx, const DagFile& f, RunRecord* out) {
   RunDir latest;
   if (!ValidateDagFileName(f.DagName()).ok()) return false;
   if (!ctx.runs->LatestRun(f.DagName(), &latest).ok()) return false;
-  RunView view;
-  if (!LookupRun(ctx, f.DagName(), latest.run_id, &view).ok()) return false;
-  *out = std::move(view.record);
+  // Read from the run's folder at hand (looking the run up by its ID again
+  // listed every day folder of the DAG when it has no claim file).
+  AttemptDir attempt;
+  if (!ctx.runs->LatestAttempt(latest, &attempt).ok() || !ctx.runs->ReadStatus(attempt, out).ok()) return false;
+  ApplyStaleCheck(ctx, attempt, out);
   return true;
 }
 

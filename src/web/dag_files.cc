@@ -172,11 +172,16 @@ void DagFiles::CheckBaseConfig() const {
                     (!version || SameFileVersion(*version, *base_version_));
   if (same) return;
   cache_.clear();
+  for (auto& listing : listings_) listing.reset();
   base_version_ = version;
 }
 
+void DagFiles::WatchForChanges() {
+  generation_ = std::make_unique<DirGeneration>(std::vector<std::string>{dags_dir_, suspend_dir_});
+}
+
 std::shared_ptr<const DagFile> DagFiles::LoadShared(const std::string& file_name, const std::string& path,
-                                                    bool metadata_only) const {
+                                                    bool metadata_only, bool* plain) const {
   const std::string key = metadata_only ? path + "\nm" : path;
   FileInfo version;
   FileInfo flag;
@@ -194,6 +199,7 @@ std::shared_ptr<const DagFile> DagFiles::LoadShared(const std::string& file_name
     version.device = st.st_dev;
     usable = true;
   } else {
+    *plain = false;
     usable = CheckDagFileEntry(dags_dir_, file_name).ok() && fs_->Stat(path, &version).ok();
   }
   if (!usable) {
@@ -228,18 +234,36 @@ std::shared_ptr<const DagFile> DagFiles::LoadShared(const std::string& file_name
 
 Status DagFiles::ListShared(bool metadata_only, std::vector<std::shared_ptr<const DagFile>>* out) const {
   out->clear();
+  // The generation first: a change after this call shows in the next one.
+  const std::optional<uint64_t> current = generation_ ? generation_->Current() : std::nullopt;
+  const bool watched = current.has_value();
+  const uint64_t generation = current.value_or(0);
   CheckBaseConfig();
+  std::optional<Listing>& listing = listings_[metadata_only ? 1 : 0];
+  if (watched) {
+    std::lock_guard<std::mutex> l(cache_mu_);
+    if (listing && listing->generation == generation) {
+      *out = listing->files;
+      return Status::OK();
+    }
+  }
   std::vector<std::string> names;
   Status s = fs_->ListDir(dags_dir_, &names);
   if (s.IsNotFound()) return Status::OK();
   if (!s.ok()) return s.WithContext("listing the DAG directory");
   std::sort(names.begin(), names.end());
+  bool plain = true;
   for (const std::string& name : names) {
     if (!IsYamlFile(name)) continue;
-    out->push_back(LoadShared(name, JoinPath(dags_dir_, name), metadata_only));
+    out->push_back(LoadShared(name, JoinPath(dags_dir_, name), metadata_only, &plain));
   }
   // Forget the files that are gone (the cache never outgrows the directory).
   std::lock_guard<std::mutex> l(cache_mu_);
+  if (watched && plain) {
+    listing = Listing{generation, *out};
+  } else {
+    listing.reset();
+  }
   for (auto it = cache_.begin(); it != cache_.end();) {
     std::string path = it->first.substr(0, it->first.find('\n'));
     if (!std::binary_search(names.begin(), names.end(), BaseName(path))) {
@@ -268,7 +292,8 @@ Status DagFiles::Find(const std::string& file_name, DagFile* out) const {
     FileInfo info;
     if (fs_->Stat(path, &info).ok() && !info.is_dir) {
       CheckBaseConfig();
-      *out = *LoadShared(stem + ext, path, /*metadata_only=*/false);
+      bool plain = true;
+      *out = *LoadShared(stem + ext, path, /*metadata_only=*/false, &plain);
       return Status::OK();
     }
   }

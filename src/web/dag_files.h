@@ -12,6 +12,15 @@
 // and a change of the base config's version drops every kept parse. Memory
 // is one parsed DAG per file (and per load kind), never more.
 //
+// LISTING CACHE. After WatchForChanges(), List/ListShared reuse their last
+// listing (no stat at all) while a DirGeneration of the DAG and suspend-flag
+// directories says nothing changed in them since it was made, and the base
+// config's version is the same. The generation counts every change completed
+// before the request began (core/dir_generation.h), so this keeps the rule
+// above; where it cannot (a directory missing or on a network file system,
+// no inotify), and for a listing that holds a symbolic link (its target may
+// change without an event), every call stats as above.
+//
 // Thread-safe: the cache has its own mutex, never held across a stat or load.
 //
 // What the API may read and show:
@@ -33,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dir_generation.h"
 #include "core/file_system.h"
 #include "core/status.h"
 #include "dag/dag.h"
@@ -68,6 +78,11 @@ class DagFiles {
   // of thousands of files uses. The objects never change once handed out.
   Status ListShared(bool metadata_only, std::vector<std::shared_ptr<const DagFile>>* out) const;
 
+  // Turns the listing cache on (see the header comment). Only for the real
+  // file system: a test's FileSystem changes nothing inotify sees. Call
+  // before the object is shared between threads.
+  void WatchForChanges();
+
   // A parse of a file whose mtime is younger than this is not reused.
   static constexpr std::chrono::seconds kRacyWindow{2};
   // The file of `file_name` ("etl" or "etl.yaml"). InvalidArgument for a
@@ -97,8 +112,9 @@ class DagFiles {
  private:
   DagFile Load(const std::string& file_name, const std::string& path, bool metadata_only) const;
   // Load through the cache (see the header comment).
+  // `plain` is set false when the entry is not a regular file (a link).
   std::shared_ptr<const DagFile> LoadShared(const std::string& file_name, const std::string& path,
-                                            bool metadata_only) const;
+                                            bool metadata_only, bool* plain) const;
   std::string FlagPath(const std::string& path) const;
   // Drops every kept parse when the base config's version changed.
   void CheckBaseConfig() const;
@@ -115,6 +131,13 @@ class DagFiles {
   mutable std::mutex cache_mu_;
   mutable std::map<std::string, Cached> cache_;  // by path, "\n" + "m" for a metadata-only load
   mutable std::optional<FileInfo> base_version_;  // of options_.base_config when the cache was filled
+  // The listing cache, by metadata_only (guarded by cache_mu_).
+  struct Listing {
+    uint64_t generation = 0;
+    std::vector<std::shared_ptr<const DagFile>> files;
+  };
+  std::unique_ptr<DirGeneration> generation_;
+  mutable std::optional<Listing> listings_[2];
 };
 
 // OK when `name` is a plain file name (no '/', not starting with '.', at most

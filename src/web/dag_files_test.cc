@@ -11,6 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "dag/dag_names.h"
+#include "support/faulty_file_system.h"
 #include "support/temp_dir.h"
 
 namespace dagu::web {
@@ -89,7 +91,6 @@ TEST(ApiErrorTextTest, KeepsPlainNamesElidesTheRest) {
   e.message = "got \"$(cat /etc/passwd)\"";
   EXPECT_EQ(ApiErrorText(e, "a.yaml"), "a.yaml:3:7: steps[build].retry_policy.limit: got \"...\"");
 }
-
 }  // namespace
 }  // namespace dagu::web
 
@@ -170,6 +171,67 @@ TEST_F(DagFilesTest, SuspendFlagsAndRemovedFilesShowAtOnce) {
   ASSERT_EQ(::unlink(path.c_str()), 0);
   EXPECT_EQ(DescriptionOf(files_, "s"), "<absent>");
 }
+
+
+// The listing cache (WatchForChanges): while nothing changed in the DAG and
+// suspend directories the listing is reused without a look at the disk (a
+// listing of the directory fails here and the answer still comes); any change
+// made by anyone before a request shows in it.
+class WatchedDagFilesTest : public ::testing::Test {
+ protected:
+  WatchedDagFilesTest()
+      : faulty_(PosixFileSystem()), files_(&faulty_, dir_.Sub("dags"), dir_.Sub("suspend"), LoadDagOptions{}) {
+    AgeFile(dir_.WriteFile("dags/a.yaml", "description: aaaa\nsteps:\n  - name: a\n    command: echo\n"), 60);
+    ::mkdir(dir_.Sub("suspend").c_str(), 0755);
+    files_.WatchForChanges();
+  }
+  // The listing when the directory cannot be listed: only a kept one answers.
+  bool ServedFromCache() {
+    faulty_.FailWith("ListDir", "dags", Status::IOError("EIO"));
+    std::vector<std::shared_ptr<const DagFile>> all;
+    const bool ok = files_.ListShared(true, &all).ok();
+    faulty_.Clear();
+    return ok;
+  }
+  dagu::testing::TempDir dir_;
+  dagu::testing::FaultyFileSystem faulty_;
+  DagFiles files_;
+};
+
+TEST_F(WatchedDagFilesTest, AnUnchangedDirectoryIsNotLookedAtAndEveryChangeShowsAtOnce) {
+  EXPECT_EQ(DescriptionOf(files_, "a"), "aaaa");
+  EXPECT_TRUE(ServedFromCache());
+
+  dir_.WriteFile("dags/b.yaml", "description: bbbb\nsteps:\n  - name: a\n    command: echo\n");
+  EXPECT_FALSE(ServedFromCache()) << "a new file";
+  EXPECT_EQ(DescriptionOf(files_, "b"), "bbbb");
+  EXPECT_TRUE(ServedFromCache());
+
+  dir_.WriteFile("dags/a.yaml", "description: cccc\nsteps:\n  - name: a\n    command: echo\n");
+  EXPECT_EQ(DescriptionOf(files_, "a"), "cccc") << "an edit by another process";
+
+  dir_.WriteFile("suspend/" + SuspendFlagFileName(dir_.Sub("dags/b.yaml")), "");
+  std::vector<std::shared_ptr<const DagFile>> all;
+  ASSERT_TRUE(files_.ListShared(true, &all).ok());
+  for (const auto& f : all) EXPECT_EQ(f->suspended, f->file_name == "b") << f->file_name;
+
+  ASSERT_EQ(::unlink(dir_.Sub("dags/b.yaml").c_str()), 0);
+  EXPECT_EQ(DescriptionOf(files_, "b"), "<absent>");
+  EXPECT_TRUE(ServedFromCache());
+}
+
+// A symbolic link's target may change without an event in the directory: a
+// listing that holds one is never reused.
+TEST_F(WatchedDagFilesTest, AListingWithALinkIsNotReused) {
+  ::mkdir(dir_.Sub("dags/real").c_str(), 0755);
+  AgeFile(dir_.WriteFile("dags/real/t.yaml", "description: tttt\nsteps:\n  - name: a\n    command: echo\n"), 60);
+  ASSERT_EQ(::symlink("real/t.yaml", dir_.Sub("dags/link.yaml").c_str()), 0);
+  EXPECT_EQ(DescriptionOf(files_, "link"), "tttt");
+  EXPECT_FALSE(ServedFromCache());
+  dir_.WriteFile("dags/real/t.yaml", "description: uuuu\nsteps:\n  - name: a\n    command: echo\n");
+  EXPECT_EQ(DescriptionOf(files_, "link"), "uuuu");
+}
+
 
 }  // namespace
 }  // namespace dagu::web

@@ -123,6 +123,10 @@ struct WebApp::Impl {
     // Day folders' runs and run summaries, kept while unchanged
     // (store/run_store.h, "THE INDEX"; docs/web.md, "At scale").
     runs.EnableIndex(RunIndexLimits{});
+    // The DAG list without a stat per file while the DAG and suspend
+    // directories saw no change (web/dag_files.h, "LISTING CACHE"); inotify
+    // sees only the real file system.
+    if (fs == PosixFileSystem()) dags.WatchForChanges();
     ctx.clock = clock;
     ctx.fs = fs;
     ctx.dags = &dags;
