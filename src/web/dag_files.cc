@@ -177,7 +177,7 @@ void DagFiles::CheckBaseConfig() const {
 }
 
 void DagFiles::WatchForChanges() {
-  generation_ = std::make_unique<DirGeneration>(std::vector<std::string>{dags_dir_, suspend_dir_});
+  tracker_ = std::make_unique<DirTracker>(/*max_watches=*/2);
 }
 
 std::shared_ptr<const DagFile> DagFiles::LoadShared(const std::string& file_name, const std::string& path,
@@ -234,15 +234,19 @@ std::shared_ptr<const DagFile> DagFiles::LoadShared(const std::string& file_name
 
 Status DagFiles::ListShared(bool metadata_only, std::vector<std::shared_ptr<const DagFile>>* out) const {
   out->clear();
-  // The generation first: a change after this call shows in the next one.
-  const std::optional<uint64_t> current = generation_ ? generation_->Current() : std::nullopt;
-  const bool watched = current.has_value();
-  const uint64_t generation = current.value_or(0);
+  // The numbers first: a change after this call shows in the next one.
+  std::optional<uint64_t> dags_gen, suspend_gen;
+  if (tracker_) {
+    tracker_->Sync();
+    dags_gen = tracker_->Generation(dags_dir_);
+    suspend_gen = tracker_->Generation(suspend_dir_);
+  }
+  const bool watched = dags_gen.has_value() && suspend_gen.has_value();
   CheckBaseConfig();
   std::optional<Listing>& listing = listings_[metadata_only ? 1 : 0];
   if (watched) {
     std::lock_guard<std::mutex> l(cache_mu_);
-    if (listing && listing->generation == generation) {
+    if (listing && listing->dags_gen == dags_gen.value_or(0) && listing->suspend_gen == suspend_gen.value_or(0)) {
       *out = listing->files;
       return Status::OK();
     }
@@ -260,7 +264,7 @@ Status DagFiles::ListShared(bool metadata_only, std::vector<std::shared_ptr<cons
   // Forget the files that are gone (the cache never outgrows the directory).
   std::lock_guard<std::mutex> l(cache_mu_);
   if (watched && plain) {
-    listing = Listing{generation, *out};
+    listing = Listing{dags_gen.value_or(0), suspend_gen.value_or(0), *out};
   } else {
     listing.reset();
   }

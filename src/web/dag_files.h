@@ -13,10 +13,10 @@
 // is one parsed DAG per file (and per load kind), never more.
 //
 // LISTING CACHE. After WatchForChanges(), List/ListShared reuse their last
-// listing (no stat at all) while a DirGeneration of the DAG and suspend-flag
+// listing (no stat at all) while a DirTracker of the DAG and suspend-flag
 // directories says nothing changed in them since it was made, and the base
-// config's version is the same. The generation counts every change completed
-// before the request began (core/dir_generation.h), so this keeps the rule
+// config's version is the same. The tracker counts every change completed
+// before the request began (core/dir_tracker.h), so this keeps the rule
 // above; where it cannot (a directory missing or on a network file system,
 // no inotify), and for a listing that holds a symbolic link (its target may
 // change without an event), every call stats as above.
@@ -42,7 +42,7 @@
 #include <string>
 #include <vector>
 
-#include "core/dir_generation.h"
+#include "core/dir_tracker.h"
 #include "core/file_system.h"
 #include "core/status.h"
 #include "dag/dag.h"
@@ -133,10 +133,10 @@ class DagFiles {
   mutable std::optional<FileInfo> base_version_;  // of options_.base_config when the cache was filled
   // The listing cache, by metadata_only (guarded by cache_mu_).
   struct Listing {
-    uint64_t generation = 0;
+    uint64_t dags_gen = 0, suspend_gen = 0;  // DirTracker numbers it was made at
     std::vector<std::shared_ptr<const DagFile>> files;
   };
-  std::unique_ptr<DirGeneration> generation_;
+  std::unique_ptr<DirTracker> tracker_;
   mutable std::optional<Listing> listings_[2];
 };
 

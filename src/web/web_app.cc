@@ -4,7 +4,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/dir_tracker.h"
 #include "core/listing_cache_fs.h"
+#include "core/watched_stat_fs.h"
 #include "cron/time_zone.h"
 #include "dagu/version.h"
 #include "metrics/registry.h"
@@ -98,6 +100,8 @@ Status InitBuiltinAuth(BuiltinAuth* auth, const std::string& username) {
 // How many directory listings the API keeps (about 40 MB at most with the
 // run layout's small folders).
 constexpr size_t kKeptListings = 65536;
+// Stats of the run history kept (~350 bytes each).
+constexpr size_t kKeptStats = 50000;
 
 }  // namespace
 
@@ -109,7 +113,11 @@ struct WebApp::Impl {
         clock(deps.clock ? deps.clock : Clock::Real()),
         fs(deps.fs ? deps.fs : PosixFileSystem()),
         started(clock->Now()),
-        listing_fs(fs, kKeptListings),
+        watched_fs(fs == PosixFileSystem() ? std::make_unique<WatchedStatFileSystem>(
+                                                 fs, config.paths.dag_runs_dir, kKeptStats,
+                                                 DirTracker::DefaultMaxWatches())
+                                           : nullptr),
+        listing_fs(watched_fs ? static_cast<FileSystem*>(watched_fs.get()) : fs, kKeptListings),
         dags(&listing_fs, config.paths.dags_dir, config.paths.suspend_flags_dir, DagOptions(config)),
         runs(&listing_fs, clock, config.paths.dag_runs_dir),
         queues(fs, clock, config.paths.queue_dir),
@@ -163,6 +171,9 @@ struct WebApp::Impl {
   const Clock* clock;
   FileSystem* fs;
   WallTime started;
+  // Stats of the run history kept while inotify saw no change
+  // (core/watched_stat_fs.h); null unless `fs` is the real file system.
+  std::unique_ptr<WatchedStatFileSystem> watched_fs;
   // Listings of the DAG folder and of the run folders, kept while unchanged
   // (core/listing_cache_fs.h; docs/web.md, "At scale").
   ListingCacheFileSystem listing_fs;

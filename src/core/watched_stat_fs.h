@@ -1,0 +1,119 @@
+// WatchedStatFileSystem: a FileSystem that answers Stat for paths under one
+// root (the run history: <data>/dag-runs) from what it stat'ed before, while
+// inotify says nothing changed there, and forwards every other call. The run
+// lists of the API stat ~10,000 day folders and ~2 paths per listed run per
+// request; each stat walks a dozen path components through a dentry cache of
+// millions of entries (docs/benchmarks.md). Here an unchanged path costs a
+// hash lookup.
+//
+// CORRECTNESS. A kept answer for path P (its FileInfo, or NotFound) is
+// handed out only while, per the DirTracker (core/dir_tracker.h), nothing
+// changed in
+//  - P's parent directory (P created, removed, renamed, written, its mode or
+//    times changed: all are events of the parent),
+//  - P itself when it is a directory (an entry made or removed in it changes
+//    its mtime; its own times, removal or move), and
+//  - the root (a DAG's whole folder renamed moves its subtree without an
+//    event inside it; renaming is the one change inotify does not report
+//    below the moved directory, and Dagu renames nothing deeper but attempt
+//    folders, which are P's parent or P itself when they matter).
+// Each call reads the pending events first, and the kernel queues an event
+// inside the system call that made the change, so a change any process
+// completed before a Stat is in its answer, as with a real stat. Not kept:
+// paths outside the root, a path whose last component is a symbolic link,
+// errors other than NotFound, and anything on a network or FUSE file system
+// (DirTracker gives no number there). Not seen: a directory between the root
+// and P renamed by hand (not by Dagu), a file changed through a hard link in
+// another folder.
+//
+// MEMORY. At most `max_entries` answers (least recently used out) and the
+// DirTracker's watch budget.
+//
+// Thread-safe when `base` is.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "core/dir_tracker.h"
+#include "core/file_system.h"
+
+namespace dagu {
+
+class WatchedStatFileSystem : public FileSystem {
+ public:
+  // `base` must outlive this; it must be the real file system (what
+  // inotify sees).
+  WatchedStatFileSystem(FileSystem* base, std::string root, size_t max_entries, size_t max_watches);
+
+  Status Stat(const std::string& path, FileInfo* info) override;
+
+  uint64_t hits() const;
+  uint64_t misses() const;
+
+  Status ReadFile(const std::string& path, std::string* contents) override { return base_->ReadFile(path, contents); }
+  Status WriteFile(const std::string& path, const std::string& contents, int mode) override {
+    return base_->WriteFile(path, contents, mode);
+  }
+  Status WriteFileAtomic(const std::string& path, const std::string& contents, int mode) override {
+    return base_->WriteFileAtomic(path, contents, mode);
+  }
+  Status CreateFileExclusive(const std::string& path, const std::string& contents, int mode) override {
+    return base_->CreateFileExclusive(path, contents, mode);
+  }
+  Status AppendFileSync(const std::string& path, const std::string& contents, int mode) override {
+    return base_->AppendFileSync(path, contents, mode);
+  }
+  Status MakeDir(const std::string& path, int mode) override { return base_->MakeDir(path, mode); }
+  Status MakeDirs(const std::string& path, int mode) override { return base_->MakeDirs(path, mode); }
+  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
+  Status RemoveDir(const std::string& path) override { return base_->RemoveDir(path); }
+  Status RemoveAll(const std::string& path) override { return base_->RemoveAll(path); }
+  Status Rename(const std::string& from, const std::string& to) override { return base_->Rename(from, to); }
+  Status ListDir(const std::string& path, std::vector<std::string>* names) override {
+    return base_->ListDir(path, names);
+  }
+  Status SetMtime(const std::string& path, WallTime when) override { return base_->SetMtime(path, when); }
+  Status OpenDirectory(const std::string& path, std::unique_ptr<DirectoryHandle>* out) override {
+    return base_->OpenDirectory(path, out);
+  }
+  Status ReadRegularFile(const std::string& path, const std::string& confine_to, uint64_t max_bytes,
+                         std::string* contents) override {
+    return base_->ReadRegularFile(path, confine_to, max_bytes, contents);
+  }
+
+ private:
+  // A number and the slot to read it again from (DirTracker::Watch).
+  struct Kept {
+    std::shared_ptr<const DirTracker::Slot> slot;
+    uint64_t generation = 0;
+    bool Same() const { return slot != nullptr && slot->generation.load() == generation; }
+  };
+  struct Entry {
+    bool found = false;  // false: NotFound
+    FileInfo info;
+    Kept root, parent, own;  // own: directories only
+    std::list<std::string>::iterator lru;
+  };
+  // The slot's number now, or an empty Kept when it cannot be watched.
+  Kept Track(const std::string& dir);
+  // A fresh stat of `path`, kept when it can be (see the header comment).
+  Status StatAndKeep(const std::string& path, FileInfo* info);
+
+  FileSystem* base_;
+  const std::string root_;  // the root's path
+  const size_t max_entries_;
+  DirTracker tracker_;
+  mutable std::mutex mu_;  // guards the entries (never held across a system call)
+  std::unordered_map<std::string, Entry> entries_;
+  std::list<std::string> lru_;
+  uint64_t hits_ = 0, misses_ = 0;
+};
+
+}  // namespace dagu
