@@ -11,6 +11,7 @@ writes the output into the build tree, so the assets are kept only once:
 A path found in two directories is an error.
 """
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,12 +29,31 @@ TYPES = {
 }
 
 
-def chunks(text):
-    out, i = [], 0
-    while i < len(text):
-        out.append(text[i:i + CHUNK])
-        i += CHUNK
-    return out or [""]
+# Unicode bidirectional controls (bundled libraries hold them in strings and
+# regular expressions). In a raw string literal GCC warns about them
+# (-Wbidi-chars, an error under -Werror), so each one becomes an ordinary
+# literal of its UTF-8 bytes in escapes.
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def escaped(ch):
+    return '"' + "".join(f"\\x{b:02x}" for b in ch.encode("utf-8")) + '"'
+
+
+def literals(text):
+    """The C++ literals whose concatenation is `text`."""
+    out = []
+    pos = 0
+    for m in list(BIDI.finditer(text)) + [None]:
+        end = m.start() if m else len(text)
+        i = pos
+        while i < end:
+            out.append(f'R"{DELIM}({text[i:min(i + CHUNK, end)]}){DELIM}"')
+            i += CHUNK
+        if m:
+            out.append(escaped(m.group()))
+            pos = m.end()
+    return out or ['""']
 
 
 def generate(dirs):
@@ -81,8 +101,8 @@ def generate(dirs):
     for i, (rel, ctype, text) in enumerate(files):
         lines.append(f"// {rel}")
         lines.append(f"const char* const kChunks{i}[] = {{")
-        for c in chunks(text):
-            lines.append(f'    R"{DELIM}({c}){DELIM}",')
+        for lit in literals(text):
+            lines.append(f"    {lit},")
         lines.append("};")
         lines.append("")
     lines.append("const Source kSources[] = {")
