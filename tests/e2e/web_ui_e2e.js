@@ -18,6 +18,8 @@
 // usage: node web_ui_e2e.js <dagu binary> <node_modules dir> <output dir>
 // env:   DAGU_E2E_SCREENSHOT  where to copy the Instances screenshot too
 //                             (docs/images/instances.png when updating it)
+//        DAGU_E2E_SHOTS      a folder for a screenshot of each page (ui-*.png;
+//                             docs/images when updating docs/web.md's pictures)
 "use strict";
 
 const fs = require("fs");
@@ -117,6 +119,14 @@ function countColour(img, [r, g, b], tol, box) {
     if (Math.abs(img.pixels[i] - r) <= tol && Math.abs(img.pixels[i + 1] - g) <= tol && Math.abs(img.pixels[i + 2] - b) <= tol) n++;
   }
   return n;
+}
+
+// A screenshot of the page as ui-<name>.png into DAGU_E2E_SHOTS, when set.
+async function pageShot(page, name) {
+  if (!process.env.DAGU_E2E_SHOTS) return;
+  fs.mkdirSync(process.env.DAGU_E2E_SHOTS, { recursive: true });
+  await sleep(300);
+  await page.screenshot({ path: path.join(process.env.DAGU_E2E_SHOTS, "ui-" + name + ".png") });
 }
 
 async function startAll(name, home, extraEnv = {}, basePath = "") {
@@ -236,6 +246,7 @@ async function main() {
   await page.goto(base + "#/dags");
   await page.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 10000 });
   check((await page.locator("#dags-table tbody tr[data-dag]").count()) === 5, "DAGs: all five DAGs are listed");
+  await pageShot(page, "dags");
   const helloRow = page.locator('#dags-table tr[data-dag="hello"]');
   const rowText = await helloRow.innerText();
   check(rowText.includes("*/5 * * * *"), "DAGs: hello shows its schedule");
@@ -282,6 +293,7 @@ async function main() {
     (await page.locator('.modal input[name="param-COUNT"]').inputValue()) === "3", "DAG: the start form is built from params with the defaults");
   await page.fill('.modal input[name="param-NAME"]', "e2e \"quoted\" name");
   await page.fill('.modal input[name="dagRunId"]', "diamond-e2e-1");
+  await pageShot(page, "start");
   await page.locator('.modal button[data-act="confirm-start"]').click();
   await page.waitForFunction(() => /Started diamond \(diamond-e2e-1\)/.test(document.getElementById("toast").textContent), null, { timeout: 15000 });
   await pollUntil(async () => (await getJson(b.webPort, "/api/v2/dag-runs/diamond/diamond-e2e-1")).dagRunDetails.statusLabel === "succeeded",
@@ -299,6 +311,7 @@ async function main() {
   const startedParams = (await getJson(b.webPort, "/api/v2/dag-runs/diamond/diamond-e2e-1")).dagRunDetails.params;
   check(startedParams === 'NAME=e2e "quoted" name COUNT=3', "DAG: the form's values reached the run quoted (" + startedParams + ")");
   check(/step=a/.test(page.url()), "DAG: the selected step is in the URL");
+  await pageShot(page, "dag");
 
   // ---- a DAG: the spec editor ----
   const diamondFile = path.join(home, "dags", "diamond.yaml");
@@ -323,6 +336,7 @@ async function main() {
   check((await page.locator("#spec-errors").innerText()).includes("histRetentionDays"), "Spec: a bad edit shows the loader's error");
   await page.waitForSelector(".spec-editor .cm-lintRange-error", { timeout: 5000 });
   check(true, "Spec: the error is marked in place in the editor");
+  await pageShot(page, "spec");
   await page.locator('button[data-act="save"]').click();
   await page.waitForFunction(() => /Not saved/.test(document.getElementById("toast").textContent), null, { timeout: 10000 });
   check(fs.readFileSync(diamondFile, "utf8") === after, "Spec: a spec with errors is not saved");
@@ -333,6 +347,7 @@ async function main() {
   await page.waitForSelector("#history-grid tbody tr[data-step]", { timeout: 10000 });
   check((await page.locator("#history-grid tbody tr[data-step]").count()) === 4, "History: a row per step");
   check((await page.locator("#history-grid tbody .cell.succeeded").count()) === 4, "History: the run's cells are green");
+  await pageShot(page, "history");
 
   // ---- Runs ----
   await page.goto(base + "#/runs");
@@ -344,6 +359,7 @@ async function main() {
     !!document.querySelector('.runs-table tbody tr[data-run="' + id + '"]'), helloRunId, { timeout: 10000 });
   const runId = helloRunId;
   check(/name=hello/.test(page.url()), "Runs: the name filter lists only hello's runs, the started one among them (" + runId + ")");
+  await pageShot(page, "runs");
   await page.selectOption("#filter-status", "2");
   await page.waitForSelector(".runs-table td.empty", { timeout: 10000 });
   check(true, "Runs: the status filter 'failed' lists none");
@@ -376,6 +392,7 @@ async function main() {
   await page.locator('button[data-log="next"]').click();
   await page.waitForFunction(() => /^line 501\n/.test((document.getElementById("log") || {}).textContent || ""), null, { timeout: 10000 });
   check(/lines 501–1000 of 1200/.test(await page.locator(".log-pos").innerText()), "Logs: Next pages on from line 501");
+  await pageShot(page, "run");
 
   // Retry from one step: only that step and the ones after it run again (new
   // log files); the steps before it keep their results (the same log files).
@@ -435,6 +452,7 @@ async function main() {
   await authPage.goto("http://127.0.0.1:" + e.webPort + "/dagu/#/dags");
   await authPage.waitForSelector("#login-form", { timeout: 15000 });
   check(true, "Auth: the API's 401 shows the login form");
+  await pageShot(authPage, "login");
   await authPage.fill('#login-form input[name="username"]', "admin");
   await authPage.fill('#login-form input[name="password"]', "wrong");
   await authPage.locator('#login-form button[type="submit"]').click();

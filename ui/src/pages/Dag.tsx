@@ -99,7 +99,7 @@ function LatestTab({ d, route, file }: { d: DagDetails; route: Route; file: stri
           )) : "–"}</dd>
           <dt>Params</dt><dd class="mono">{(dag.params || []).join(" ") || "–"}</dd>
           <dt>Tags</dt><dd>{(dag.tags || []).map((t) => <a key={t} class="tag" href={href(["dags"], { tag: t })}>{t}</a>)}{!dag.tags?.length && "–"}</dd>
-          <dt>File</dt><dd class="mono">{dag.location || ""}</dd>
+          {dag.location && <><dt>File</dt><dd class="mono">{dag.location}</dd></>}
         </dl>
       </div>
       <div class="panel">
