@@ -429,6 +429,14 @@ async function main() {
   check((await page.locator("h1").innerText()) === "Queues", "Queue: the page renders");
   check((await page.locator(".cards .card").count()) === 4, "Queue: the summary cards are shown");
 
+  // Dark mode follows the system setting.
+  const rootBg = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  const lightBg = await rootBg();
+  await page.emulateMedia({ colorScheme: "dark" });
+  const darkBg = await rootBg();
+  await page.emulateMedia({ colorScheme: "light" });
+  check(lightBg === "rgb(245, 247, 250)" && darkBg === "rgb(11, 16, 32)", "Dark mode: the page follows the system setting (" + lightBg + " / " + darkBg + ")");
+
   // The page refreshes itself: a third instance appears without a reload.
   await page.goto(base + "#/instances");
   await page.waitForSelector('#instances-table tr[data-role="standby"]', { timeout: 10000 });
