@@ -342,6 +342,24 @@ async function main() {
   check(fs.readFileSync(diamondFile, "utf8") === after, "Spec: a spec with errors is not saved");
   await page.locator('button[data-act="revert"]').click();
 
+  // ---- new DAG, rename, delete ----
+  await page.goto(base + "#/dags");
+  await page.locator('button[data-act="new-dag"]').click();
+  await page.fill('#new-dag-form input[name="name"]', "made-in-ui");
+  await page.locator('#new-dag-form button[type="submit"]').click();
+  await page.waitForSelector(".spec-editor .cm-content", { timeout: 10000 });
+  check(/#\/dags\/made-in-ui\?tab=spec$/.test(page.url()) && fs.existsSync(path.join(home, "dags", "made-in-ui.yaml")),
+    "New DAG: creates the file and opens its spec");
+  page.once("dialog", (d) => d.accept("renamed-in-ui"));
+  await page.locator('button[data-act="rename"]').click();
+  await page.waitForFunction(() => /#\/dags\/renamed-in-ui/.test(location.hash), null, { timeout: 10000 });
+  check(fs.existsSync(path.join(home, "dags", "renamed-in-ui.yaml")) && !fs.existsSync(path.join(home, "dags", "made-in-ui.yaml")),
+    "Rename: moves the file and follows it");
+  page.once("dialog", (d) => d.accept());
+  await page.locator('button[data-act="delete"]').click();
+  await page.waitForFunction(() => location.hash === "#/dags", null, { timeout: 10000 });
+  check(!fs.existsSync(path.join(home, "dags", "renamed-in-ui.yaml")), "Delete: removes the file and returns to the list");
+
   // ---- a DAG: history grid ----
   await page.goto(base + "#/dags/diamond?tab=history");
   await page.waitForSelector("#history-grid tbody tr[data-step]", { timeout: 10000 });

@@ -40,7 +40,7 @@ function App() {
   if (needLogin) {
     body = <LoginPage onLoggedIn={() => { setNeedLogin(false); setSession(session + 1); }} />;
   } else if (page === "dags" && route.parts.length > 1) body = <DagPage route={route} canWrite={canWrite} />;
-  else if (page === "dags") body = <DagsPage route={route} />;
+  else if (page === "dags") body = <DagsPage route={route} canWrite={canWrite} />;
   else if (page === "runs" && route.parts.length >= 3) body = <RunPage route={route} />;
   else if (page === "runs") body = <RunsPage route={route} />;
   else if (page === "queues") body = <QueuesPage />;

@@ -121,6 +121,29 @@ function LatestTab({ d, route, file }: { d: DagDetails; route: Route; file: stri
   );
 }
 
+async function rename(file: string) {
+  const to = window.prompt("Rename " + file + " to", file);
+  if (!to || to.trim() === file) return;
+  try {
+    await api("POST", "/dags/" + enc(file) + "/rename", { newFileName: to.trim() });
+    toast("Renamed " + file + " to " + to.trim());
+    navigate(href(["dags", to.trim()], { tab: "spec" }), true);
+  } catch (e) {
+    toast((e as Error).message, true);
+  }
+}
+
+async function remove(file: string) {
+  if (!window.confirm("Delete the DAG file " + file + "?")) return;
+  try {
+    await api("DELETE", "/dags/" + enc(file));
+    toast("Deleted " + file);
+    navigate(href(["dags"]));
+  } catch (e) {
+    toast((e as Error).message, true);
+  }
+}
+
 function SpecTab({ file, canWrite, onSaved }: { file: string; canWrite: boolean; onSaved: () => void }) {
   const [loaded, setLoaded] = useState<{ spec: string; errors: string[] } | null>(null);
   const [loadError, setLoadError] = useState<Error | null>(null);
@@ -186,6 +209,8 @@ function SpecTab({ file, canWrite, onSaved }: { file: string; canWrite: boolean;
         <span class="spacer" />
         {canWrite ? (
           <>
+            <button data-act="rename" onClick={() => rename(file)}>Rename</button>
+            <button class="danger" data-act="delete" onClick={() => remove(file)}>Delete</button>
             <button data-act="revert" disabled={!dirty || saving} onClick={() => { setText(loaded.spec); setErrors(loaded.errors); }}>Revert</button>
             <button class="primary" data-act="save" disabled={!dirty || saving} onClick={save}>Save</button>
           </>

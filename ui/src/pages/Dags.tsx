@@ -2,7 +2,7 @@
 // next scheduled time, the last run's status, a suspend toggle and start.
 import { useState } from "preact/hooks";
 import { enc, get, post } from "../api";
-import { ErrorBox, Loading, StatusBadge, toast } from "../components/common";
+import { ErrorBox, Loading, Modal, StatusBadge, toast } from "../components/common";
 import { StartDialog } from "../components/StartDialog";
 import { ago, fmtTime, parseTime } from "../format";
 import { usePoll } from "../hooks";
@@ -37,12 +37,44 @@ export async function setSuspended(file: string, suspend: boolean, reload: () =>
   reload();
 }
 
-export function DagsPage({ route }: { route: Route }) {
+// "New DAG": a name, then the spec editor of the new file (1.30.2's template).
+function NewDagForm({ onClose }: { onClose: () => void }) {
+  const [name, setName] = useState("");
+  const [error, setError] = useState("");
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await post("/dags", { name: name.trim() });
+      toast("Created " + name.trim());
+      onClose();
+      navigate(href(["dags", name.trim()], { tab: "spec" }));
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <Modal title="New DAG" onClose={onClose}>
+      <form id="new-dag-form" onSubmit={submit}>
+        <label class="field"><span>Name</span>
+          <input name="name" value={name} autoFocus placeholder="my-dag" onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </label>
+        {error && <div class="error-box">{error}</div>}
+        <div class="form-actions">
+          <button type="submit" class="primary" disabled={!name.trim()}>Create</button>
+          <button type="button" onClick={onClose}>Cancel</button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+export function DagsPage({ route, canWrite }: { route: Route; canWrite: boolean }) {
   const name = route.query.get("q") || "";
   const tag = route.query.get("tag") || "";
   const page = Math.max(1, Number(route.query.get("page")) || 1);
   const [search, setSearch] = useState(name);
   const [starting, setStarting] = useState<DagEntry | null>(null);
+  const [creating, setCreating] = useState(false);
   const go = (q: { q?: string; tag?: string; page?: number }) =>
     navigate(href(["dags"], { q: q.q ?? name, tag: q.tag ?? tag, page: q.page && q.page > 1 ? q.page : undefined }), true);
 
@@ -62,6 +94,8 @@ export function DagsPage({ route }: { route: Route }) {
       <div class="page-head">
         <h1>DAGs</h1>
         <span class="muted">{data ? pg.totalRecords + " definitions" : ""}</span>
+        <span class="spacer" />
+        {canWrite && <button class="primary" data-act="new-dag" onClick={() => setCreating(true)}>New DAG</button>}
       </div>
       <form class="filters" onSubmit={(e) => { e.preventDefault(); go({ q: search.trim(), page: 1 }); }}>
         <input id="dag-search" type="search" placeholder="Search by name" value={search}
@@ -130,6 +164,7 @@ export function DagsPage({ route }: { route: Route }) {
           <button data-page="next" disabled={page >= pg.totalPages} onClick={() => go({ page: page + 1 })}>Next ›</button>
         </div>
       )}
+      {creating && <NewDagForm onClose={() => setCreating(false)} />}
       {starting && (
         <StartDialog file={starting.fileName} params={starting.dag.params} onClose={() => setStarting(null)}
           onStarted={() => poll.reload()} />
