@@ -441,6 +441,21 @@ async function main() {
     document.getElementById("log").textContent.includes("kid says hi to e2e"), null, { timeout: 15000 });
   check(true, "Runs: the child's step log is shown");
 
+  // ---- Dashboard ----
+  await page.goto(base + "#/dashboard");
+  await page.waitForSelector('#dash-timeline .lane[data-dag="diamond"] .bar.succeeded', { timeout: 15000 });
+  const dayRuns = (await getJson(b.webPort, "/api/v2/dag-runs?fromDate=" + Math.floor(new Date(new Date().setHours(0, 0, 0, 0)).getTime() / 1000))).dagRuns.length;
+  const shownRuns = Number((await page.locator("#dash-counts .card .value").first().innerText()).trim());
+  check(shownRuns === dayRuns, "Dashboard: counts today's runs (" + shownRuns + " of " + dayRuns + ")");
+  check((await page.locator("#dash-timeline .lane").count()) >= 3, "Dashboard: a timeline lane per DAG that ran today");
+  await pageShot(page, "dashboard");
+  await page.locator('#dash-timeline .lane[data-dag="diamond"] .bar').first().click();
+  await page.waitForSelector("#steps-table tr[data-step]", { timeout: 10000 });
+  check(/#\/runs\/diamond\//.test(page.url()), "Dashboard: a bar opens its run");
+  await page.goto(base + "#/dashboard?date=2001-01-01");
+  await page.waitForFunction(() => /No runs on this day/.test(document.body.textContent), null, { timeout: 10000 });
+  check(true, "Dashboard: another day (2001-01-01) shows no runs");
+
   // ---- Queue ----
   await page.goto(base + "#/queues");
   await page.waitForSelector("h1", { timeout: 10000 });

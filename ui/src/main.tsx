@@ -8,6 +8,7 @@ import { Toast } from "./components/common";
 import { config } from "./config";
 import { DagPage } from "./pages/Dag";
 import { DagsPage } from "./pages/Dags";
+import { DashboardPage } from "./pages/Dashboard";
 import { InstancesPage } from "./pages/Instances";
 import { LoginPage } from "./pages/Login";
 import { QueuesPage } from "./pages/Queues";
@@ -16,7 +17,7 @@ import { RunsPage } from "./pages/Runs";
 import { href, useRoute } from "./router";
 import "./style.css";
 
-const TABS: [string, string][] = [["dags", "DAGs"], ["runs", "Runs"], ["queues", "Queues"], ["instances", "Instances"]];
+const TABS: [string, string][] = [["dashboard", "Dashboard"], ["dags", "DAGs"], ["runs", "Runs"], ["queues", "Queues"], ["instances", "Instances"]];
 const WRITE_ROLES = new Set(["admin", "manager"]);
 
 function App() {
@@ -34,7 +35,7 @@ function App() {
     get("/auth/me").then((r) => setUser(r.user || null), () => setUser(null));
   }, [session]);
 
-  const page = route.parts[0] || "dags";
+  const page = route.parts[0] || "dashboard";
   const canWrite = !user || WRITE_ROLES.has(user.role);
   let body;
   if (needLogin) {
@@ -44,13 +45,14 @@ function App() {
   else if (page === "runs" && route.parts.length >= 3) body = <RunPage route={route} />;
   else if (page === "runs") body = <RunsPage route={route} />;
   else if (page === "queues") body = <QueuesPage />;
+  else if (page === "dashboard") body = <DashboardPage route={route} />;
   else if (page === "instances") body = <InstancesPage />;
   else body = <div class="error-box">No such page: {location.hash}</div>;
 
   return (
     <>
       <header class="topbar" id="topbar" style={config.navbarColor ? { background: config.navbarColor } : undefined}>
-        <a class="brand" href={href(["dags"])}>
+        <a class="brand" href={href(["dashboard"])}>
           <img src={config.basePath + "/assets/favicon.svg"} alt="" width={22} height={22} />
           <span id="brand-title">{config.title}</span>
         </a>
