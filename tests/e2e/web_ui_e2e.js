@@ -168,6 +168,9 @@ async function main() {
     "steps:\n  - name: ask\n    call: kid\n    params: WHO=e2e\n");
   fs.writeFileSync(path.join(home, "dags", "kid.yaml"),
     "params: WHO=nobody\nsteps:\n  - name: answer\n    command: echo kid says hi to ${WHO}\n");
+  fs.writeFileSync(path.join(home, "dags", "gated.yaml"),
+    "steps:\n  - name: before\n    command: echo before\n  - name: gate\n    type: hitl\n    config:\n" +
+    "      prompt: ship it?\n      input: [REASON]\n      required: [REASON]\n  - name: after\n    command: echo \"after $REASON\"\n");
   fs.writeFileSync(path.join(home, "dags", "diamond.yaml"),
     "description: A diamond\ntype: graph\ntags: [shape]\nparams: \"NAME=world COUNT=3\"\nsteps:\n" +
     "  - name: a\n    command: echo a says ${NAME} ${COUNT}\n" +
@@ -245,7 +248,7 @@ async function main() {
   // ---- DAGs ----
   await page.goto(base + "#/dags");
   await page.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 10000 });
-  check((await page.locator("#dags-table tbody tr[data-dag]").count()) === 5, "DAGs: all five DAGs are listed");
+  check((await page.locator("#dags-table tbody tr[data-dag]").count()) === 6, "DAGs: all six DAGs are listed");
   await pageShot(page, "dags");
   const helloRow = page.locator('#dags-table tr[data-dag="hello"]');
   const rowText = await helloRow.innerText();
@@ -440,6 +443,38 @@ async function main() {
   await page.waitForFunction(() => (document.getElementById("log") || {}).textContent &&
     document.getElementById("log").textContent.includes("kid says hi to e2e"), null, { timeout: 15000 });
   check(true, "Runs: the child's step log is shown");
+
+  // ---- approval of a waiting step, reschedule, reject ----
+  const postJson = (target, body) => fetch("http://127.0.0.1:" + b.webPort + target,
+    { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  check((await postJson("/api/v2/dags/gated/start", { dagRunId: "g1" })).ok, "Approval: started the gated DAG");
+  await pollUntil(async () => (await getJson(b.webPort, "/api/v2/dag-runs/gated/g1")).dagRunDetails.statusLabel === "waiting", 30000, "g1 to wait");
+  await page.goto(base + "#/runs/gated/g1");
+  await page.waitForSelector('.approval[data-approval="gate"]', { timeout: 15000 });
+  check((await page.locator(".approval .prompt").innerText()) === "ship it?", "Approval: the waiting step shows its prompt");
+  const errorsBefore = pageErrors.length;
+  await page.locator('.approval button[data-act="approve"]').click();
+  await page.waitForFunction(() => /missing required inputs/.test(document.getElementById("toast").textContent), null, { timeout: 10000 });
+  // The browser logs the refused request (400) as a console error: expected here.
+  for (let i = pageErrors.length - 1; i >= errorsBefore; i--) if (/status of 400/.test(pageErrors[i])) pageErrors.splice(i, 1);
+  check(true, "Approval: approving without the required input is refused (" + (await page.locator("#toast").innerText()) + ")");
+  await page.fill('.approval input[name="input-REASON"]', "fine by the e2e test");
+  await page.locator('.approval button[data-act="approve"]').click();
+  await pollUntil(async () => (await getJson(b.webPort, "/api/v2/dag-runs/gated/g1")).dagRunDetails.statusLabel === "succeeded", 30000, "g1 to succeed");
+  await page.goto(base + "#/runs/gated/g1?step=after");
+  await page.waitForFunction(() => /after fine by the e2e test/.test((document.getElementById("log") || {}).textContent || ""), null, { timeout: 15000 });
+  check((await page.locator(".approval").count()) === 0, "Approval: approved with the input, the run went on and the next step saw it");
+  await page.locator('button[data-act="reschedule"]').click();
+  await page.waitForFunction(() => /^#\/runs\/gated\/(?!g1$)[^/?]+$/.test(location.hash), null, { timeout: 15000 });
+  const g2 = decodeURIComponent(page.url().split("/").pop());
+  check(true, "Reschedule: a new run of the same DAG opens (" + g2 + ")");
+  await page.waitForSelector('.approval[data-approval="gate"]', { timeout: 30000 });
+  await page.fill('.approval input[name="reject-reason"]', "not today");
+  await page.locator('.approval button[data-act="reject"]').click();
+  await pollUntil(async () => (await getJson(b.webPort, "/api/v2/dag-runs/gated/" + encodeURIComponent(g2))).dagRunDetails.statusLabel === "rejected",
+    30000, "the rescheduled run to be rejected");
+  await page.waitForFunction(() => document.querySelector(".page-head .badge") && document.querySelector(".page-head .badge").textContent === "rejected", null, { timeout: 15000 });
+  check(true, "Approval: Reject ends the rescheduled run rejected");
 
   // ---- Dashboard ----
   await page.goto(base + "#/dashboard");

@@ -2,8 +2,9 @@
 // header with status and actions, the graph colored by status, the steps
 // with "retry from here", the sub-DAG runs, and the log of the run or of the
 // selected step.
-import { enc, get } from "../api";
-import { ErrorBox, Loading, StatusBadge } from "../components/common";
+import { enc, get, post } from "../api";
+import { ApprovalPanel } from "../components/Approval";
+import { ErrorBox, Loading, StatusBadge, toast } from "../components/common";
 import { Graph } from "../components/Graph";
 import { LogViewer } from "../components/LogViewer";
 import { RunButtons, runAction, type RunSummary } from "../components/RunsTable";
@@ -16,6 +17,16 @@ interface RunDetails extends RunSummary {
   nodes?: NodeInfo[];
   parentDAGRunName?: string;
   parentDAGRunId?: string;
+}
+
+async function reschedule(name: string, id: string) {
+  try {
+    const r = await post<{ dagRunId?: string }>("/dag-runs/" + enc(name) + "/" + enc(id) + "/reschedule", {});
+    toast("Rescheduled as " + (r.dagRunId || "a new run"));
+    if (r.dagRunId) navigate(href(["runs", name, r.dagRunId]));
+  } catch (e) {
+    toast((e as Error).message, true);
+  }
 }
 
 export function RunPage({ route }: { route: Route }) {
@@ -36,7 +47,7 @@ export function RunPage({ route }: { route: Route }) {
   if (!poll.data) return poll.error ? <ErrorBox error={poll.error} /> : <Loading />;
   const { r, subs } = poll.data;
   const nodes = r.nodes || [];
-  const running = r.statusLabel === "running" || r.statusLabel === "queued";
+  const running = r.statusLabel === "running" || r.statusLabel === "queued" || r.statusLabel === "waiting";
   // Which DAG each sub-run is: the `call` of the step that started it.
   const dagOf = new Map<string, string>();
   for (const n of nodes) for (const c of [...(n.subRuns || []), ...(n.subRunsRepeated || [])]) dagOf.set(c.dagRunId, n.step?.call || "");
@@ -52,6 +63,9 @@ export function RunPage({ route }: { route: Route }) {
         <StatusBadge run={r} />
         <span class="spacer" />
         {!subId && <RunButtons run={rootRun} reload={poll.reload} />}
+        {!subId && !running && (
+          <button data-act="reschedule" title="a new run with the same params" onClick={() => reschedule(name, id)}>Reschedule</button>
+        )}
       </div>
       <ErrorBox error={poll.error} />
       <div class="panel">
@@ -66,6 +80,9 @@ export function RunPage({ route }: { route: Route }) {
           <dt>Params</dt><dd class="mono">{r.params || "–"}</dd>
         </dl>
       </div>
+      {nodes.filter((n) => n.statusLabel === "waiting" && (n.step as any)?.executorConfig?.type === "hitl").map((n) => (
+        <ApprovalPanel key={n.step?.name} base={base} node={n} reload={poll.reload} />
+      ))}
       <div class="panel">
         <h2>Graph</h2>
         <Graph steps={nodes.map((n) => ({ name: n.step?.name || "", depends: n.step?.depends || [], status: n.statusLabel }))}
