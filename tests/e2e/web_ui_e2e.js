@@ -173,7 +173,7 @@ async function main() {
     "      prompt: ship it?\n      input: [REASON]\n      required: [REASON]\n  - name: after\n    command: echo \"after $REASON\"\n");
   fs.writeFileSync(path.join(home, "dags", "diamond.yaml"),
     "description: A diamond\ntype: graph\ntags: [shape]\nparams: \"NAME=world COUNT=3\"\nsteps:\n" +
-    "  - name: a\n    command: echo a says ${NAME} ${COUNT}\n" +
+    "  - name: a\n    command: echo a says ${NAME} ${COUNT}\n    output: GREETING\n" +
     "  - name: b\n    command: sh -c 'for i in $(seq 1 1200); do echo line $i; done'\n    depends: [a]\n" +
     "  - name: c\n    command: echo c\n    depends: [a]\n" +
     "  - name: d\n    command: echo d\n    depends: [b, c]\n");
@@ -413,6 +413,9 @@ async function main() {
   await page.locator('button[data-log="next"]').click();
   await page.waitForFunction(() => /^line 501\n/.test((document.getElementById("log") || {}).textContent || ""), null, { timeout: 10000 });
   check(/lines 501–1000 of 1200/.test(await page.locator(".log-pos").innerText()), "Logs: Next pages on from line 501");
+  check((await page.locator("#step-timeline .lane .bar.succeeded").count()) === 4, "Run: the step timeline has a green bar per step");
+  const outputsText = await page.locator("#outputs").innerText();
+  check(/greeting\s+a says e2e quoted name 3/i.test(outputsText), "Run: the outputs show step a's GREETING (" + outputsText.replace(/\s+/g, " ") + ")");
   await pageShot(page, "run");
 
   // Retry from one step: only that step and the ones after it run again (new
@@ -475,6 +478,16 @@ async function main() {
     30000, "the rescheduled run to be rejected");
   await page.waitForFunction(() => document.querySelector(".page-head .badge") && document.querySelector(".page-head .badge").textContent === "rejected", null, { timeout: 15000 });
   check(true, "Approval: Reject ends the rescheduled run rejected");
+
+  // ---- Search ----
+  await page.goto(base + "#/search");
+  await page.fill("#search-q", "hitl");
+  await page.press("#search-q", "Enter");
+  await page.waitForSelector("#search-results", { timeout: 10000 });
+  const found = await page.locator("#search-results .search-result").evaluateAll((els) => els.map((e) => e.dataset.dag).join(","));
+  check(found === "gated", "Search: 'hitl' finds only the gated DAG (" + found + ")");
+  check((await page.locator("#search-results .snippet .hit").first().innerText()).includes("type: hitl"), "Search: the matching line is shown and marked");
+  await pageShot(page, "search");
 
   // ---- Dashboard ----
   await page.goto(base + "#/dashboard");

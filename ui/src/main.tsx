@@ -14,10 +14,11 @@ import { LoginPage } from "./pages/Login";
 import { QueuesPage } from "./pages/Queues";
 import { RunPage } from "./pages/Run";
 import { RunsPage } from "./pages/Runs";
+import { SearchPage } from "./pages/Search";
 import { href, useRoute } from "./router";
 import "./style.css";
 
-const TABS: [string, string][] = [["dashboard", "Dashboard"], ["dags", "DAGs"], ["runs", "Runs"], ["queues", "Queues"], ["instances", "Instances"]];
+const TABS: [string, string][] = [["dashboard", "Dashboard"], ["dags", "DAGs"], ["runs", "Runs"], ["queues", "Queues"], ["instances", "Instances"], ["search", "Search"]];
 const WRITE_ROLES = new Set(["admin", "manager"]);
 
 function App() {
@@ -46,6 +47,7 @@ function App() {
   else if (page === "runs") body = <RunsPage route={route} />;
   else if (page === "queues") body = <QueuesPage />;
   else if (page === "dashboard") body = <DashboardPage route={route} />;
+  else if (page === "search") body = <SearchPage route={route} />;
   else if (page === "instances") body = <InstancesPage />;
   else body = <div class="error-box">No such page: {location.hash}</div>;
 

@@ -9,6 +9,7 @@ import { Graph } from "../components/Graph";
 import { LogViewer } from "../components/LogViewer";
 import { RunButtons, runAction, type RunSummary } from "../components/RunsTable";
 import { StepsTable, type NodeInfo } from "../components/StepsTable";
+import { StepTimeline } from "../components/StepTimeline";
 import { fmtDuration, fmtTime, spanSeconds, triggerLabel } from "../format";
 import { usePoll } from "../hooks";
 import { href, navigate, type Route } from "../router";
@@ -36,16 +37,17 @@ export function RunPage({ route }: { route: Route }) {
   const base = "/dag-runs/" + enc(name) + "/" + enc(id) + (subId ? "/sub-dag-runs/" + enc(subId) : "");
   const children = "/dag-runs/" + enc(name) + "/" + enc(id) + "/sub-dag-runs" + (subId ? "?parentSubDAGRunId=" + enc(subId) : "");
   const poll = usePoll(async () => {
-    const [detail, subs] = await Promise.all([
+    const [detail, subs, outputs] = await Promise.all([
       get(base),
       get(children).then((d) => (d.subRuns || []) as RunSummary[], () => [] as RunSummary[]),
+      subId ? Promise.resolve({}) : get(base + "/outputs").then((d) => (d.outputs || {}) as Record<string, unknown>, () => ({})),
     ]);
-    return { r: (detail.dagRunDetails || {}) as RunDetails, subs };
+    return { r: (detail.dagRunDetails || {}) as RunDetails, subs, outputs: outputs as Record<string, unknown> };
   }, [base]);
   const select = (s: string | null) =>
     navigate(href(route.parts, { step: s || undefined }), true);
   if (!poll.data) return poll.error ? <ErrorBox error={poll.error} /> : <Loading />;
-  const { r, subs } = poll.data;
+  const { r, subs, outputs } = poll.data;
   const nodes = r.nodes || [];
   const running = r.statusLabel === "running" || r.statusLabel === "queued" || r.statusLabel === "waiting";
   // Which DAG each sub-run is: the `call` of the step that started it.
@@ -93,6 +95,21 @@ export function RunPage({ route }: { route: Route }) {
         <StepsTable nodes={nodes} selected={step} onSelect={select}
           onRetryFrom={subId || running ? undefined : (s) => runAction(rootRun, "retry", poll.reload, s)} />
       </div>
+      <div class="panel">
+        <h2>Timeline</h2>
+        <StepTimeline nodes={nodes} />
+      </div>
+      {Object.keys(outputs).length > 0 && (
+        <div class="panel">
+          <h2>Outputs</h2>
+          <dl class="kv" id="outputs">
+            {Object.entries(outputs).flatMap(([k, v]) => [
+              <dt class="mono" key={"k" + k}>{k}</dt>,
+              <dd class="mono" key={"v" + k}>{typeof v === "string" ? v : JSON.stringify(v)}</dd>,
+            ])}
+          </dl>
+        </div>
+      )}
       {subs.length > 0 && (
         <div class="panel flush">
           <h2>Sub-DAG runs</h2>
