@@ -11,6 +11,11 @@ if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
   echo "ui/build.sh: the web UI needs Node.js and npm (scripts/install-deps.sh installs them)" >&2
   exit 1
 fi
+# Vite 8 (Rolldown) needs Node.js 20.19+ or 22.12+; Debian 12's own nodejs is 18.
+if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=12)||(a===20&&b>=19)?0:1)'; then
+  echo "ui/build.sh: the web UI's build (Vite 8) needs Node.js 20.19+ or 22.12+; found $(node --version)" >&2
+  exit 1
+fi
 cd "$here"
 stamp=node_modules/.dagu-lock-stamp
 if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
