@@ -17,6 +17,11 @@ if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.e
   exit 1
 fi
 cd "$here"
+# Two build directories (presets) share ui/node_modules: one build at a time.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$here/.build.lock"
+  flock 9
+fi
 stamp=node_modules/.dagu-lock-stamp
 if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
   echo "ui/build.sh: npm ci (packages from the npm registry, pinned by ui/package-lock.json)"

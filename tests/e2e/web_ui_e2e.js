@@ -263,6 +263,15 @@ async function main() {
   await page.waitForSelector('#dags-table tr[data-dag="hello"] button[data-act="suspend"]', { timeout: 10000 });
   check(!fs.existsSync(path.join(home, "suspend", "hello.suspend")), "DAGs: the enabled switch resumed it (flag removed)");
 
+  // Sort by name, then reversed.
+  const firstDag = () => page.locator("#dags-table tbody tr[data-dag]").first().getAttribute("data-dag");
+  check((await firstDag()) === "diamond", "DAGs: sorted by name, diamond comes first");
+  await page.locator('#dags-table th[data-sort="name"]').click();
+  await page.waitForFunction(() => document.querySelector("#dags-table tbody tr[data-dag]").dataset.dag === "nightly-report", null, { timeout: 10000 });
+  check(/order=desc/.test(page.url()), "DAGs: a second click on Name sorts descending (nightly-report first)");
+  await page.goto(base + "#/dags");
+  await page.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 10000 });
+
   // Search by name and filter by tag; both live in the URL.
   await page.fill("#dag-search", "diam");
   await page.press("#dag-search", "Enter");

@@ -72,19 +72,31 @@ export function DagsPage({ route, canWrite }: { route: Route; canWrite: boolean 
   const name = route.query.get("q") || "";
   const tag = route.query.get("tag") || "";
   const page = Math.max(1, Number(route.query.get("page")) || 1);
+  const sort = route.query.get("sort") || "name";
+  const order = route.query.get("order") === "desc" ? "desc" : "asc";
   const [search, setSearch] = useState(name);
   const [starting, setStarting] = useState<DagEntry | null>(null);
   const [creating, setCreating] = useState(false);
-  const go = (q: { q?: string; tag?: string; page?: number }) =>
-    navigate(href(["dags"], { q: q.q ?? name, tag: q.tag ?? tag, page: q.page && q.page > 1 ? q.page : undefined }), true);
+  const go = (q: { q?: string; tag?: string; page?: number; sort?: string; order?: string }) => {
+    const s = q.sort ?? sort, o = q.order ?? order;
+    navigate(href(["dags"], { q: q.q ?? name, tag: q.tag ?? tag, page: q.page && q.page > 1 ? q.page : undefined,
+      sort: s === "name" ? undefined : s, order: o === "asc" ? undefined : o }), true);
+  };
+  // A header that sorts by `key`; a second click reverses the order.
+  const sortHead = (key: string, label: string) => (
+    <th class="sortable" data-sort={key} aria-sort={sort === key ? (order === "asc" ? "ascending" : "descending") : "none"}
+      onClick={() => go({ sort: key, order: sort === key && order === "asc" ? "desc" : "asc", page: 1 })}>
+      {label}{sort === key ? (order === "asc" ? " ▲" : " ▼") : ""}
+    </th>
+  );
 
   const poll = usePoll(async () => {
-    const qs = new URLSearchParams({ page: String(page), perPage: String(PER_PAGE) });
+    const qs = new URLSearchParams({ page: String(page), perPage: String(PER_PAGE), sort, order });
     if (name) qs.set("name", name);
     if (tag) qs.set("tag", tag);
     const [list, tags] = await Promise.all([get("/dags?" + qs), get("/dags/tags").catch(() => ({ tags: [] }))]);
     return { list, tags: (tags.tags || []) as string[] };
-  }, [name, tag, page]);
+  }, [name, tag, page, sort, order]);
 
   const data = poll.data;
   const dags = (data?.list.dags || []) as DagEntry[];
@@ -113,7 +125,7 @@ export function DagsPage({ route, canWrite }: { route: Route; canWrite: boolean 
         <div class="panel flush">
           <table id="dags-table">
             <thead>
-              <tr><th>Name</th><th>Schedule</th><th>Next run</th><th>Last run</th><th>Enabled</th><th></th></tr>
+              <tr>{sortHead("name", "Name")}<th>Schedule</th>{sortHead("nextRun", "Next run")}<th>Last run</th><th>Enabled</th><th></th></tr>
             </thead>
             <tbody>
               {!dags.length && <tr><td colSpan={6} class="empty">{name || tag ? "No DAG matches." : "No DAG files in the DAGs directory."}</td></tr>}
