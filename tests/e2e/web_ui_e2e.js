@@ -543,7 +543,7 @@ async function main() {
     DAGU_AUTH_MODE: "builtin", DAGU_AUTH_TOKEN_SECRET: "e2e-secret-of-at-least-16-bytes",
     DAGU_AUTH_ADMIN_USERNAME: "admin", DAGU_AUTH_ADMIN_PASSWORD: "e2e-admin-pass", DAGU_BASE_PATH: "/dagu",
   }, "/dagu");
-  const authPage = await browser.newPage({ viewport: VIEWPORT });
+  const authPage = await browser.newPage({ viewport: VIEWPORT, timezoneId: "Asia/Tokyo" });
   authPage.on("pageerror", (err) => pageErrors.push("auth page: " + err.message));
   // The 401 answers before the login are expected; other console errors are not.
   authPage.on("console", (m) => { if (m.type() === "error" && !/401/.test(m.text())) pageErrors.push("auth page: " + m.text()); });
@@ -561,6 +561,18 @@ async function main() {
   await authPage.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 15000 });
   check(true, "Auth: signed in, the DAG list loads with the token, under the base path /dagu");
   check((await authPage.locator(".topbar .user").innerText()).includes("admin"), "Auth: the top bar names the signed-in user");
+  // Times in the viewer's zone (this page: Asia/Tokyo, UTC+9) or in UTC.
+  const nextRunText = async () => (await authPage.locator('#dags-table tr[data-dag="hello"] td').nth(2).innerText()).trim();
+  const tokyo = await nextRunText();
+  await authPage.selectOption("#time-zone", "UTC");
+  await authPage.waitForFunction((t) => {
+    const td = document.querySelectorAll('#dags-table tr[data-dag="hello"] td')[2];
+    return td && td.textContent.trim() !== t;
+  }, tokyo, { timeout: 10000 });
+  const utc = await nextRunText();
+  const hours = (Date.parse(tokyo.replace(" ", "T") + "Z") - Date.parse(utc.replace(" ", "T") + "Z")) / 3600000;
+  check(hours === 9, "Time zone: the switch shows times in UTC instead of the viewer's zone (" + tokyo + " -> " + utc + ")");
+  await authPage.selectOption("#time-zone", "");
   await authPage.goto("http://127.0.0.1:" + e.webPort + "/dagu/#/dags/hello?tab=spec");
   await authPage.waitForSelector('.spec-editor .cm-content', { timeout: 15000 });
   check((await authPage.locator('button[data-act="save"]').count()) === 1, "Auth: an admin may edit the spec");

@@ -7,9 +7,44 @@ export function parseTime(s: string | null | undefined): Date | null {
 
 const pad = (n: number) => (n < 10 ? "0" + n : "" + n);
 
+// The zone times are shown in: "" = the viewer's, else an IANA name ("UTC",
+// the server's configured tz). Chosen in the top bar, kept in localStorage.
+const ZONE_KEY = "dagu.timeZone";
+let zone = "";
+try {
+  zone = localStorage.getItem(ZONE_KEY) || "";
+} catch {
+  zone = "";
+}
+let zoneFormat: Intl.DateTimeFormat | null = null;
+
+export function timeZone(): string {
+  return zone;
+}
+export function setTimeZone(z: string) {
+  zone = z;
+  zoneFormat = null;
+  try {
+    if (z) localStorage.setItem(ZONE_KEY, z);
+    else localStorage.removeItem(ZONE_KEY);
+  } catch {
+    /* storage disabled */
+  }
+}
+
 export function fmtTime(s: string | Date | null | undefined): string {
   const d = s instanceof Date ? s : parseTime(s);
   if (!d) return "–";
+  if (zone) {
+    try {
+      // sv-SE writes "2026-12-05 18:19:22".
+      zoneFormat ??= new Intl.DateTimeFormat("sv-SE", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit",
+        hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+      return zoneFormat.format(d);
+    } catch {
+      zone = "";
+    }
+  }
   return (
     d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
     pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds())

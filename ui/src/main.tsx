@@ -16,6 +16,7 @@ import { RunPage } from "./pages/Run";
 import { RunsPage } from "./pages/Runs";
 import { SearchPage } from "./pages/Search";
 import { href, useRoute } from "./router";
+import { setTimeZone, timeZone } from "./format";
 import "./style.css";
 
 const TABS: [string, string][] = [["dashboard", "Dashboard"], ["dags", "DAGs"], ["runs", "Runs"], ["queues", "Queues"], ["instances", "Instances"], ["search", "Search"]];
@@ -26,6 +27,9 @@ function App() {
   const [needLogin, setNeedLogin] = useState(false);
   const [session, setSession] = useState(0); // bumps after a login: pages load again
   const [user, setUser] = useState<{ username: string; role: string } | null>(null);
+  const [zone, setZone] = useState(timeZone());
+  const zones: [string, string][] = [["", "local time"], ["UTC", "UTC"]];
+  if (config.tz && config.tz !== "UTC") zones.push([config.tz, config.tz + " (server)"]);
 
   useEffect(() => onUnauthorized(() => setNeedLogin(true)), []);
   useEffect(() => {
@@ -64,6 +68,10 @@ function App() {
           ))}
         </nav>
         <div class="topbar-right">
+          <select id="time-zone" class="zone" aria-label="Time zone" title="Times are shown in this zone" value={zone}
+            onChange={(e) => { const z = (e.target as HTMLSelectElement).value; setTimeZone(z); setZone(z); }}>
+            {zones.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
+          </select>
           {user && (
             <span class="user">
               {user.username} <span class="muted">({user.role})</span>{" "}
@@ -72,7 +80,7 @@ function App() {
           )}
         </div>
       </header>
-      <main id="view" class="view" key={session}>{body}</main>
+      <main id="view" class="view" key={session + "|" + zone}>{body}</main>
       <Toast />
       <footer class="footer muted">dagu <span id="version">{config.version}</span></footer>
     </>
