@@ -267,7 +267,9 @@ async function main() {
   const firstDag = () => page.locator("#dags-table tbody tr[data-dag]").first().getAttribute("data-dag");
   check((await firstDag()) === "diamond", "DAGs: sorted by name, diamond comes first");
   await page.locator('#dags-table th[data-sort="name"]').click();
-  await page.waitForFunction(() => document.querySelector("#dags-table tbody tr[data-dag]").dataset.dag === "nightly-report", null, { timeout: 10000 });
+  // (the table is replaced by "Loading…" while the sorted page loads)
+  await page.waitForFunction(() => (document.querySelector("#dags-table tbody tr[data-dag]") || { dataset: {} }).dataset.dag === "nightly-report",
+    null, { timeout: 10000 });
   check(/order=desc/.test(page.url()), "DAGs: a second click on Name sorts descending (nightly-report first)");
   await page.goto(base + "#/dags");
   await page.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 10000 });
