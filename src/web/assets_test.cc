@@ -1,4 +1,5 @@
-// The embedded copy of the UI must match the files under src/web/assets/.
+// The embedded copy of the UI must match the files under src/web/assets/ and
+// the built UI (ui/build.sh's output, DAGU_WEB_UI_OUT, set by CMake).
 #include "web/assets.h"
 
 #include <filesystem>
@@ -12,6 +13,7 @@ namespace dagu::web {
 namespace {
 
 const std::filesystem::path kAssetsDir = std::filesystem::path(__FILE__).parent_path() / "assets";
+const std::filesystem::path kUiOutDir = DAGU_WEB_UI_OUT;
 
 std::string Slurp(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -21,18 +23,20 @@ std::string Slurp(const std::filesystem::path& p) {
 }
 
 TEST(AssetsTest, EmbeddedCopyMatchesTheFiles) {
-  ASSERT_TRUE(std::filesystem::is_directory(kAssetsDir)) << kAssetsDir;
   std::set<std::string> on_disk;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(kAssetsDir)) {
-    if (!entry.is_regular_file()) continue;
-    std::string rel = std::filesystem::relative(entry.path(), kAssetsDir).generic_string();
-    on_disk.insert(rel);
-    const Asset* asset = FindAsset(rel);
-    ASSERT_NE(asset, nullptr) << rel << " is not embedded: rebuild (the build embeds src/web/assets/)";
-    EXPECT_TRUE(asset->body == Slurp(entry.path())) << rel << " changed: rebuild (the build embeds src/web/assets/)";
+  for (const auto& dir : {kAssetsDir, kUiOutDir}) {
+    ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+      if (!entry.is_regular_file()) continue;
+      std::string rel = std::filesystem::relative(entry.path(), dir).generic_string();
+      on_disk.insert(rel);
+      const Asset* asset = FindAsset(rel);
+      ASSERT_NE(asset, nullptr) << rel << " is not embedded: rebuild (the build embeds " << dir << ")";
+      EXPECT_TRUE(asset->body == Slurp(entry.path())) << rel << " changed: rebuild (the build embeds " << dir << ")";
+    }
   }
   for (const Asset& a : EmbeddedAssets()) {
-    EXPECT_TRUE(on_disk.count(std::string(a.path))) << a.path << " was removed: rebuild (the build embeds src/web/assets/)";
+    EXPECT_TRUE(on_disk.count(std::string(a.path))) << a.path << " was removed: rebuild";
   }
 }
 
@@ -42,6 +46,8 @@ TEST(AssetsTest, HasTheUiAndContentTypes) {
   EXPECT_EQ(FindAsset("style.css")->content_type, "text/css; charset=utf-8");
   EXPECT_EQ(FindAsset("nope.js"), nullptr);
   EXPECT_GT(FindAsset("app.js")->body.size(), 1000u);
+  // The built UI, not the placeholder of a build without it.
+  EXPECT_NE(FindAsset("app.js")->body.find("dagre"), std::string::npos);
 }
 
 }  // namespace

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Generates embedded_assets.cc from the files under src/web/assets/.
+"""Generates embedded_assets.cc from the files under src/web/assets/ and the
+built web UI (ui/build.sh's output: app.js, style.css).
 
 Each file becomes a list of raw string literal chunks (short enough for any
 compiler) joined once at first use. The build runs it (CMakeLists.txt) and
 writes the output into the build tree, so the assets are kept only once:
 
-    python3 src/web/embed_assets.py OUTPUT.cc
+    python3 src/web/embed_assets.py OUTPUT.cc [MORE_ASSET_DIR...]
+
+A path found in two directories is an error.
 """
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,31 +29,57 @@ TYPES = {
 }
 
 
-def chunks(text):
-    out, i = [], 0
-    while i < len(text):
-        out.append(text[i:i + CHUNK])
-        i += CHUNK
-    return out or [""]
+# Unicode bidirectional controls (bundled libraries hold them in strings and
+# regular expressions). In a raw string literal GCC warns about them
+# (-Wbidi-chars, an error under -Werror), so each one becomes an ordinary
+# literal of its UTF-8 bytes in escapes.
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
-def generate():
+def escaped(ch):
+    return '"' + "".join(f"\\x{b:02x}" for b in ch.encode("utf-8")) + '"'
+
+
+def literals(text):
+    """The C++ literals whose concatenation is `text`."""
+    out = []
+    pos = 0
+    for m in list(BIDI.finditer(text)) + [None]:
+        end = m.start() if m else len(text)
+        i = pos
+        while i < end:
+            out.append(f'R"{DELIM}({text[i:min(i + CHUNK, end)]}){DELIM}"')
+            i += CHUNK
+        if m:
+            out.append(escaped(m.group()))
+            pos = m.end()
+    return out or ['""']
+
+
+def generate(dirs):
     files = []
-    for root, _, names in os.walk(ASSETS):
-        for name in names:
-            full = os.path.join(root, name)
-            rel = os.path.relpath(full, ASSETS).replace(os.sep, "/")
-            ext = os.path.splitext(name)[1]
-            if ext not in TYPES:
-                sys.exit(f"embed_assets: {rel}: no content type for '{ext}'")
-            with open(full, encoding="utf-8") as f:
-                text = f.read()
-            if ")" + DELIM + '"' in text:
-                sys.exit(f"embed_assets: {rel} contains the raw string delimiter")
-            files.append((rel, TYPES[ext], text))
+    seen = set()
+    for base in dirs:
+        if not os.path.isdir(base):
+            sys.exit(f"embed_assets: {base}: no such directory")
+        for root, _, names in os.walk(base):
+            for name in names:
+                full = os.path.join(root, name)
+                rel = os.path.relpath(full, base).replace(os.sep, "/")
+                if rel in seen:
+                    sys.exit(f"embed_assets: {rel} is in more than one asset directory")
+                seen.add(rel)
+                ext = os.path.splitext(name)[1]
+                if ext not in TYPES:
+                    sys.exit(f"embed_assets: {rel}: no content type for '{ext}'")
+                with open(full, encoding="utf-8") as f:
+                    text = f.read()
+                if ")" + DELIM + '"' in text:
+                    sys.exit(f"embed_assets: {rel} contains the raw string delimiter")
+                files.append((rel, TYPES[ext], text))
     files.sort()
     lines = [
-        "// GENERATED at build time by src/web/embed_assets.py from src/web/assets/.",
+        "// GENERATED at build time by src/web/embed_assets.py from src/web/assets/ and the built UI.",
         '#include "web/assets.h"',
         "",
         "#include <algorithm>",
@@ -71,8 +101,8 @@ def generate():
     for i, (rel, ctype, text) in enumerate(files):
         lines.append(f"// {rel}")
         lines.append(f"const char* const kChunks{i}[] = {{")
-        for c in chunks(text):
-            lines.append(f'    R"{DELIM}({c}){DELIM}",')
+        for lit in literals(text):
+            lines.append(f"    {lit},")
         lines.append("};")
         lines.append("")
     lines.append("const Source kSources[] = {")
@@ -112,9 +142,9 @@ def generate():
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: embed_assets.py OUTPUT.cc")
-    text = generate()
+    if len(sys.argv) < 2:
+        sys.exit("usage: embed_assets.py OUTPUT.cc [MORE_ASSET_DIR...]")
+    text = generate([ASSETS] + sys.argv[2:])
     os.makedirs(os.path.dirname(os.path.abspath(sys.argv[1])), exist_ok=True)
     with open(sys.argv[1], "w", encoding="utf-8") as f:
         f.write(text)

@@ -4,13 +4,22 @@
 // It starts `dagu start-all` A, B and C on one temporary DAGU_HOME (A
 // active; A stops and B takes over; C stands by), opens the UI of B and
 // checks every page: Instances (one active, one standby, with a screenshot check), DAGs
-// (suspend/resume, start), Runs (the started run, its steps and a step log;
-// a parent's sub-DAG runs with their status and a link to the child's page),
-// and Queue. Any uncaught page error fails the test.
+// (search, tag filter, suspend/resume, start through the params form), a DAG
+// (the diamond's graph with 4 nodes and 4 edges colored by status, a click on
+// a step shows its log, the spec in CodeMirror: a save round-trips to the
+// file, a bad edit shows the loader's error in place and is not saved, the
+// history grid), Runs (filters, the started run, its graph, steps and step
+// logs with head/tail paging, retry from a step; a parent's sub-DAG runs
+// with their status and a link to the child's page), and Queue. A fifth
+// instance with builtin auth under a base path shows the login form and,
+// signed in, the DAG list. Any uncaught page error or console error fails
+// the test.
 //
 // usage: node web_ui_e2e.js <dagu binary> <node_modules dir> <output dir>
 // env:   DAGU_E2E_SCREENSHOT  where to copy the Instances screenshot too
 //                             (docs/images/instances.png when updating it)
+//        DAGU_E2E_SHOTS      a folder for a screenshot of each page (ui-*.png;
+//                             docs/images when updating docs/web.md's pictures)
 "use strict";
 
 const fs = require("fs");
@@ -112,21 +121,29 @@ function countColour(img, [r, g, b], tol, box) {
   return n;
 }
 
-async function startAll(name, home) {
+// A screenshot of the page as ui-<name>.png into DAGU_E2E_SHOTS, when set.
+async function pageShot(page, name) {
+  if (!process.env.DAGU_E2E_SHOTS) return;
+  fs.mkdirSync(process.env.DAGU_E2E_SHOTS, { recursive: true });
+  await sleep(300);
+  await page.screenshot({ path: path.join(process.env.DAGU_E2E_SHOTS, "ui-" + name + ".png") });
+}
+
+async function startAll(name, home, extraEnv = {}, basePath = "") {
   const webPort = await freePort(), healthPort = await freePort();
   const env = Object.assign({}, process.env, {
     DAGU_HOME: home, HOME: path.join(home, "..", "user"),
     DAGU_SCHEDULER_PORT: String(healthPort),
     DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: "3s", DAGU_SCHEDULER_LOCK_RETRY_INTERVAL: "1s",
     DAGU_PORT: "", DAGU_HOST: "", DAGU_BASICAUTH_USERNAME: "", DAGU_BASICAUTH_PASSWORD: "", DAGU_AUTHTOKEN: "",
-  });
+  }, extraEnv);
   const log = fs.openSync(path.join(outDir, "e2e-" + name + ".log"), "w");
   const child = spawn(daguBinary, ["start-all", "--host", "127.0.0.1", "--port", String(webPort)],
     { env, stdio: ["ignore", log, log] });
   const p = { name, child, webPort, healthPort, exited: null };
   child.on("exit", (code, sig) => { p.exited = code !== null ? code : 128 + (os.constants.signals[sig] || 0); });
   procs.push(p);
-  await pollUntil(async () => (await fetch("http://127.0.0.1:" + webPort + "/health")).ok, 30000, name + " web server");
+  await pollUntil(async () => (await fetch("http://127.0.0.1:" + webPort + basePath + "/api/v2/health")).ok, 30000, name + " web server");
   return p;
 }
 
@@ -151,6 +168,15 @@ async function main() {
     "steps:\n  - name: ask\n    call: kid\n    params: WHO=e2e\n");
   fs.writeFileSync(path.join(home, "dags", "kid.yaml"),
     "params: WHO=nobody\nsteps:\n  - name: answer\n    command: echo kid says hi to ${WHO}\n");
+  fs.writeFileSync(path.join(home, "dags", "gated.yaml"),
+    "steps:\n  - name: before\n    command: echo before\n  - name: gate\n    type: hitl\n    config:\n" +
+    "      prompt: ship it?\n      input: [REASON]\n      required: [REASON]\n  - name: after\n    command: echo \"after $REASON\"\n");
+  fs.writeFileSync(path.join(home, "dags", "diamond.yaml"),
+    "description: A diamond\ntype: graph\ntags: [shape]\nparams: \"NAME=world COUNT=3\"\nsteps:\n" +
+    "  - name: a\n    command: echo a says ${NAME} ${COUNT}\n    output: GREETING\n" +
+    "  - name: b\n    command: sh -c 'for i in $(seq 1 1200); do echo line $i; done'\n    depends: [a]\n" +
+    "  - name: c\n    command: echo c\n    depends: [a]\n" +
+    "  - name: d\n    command: echo d\n    depends: [b, c]\n");
   // A parent run with a child, for the run page's sub-DAG runs.
   await new Promise((resolve) => {
     const c = spawn(daguBinary, ["start", "-q", "--run-id=fam-1", "family"],
@@ -222,6 +248,8 @@ async function main() {
   // ---- DAGs ----
   await page.goto(base + "#/dags");
   await page.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 10000 });
+  check((await page.locator("#dags-table tbody tr[data-dag]").count()) === 6, "DAGs: all six DAGs are listed");
+  await pageShot(page, "dags");
   const helloRow = page.locator('#dags-table tr[data-dag="hello"]');
   const rowText = await helloRow.innerText();
   check(rowText.includes("*/5 * * * *"), "DAGs: hello shows its schedule");
@@ -229,19 +257,147 @@ async function main() {
   await helloRow.locator('button[data-act="suspend"]').click();
   await page.waitForSelector('#dags-table tr[data-dag="hello"] button[data-act="resume"]', { timeout: 10000 });
   check(fs.existsSync(path.join(home, "suspend", "hello.suspend")), "DAGs: Suspend wrote the suspend flag");
-  await page.locator('#dags-table tr[data-dag="hello"] button[data-act="resume"]').click();
+  check(!(await page.locator('#dags-table tr[data-dag="hello"] input[data-act="toggle"]').isChecked()),
+    "DAGs: the enabled switch of a suspended DAG is off");
+  await page.locator('#dags-table tr[data-dag="hello"] .switch').click();
   await page.waitForSelector('#dags-table tr[data-dag="hello"] button[data-act="suspend"]', { timeout: 10000 });
-  check(!fs.existsSync(path.join(home, "suspend", "hello.suspend")), "DAGs: Resume removed the suspend flag");
+  check(!fs.existsSync(path.join(home, "suspend", "hello.suspend")), "DAGs: the enabled switch resumed it (flag removed)");
 
+  // Sort by name, then reversed.
+  const firstDag = () => page.locator("#dags-table tbody tr[data-dag]").first().getAttribute("data-dag");
+  check((await firstDag()) === "diamond", "DAGs: sorted by name, diamond comes first");
+  await page.locator('#dags-table th[data-sort="name"]').click();
+  // (the table is replaced by "Loading…" while the sorted page loads)
+  await page.waitForFunction(() => (document.querySelector("#dags-table tbody tr[data-dag]") || { dataset: {} }).dataset.dag === "nightly-report",
+    null, { timeout: 10000 });
+  check(/order=desc/.test(page.url()), "DAGs: a second click on Name sorts descending (nightly-report first)");
+  await page.goto(base + "#/dags");
+  await page.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 10000 });
+
+  // Search by name and filter by tag; both live in the URL.
+  await page.fill("#dag-search", "diam");
+  await page.press("#dag-search", "Enter");
+  await page.waitForFunction(() => document.querySelectorAll("#dags-table tbody tr[data-dag]").length === 1, null, { timeout: 10000 });
+  check((await page.locator("#dags-table tbody tr[data-dag]").getAttribute("data-dag")) === "diamond" && /q=diam/.test(page.url()),
+    "DAGs: searching 'diam' lists only diamond (" + page.url().split("#")[1] + ")");
+  await page.goto(base + "#/dags?tag=demo");
+  await page.waitForFunction(() => document.querySelectorAll("#dags-table tbody tr[data-dag]").length === 1, null, { timeout: 10000 });
+  check((await page.locator("#dags-table tbody tr[data-dag]").getAttribute("data-dag")) === "hello", "DAGs: the tag filter 'demo' lists only hello");
+  check((await page.locator("#dag-tag").inputValue()) === "demo", "DAGs: the tag select shows the filter");
+
+  await page.goto(base + "#/dags");
+  await page.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 10000 });
   await page.locator('#dags-table tr[data-dag="hello"] button[data-act="start"]').click();
+  await page.waitForSelector(".modal .start-form", { timeout: 5000 });
+  check((await page.locator(".modal .start-form input[name^=param-]").count()) === 0, "DAGs: hello's start form has no parameters");
+  await page.locator('.modal button[data-act="confirm-start"]').click();
   await page.waitForFunction(() => /Started hello/.test(document.getElementById("toast").textContent), null, { timeout: 15000 });
-  check(true, "DAGs: Start reports the new run (" + (await page.locator("#toast").innerText()) + ")");
+  const startedToast = await page.locator("#toast").innerText();
+  const helloRunId = (/\(([^)]+)\)/.exec(startedToast) || [])[1];
+  check(!!helloRunId, "DAGs: Start reports the new run (" + startedToast + ")");
+
+  // ---- a DAG: start with params, graph, step log ----
+  await page.goto(base + "#/dags/diamond");
+  await page.waitForSelector("svg.graph g.node", { timeout: 10000 });
+  check((await page.locator("svg.graph g.node").count()) === 4 && (await page.locator("svg.graph path.edge").count()) === 4,
+    "DAG: the never-run diamond is drawn with 4 nodes and 4 edges");
+  await page.locator('.page-head button[data-act="start"]').click();
+  await page.waitForSelector('.modal input[name="param-NAME"]', { timeout: 5000 });
+  check((await page.locator('.modal input[name="param-NAME"]').inputValue()) === "world" &&
+    (await page.locator('.modal input[name="param-COUNT"]').inputValue()) === "3", "DAG: the start form is built from params with the defaults");
+  await page.fill('.modal input[name="param-NAME"]', "e2e \"quoted\" name");
+  await page.fill('.modal input[name="dagRunId"]', "diamond-e2e-1");
+  await pageShot(page, "start");
+  await page.locator('.modal button[data-act="confirm-start"]').click();
+  await page.waitForFunction(() => /Started diamond \(diamond-e2e-1\)/.test(document.getElementById("toast").textContent), null, { timeout: 15000 });
+  await pollUntil(async () => (await getJson(b.webPort, "/api/v2/dag-runs/diamond/diamond-e2e-1")).dagRunDetails.statusLabel === "succeeded",
+    60000, "the diamond run to succeed");
+  await page.waitForFunction(() => document.querySelectorAll('svg.graph g.node[data-status="succeeded"]').length === 4, null, { timeout: 15000 });
+  const edges = await page.locator("svg.graph path.edge").evaluateAll((els) => els.map((e) => e.dataset.from + ">" + e.dataset.to).sort().join(","));
+  check(edges === "a>b,a>c,b>d,c>d", "DAG: the graph of the latest run has the diamond's 4 edges (" + edges + ")");
+  check(true, "DAG: all 4 nodes are colored succeeded");
+  const fill = await page.locator('svg.graph g.node[data-step="a"] rect').evaluate((e) => getComputedStyle(e).fill);
+  check(fill === "rgb(220, 252, 231)", "DAG: a succeeded node is filled green (" + fill + ")");
+  await page.locator('svg.graph g.node[data-step="a"]').click();
+  await page.waitForFunction(() => (document.getElementById("log") || {}).textContent &&
+    document.getElementById("log").textContent.includes("a says e2e quoted name 3"), null, { timeout: 15000 });
+  check(true, "DAG: a click on a graph node shows the step's log, with the params of the form");
+  const startedParams = (await getJson(b.webPort, "/api/v2/dag-runs/diamond/diamond-e2e-1")).dagRunDetails.params;
+  check(startedParams === 'NAME=e2e "quoted" name COUNT=3', "DAG: the form's values reached the run quoted (" + startedParams + ")");
+  check(/step=a/.test(page.url()), "DAG: the selected step is in the URL");
+  await pageShot(page, "dag");
+
+  // ---- a DAG: the spec editor ----
+  const diamondFile = path.join(home, "dags", "diamond.yaml");
+  const before = fs.readFileSync(diamondFile, "utf8");
+  await page.locator('.page-tabs a[data-tab="spec"]').click();
+  await page.waitForSelector(".spec-editor .cm-content", { timeout: 10000 });
+  check((await page.locator(".spec-editor .cm-content").innerText()).includes("description: A diamond"), "Spec: CodeMirror shows the YAML");
+  check((await page.locator(".spec-editor .tok-propertyName, .spec-editor .ͼc, .spec-editor span[class^=ͼ]").count()) > 0,
+    "Spec: the YAML is highlighted");
+  await page.locator(".spec-editor .cm-content").click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.insertText("# edited in the e2e test\n");
+  await page.waitForSelector('button[data-act="save"]:not([disabled])', { timeout: 5000 });
+  await page.locator('button[data-act="save"]').click();
+  await page.waitForFunction(() => /Saved diamond/.test(document.getElementById("toast").textContent), null, { timeout: 10000 });
+  const after = fs.readFileSync(diamondFile, "utf8");
+  check(after === before + "# edited in the e2e test\n", "Spec: Save wrote the edited YAML to the file");
+  const specAnswer = await getJson(b.webPort, "/api/v2/dags/diamond/spec");
+  check(specAnswer.spec === after, "Spec: the API reads back the saved text");
+  await page.keyboard.insertText("histRetentionDays: oops\n");
+  await page.waitForSelector("#spec-errors li", { timeout: 10000 });
+  check((await page.locator("#spec-errors").innerText()).includes("histRetentionDays"), "Spec: a bad edit shows the loader's error");
+  await page.waitForSelector(".spec-editor .cm-lintRange-error", { timeout: 5000 });
+  check(true, "Spec: the error is marked in place in the editor");
+  await pageShot(page, "spec");
+  await page.locator('button[data-act="save"]').click();
+  await page.waitForFunction(() => /Not saved/.test(document.getElementById("toast").textContent), null, { timeout: 10000 });
+  check(fs.readFileSync(diamondFile, "utf8") === after, "Spec: a spec with errors is not saved");
+  await page.locator('button[data-act="revert"]').click();
+
+  // ---- new DAG, rename, delete ----
+  await page.goto(base + "#/dags");
+  await page.locator('button[data-act="new-dag"]').click();
+  await page.fill('#new-dag-form input[name="name"]', "made-in-ui");
+  await page.locator('#new-dag-form button[type="submit"]').click();
+  await page.waitForSelector(".spec-editor .cm-content", { timeout: 10000 });
+  check(/#\/dags\/made-in-ui\?tab=spec$/.test(page.url()) && fs.existsSync(path.join(home, "dags", "made-in-ui.yaml")),
+    "New DAG: creates the file and opens its spec");
+  page.once("dialog", (d) => d.accept("renamed-in-ui"));
+  await page.locator('button[data-act="rename"]').click();
+  await page.waitForFunction(() => /#\/dags\/renamed-in-ui/.test(location.hash), null, { timeout: 10000 });
+  check(fs.existsSync(path.join(home, "dags", "renamed-in-ui.yaml")) && !fs.existsSync(path.join(home, "dags", "made-in-ui.yaml")),
+    "Rename: moves the file and follows it");
+  page.once("dialog", (d) => d.accept());
+  await page.locator('button[data-act="delete"]').click();
+  await page.waitForFunction(() => location.hash === "#/dags", null, { timeout: 10000 });
+  check(!fs.existsSync(path.join(home, "dags", "renamed-in-ui.yaml")), "Delete: removes the file and returns to the list");
+
+  // ---- a DAG: history grid ----
+  await page.goto(base + "#/dags/diamond?tab=history");
+  await page.waitForSelector("#history-grid tbody tr[data-step]", { timeout: 10000 });
+  check((await page.locator("#history-grid tbody tr[data-step]").count()) === 4, "History: a row per step");
+  check((await page.locator("#history-grid tbody .cell.succeeded").count()) === 4, "History: the run's cells are green");
+  await pageShot(page, "history");
 
   // ---- Runs ----
   await page.goto(base + "#/runs");
   await page.waitForSelector(".runs-table tbody tr[data-run]", { timeout: 15000 });
-  const runId = await page.locator(".runs-table tbody tr[data-run]").first().getAttribute("data-run");
-  check(!!runId, "Runs: the started run is listed (" + runId + ")");
+  await page.fill("#filter-name", "hello");
+  await page.press("#filter-name", "Enter");
+  // (hello's schedule may have added a run of its own by now)
+  await page.waitForFunction((id) => [...document.querySelectorAll(".runs-table tbody tr[data-run] td:first-child")].every((td) => td.textContent === "hello") &&
+    !!document.querySelector('.runs-table tbody tr[data-run="' + id + '"]'), helloRunId, { timeout: 10000 });
+  const runId = helloRunId;
+  check(/name=hello/.test(page.url()), "Runs: the name filter lists only hello's runs, the started one among them (" + runId + ")");
+  await pageShot(page, "runs");
+  await page.selectOption("#filter-status", "2");
+  await page.waitForSelector(".runs-table td.empty", { timeout: 10000 });
+  check(true, "Runs: the status filter 'failed' lists none");
+  await page.goto(base + "#/runs?days=custom&from=2001-01-01&to=2001-01-02");
+  await page.waitForSelector(".runs-table td.empty", { timeout: 10000 });
+  check((await page.locator("#filter-from").inputValue()) === "2001-01-01", "Runs: a date range in 2001 lists none");
   await pollUntil(async () => {
     const d = await getJson(b.webPort, "/api/v2/dag-runs/hello/" + encodeURIComponent(runId));
     return ["succeeded", "failed"].includes(d.dagRunDetails.statusLabel) && d.dagRunDetails.statusLabel;
@@ -251,10 +407,41 @@ async function main() {
   await page.waitForFunction(() => document.querySelector(".page-head .badge") &&
     document.querySelector(".page-head .badge").textContent === "succeeded", null, { timeout: 15000 });
   check(true, "Runs: the run detail shows succeeded");
+  check((await page.locator("svg.graph g.node").count()) === 2 && (await page.locator("svg.graph path.edge").count()) === 1,
+    "Runs: the run page draws its graph (2 nodes, 1 edge)");
   await page.locator('#steps-table tr[data-step="greet"]').click();
   await page.waitForFunction(() => (document.getElementById("log") || {}).textContent &&
     document.getElementById("log").textContent.includes("hello from the e2e test"), null, { timeout: 15000 });
   check(true, "Runs: clicking a step shows its log");
+
+  // A long step log is paged: the tail first, then the head, then the next page.
+  await page.goto(base + "#/runs/diamond/diamond-e2e-1?step=b");
+  await page.waitForFunction(() => /line 1200\s*$/.test((document.getElementById("log") || {}).textContent || ""), null, { timeout: 15000 });
+  check(/lines 701–1200 of 1200/.test(await page.locator(".log-pos").innerText()), "Logs: the tail shows the last 500 of 1200 lines");
+  await page.locator('button[data-log="head"]').click();
+  await page.waitForFunction(() => /^line 1\n/.test((document.getElementById("log") || {}).textContent || ""), null, { timeout: 10000 });
+  check(/lines 1–500 of 1200/.test(await page.locator(".log-pos").innerText()), "Logs: Head shows the first 500 lines");
+  await page.locator('button[data-log="next"]').click();
+  await page.waitForFunction(() => /^line 501\n/.test((document.getElementById("log") || {}).textContent || ""), null, { timeout: 10000 });
+  check(/lines 501–1000 of 1200/.test(await page.locator(".log-pos").innerText()), "Logs: Next pages on from line 501");
+  check((await page.locator("#step-timeline .lane .bar.succeeded").count()) === 4, "Run: the step timeline has a green bar per step");
+  const outputsText = await page.locator("#outputs").innerText();
+  check(/greeting\s+a says e2e quoted name 3/i.test(outputsText), "Run: the outputs show step a's GREETING (" + outputsText.replace(/\s+/g, " ") + ")");
+  await pageShot(page, "run");
+
+  // Retry from one step: only that step and the ones after it run again (new
+  // log files); the steps before it keep their results (the same log files).
+  const node = (d, name) => d.nodes.find((n) => n.step.name === name);
+  const original = (await getJson(b.webPort, "/api/v2/dag-runs/diamond/diamond-e2e-1")).dagRunDetails;
+  await page.locator('#steps-table tr[data-step="d"] button[data-act="retry-step"]').click();
+  await page.waitForFunction(() => /Retrying diamond-e2e-1 from step d/.test(document.getElementById("toast").textContent), null, { timeout: 10000 });
+  await pollUntil(async () => {
+    const d = (await getJson(b.webPort, "/api/v2/dag-runs/diamond/diamond-e2e-1")).dagRunDetails;
+    return d.statusLabel === "succeeded" && node(d, "d").stdout !== node(original, "d").stdout;
+  }, 30000, "the retry from step d to run d again");
+  const retried = (await getJson(b.webPort, "/api/v2/dag-runs/diamond/diamond-e2e-1")).dagRunDetails;
+  check(["a", "b", "c"].every((s) => node(retried, s).stdout === node(original, s).stdout),
+    "Runs: retry from step d ran d again and left a, b and c as they were");
 
   // A parent's page lists its sub-DAG runs; each links to the child's page.
   await page.goto(base + "#/runs/family/fam-1");
@@ -271,11 +458,76 @@ async function main() {
     document.getElementById("log").textContent.includes("kid says hi to e2e"), null, { timeout: 15000 });
   check(true, "Runs: the child's step log is shown");
 
+  // ---- approval of a waiting step, reschedule, reject ----
+  const postJson = (target, body) => fetch("http://127.0.0.1:" + b.webPort + target,
+    { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  check((await postJson("/api/v2/dags/gated/start", { dagRunId: "g1" })).ok, "Approval: started the gated DAG");
+  await pollUntil(async () => (await getJson(b.webPort, "/api/v2/dag-runs/gated/g1")).dagRunDetails.statusLabel === "waiting", 30000, "g1 to wait");
+  await page.goto(base + "#/runs/gated/g1");
+  await page.waitForSelector('.approval[data-approval="gate"]', { timeout: 15000 });
+  check((await page.locator(".approval .prompt").innerText()) === "ship it?", "Approval: the waiting step shows its prompt");
+  const errorsBefore = pageErrors.length;
+  await page.locator('.approval button[data-act="approve"]').click();
+  await page.waitForFunction(() => /missing required inputs/.test(document.getElementById("toast").textContent), null, { timeout: 10000 });
+  // The browser logs the refused request (400) as a console error: expected here.
+  for (let i = pageErrors.length - 1; i >= errorsBefore; i--) if (/status of 400/.test(pageErrors[i])) pageErrors.splice(i, 1);
+  check(true, "Approval: approving without the required input is refused (" + (await page.locator("#toast").innerText()) + ")");
+  await page.fill('.approval input[name="input-REASON"]', "fine by the e2e test");
+  await page.locator('.approval button[data-act="approve"]').click();
+  await pollUntil(async () => (await getJson(b.webPort, "/api/v2/dag-runs/gated/g1")).dagRunDetails.statusLabel === "succeeded", 30000, "g1 to succeed");
+  await page.goto(base + "#/runs/gated/g1?step=after");
+  await page.waitForFunction(() => /after fine by the e2e test/.test((document.getElementById("log") || {}).textContent || ""), null, { timeout: 15000 });
+  check((await page.locator(".approval").count()) === 0, "Approval: approved with the input, the run went on and the next step saw it");
+  await page.locator('button[data-act="reschedule"]').click();
+  await page.waitForFunction(() => /^#\/runs\/gated\/(?!g1$)[^/?]+$/.test(location.hash), null, { timeout: 15000 });
+  const g2 = decodeURIComponent(page.url().split("/").pop());
+  check(true, "Reschedule: a new run of the same DAG opens (" + g2 + ")");
+  await page.waitForSelector('.approval[data-approval="gate"]', { timeout: 30000 });
+  await page.fill('.approval input[name="reject-reason"]', "not today");
+  await page.locator('.approval button[data-act="reject"]').click();
+  await pollUntil(async () => (await getJson(b.webPort, "/api/v2/dag-runs/gated/" + encodeURIComponent(g2))).dagRunDetails.statusLabel === "rejected",
+    30000, "the rescheduled run to be rejected");
+  await page.waitForFunction(() => document.querySelector(".page-head .badge") && document.querySelector(".page-head .badge").textContent === "rejected", null, { timeout: 15000 });
+  check(true, "Approval: Reject ends the rescheduled run rejected");
+
+  // ---- Search ----
+  await page.goto(base + "#/search");
+  await page.fill("#search-q", "hitl");
+  await page.press("#search-q", "Enter");
+  await page.waitForSelector("#search-results", { timeout: 10000 });
+  const found = await page.locator("#search-results .search-result").evaluateAll((els) => els.map((e) => e.dataset.dag).join(","));
+  check(found === "gated", "Search: 'hitl' finds only the gated DAG (" + found + ")");
+  check((await page.locator("#search-results .snippet .hit").first().innerText()).includes("type: hitl"), "Search: the matching line is shown and marked");
+  await pageShot(page, "search");
+
+  // ---- Dashboard ----
+  await page.goto(base + "#/dashboard");
+  await page.waitForSelector('#dash-timeline .lane[data-dag="diamond"] .bar.succeeded', { timeout: 15000 });
+  const dayRuns = (await getJson(b.webPort, "/api/v2/dag-runs?fromDate=" + Math.floor(new Date(new Date().setHours(0, 0, 0, 0)).getTime() / 1000))).dagRuns.length;
+  const shownRuns = Number((await page.locator("#dash-counts .card .value").first().innerText()).trim());
+  check(shownRuns === dayRuns, "Dashboard: counts today's runs (" + shownRuns + " of " + dayRuns + ")");
+  check((await page.locator("#dash-timeline .lane").count()) >= 3, "Dashboard: a timeline lane per DAG that ran today");
+  await pageShot(page, "dashboard");
+  await page.locator('#dash-timeline .lane[data-dag="diamond"] .bar').first().click();
+  await page.waitForSelector("#steps-table tr[data-step]", { timeout: 10000 });
+  check(/#\/runs\/diamond\//.test(page.url()), "Dashboard: a bar opens its run");
+  await page.goto(base + "#/dashboard?date=2001-01-01");
+  await page.waitForFunction(() => /No runs on this day/.test(document.body.textContent), null, { timeout: 10000 });
+  check(true, "Dashboard: another day (2001-01-01) shows no runs");
+
   // ---- Queue ----
   await page.goto(base + "#/queues");
   await page.waitForSelector("h1", { timeout: 10000 });
   check((await page.locator("h1").innerText()) === "Queues", "Queue: the page renders");
   check((await page.locator(".cards .card").count()) === 4, "Queue: the summary cards are shown");
+
+  // Dark mode follows the system setting.
+  const rootBg = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  const lightBg = await rootBg();
+  await page.emulateMedia({ colorScheme: "dark" });
+  const darkBg = await rootBg();
+  await page.emulateMedia({ colorScheme: "light" });
+  check(lightBg === "rgb(245, 247, 250)" && darkBg === "rgb(11, 16, 32)", "Dark mode: the page follows the system setting (" + lightBg + " / " + darkBg + ")");
 
   // The page refreshes itself: a third instance appears without a reload.
   await page.goto(base + "#/instances");
@@ -284,6 +536,49 @@ async function main() {
   await pollUntil(async () => (await page.locator('#instances-table tbody tr[data-role="standby"]').count()) === 2,
     20000, "the Instances page to show a second standby by itself");
   check(true, "Instances: refreshes itself (a new standby appears)");
+
+  // ---- builtin auth under a base path: the login form, then the pages ----
+  const authHome = path.join(tmp, "auth-home");
+  fs.mkdirSync(path.join(authHome, "dags"), { recursive: true });
+  fs.copyFileSync(path.join(home, "dags", "hello.yaml"), path.join(authHome, "dags", "hello.yaml"));
+  const e = await startAll("e", authHome, {
+    DAGU_AUTH_MODE: "builtin", DAGU_AUTH_TOKEN_SECRET: "e2e-secret-of-at-least-16-bytes",
+    DAGU_AUTH_ADMIN_USERNAME: "admin", DAGU_AUTH_ADMIN_PASSWORD: "e2e-admin-pass", DAGU_BASE_PATH: "/dagu",
+  }, "/dagu");
+  const authPage = await browser.newPage({ viewport: VIEWPORT, timezoneId: "Asia/Tokyo" });
+  authPage.on("pageerror", (err) => pageErrors.push("auth page: " + err.message));
+  // The 401 answers before the login are expected; other console errors are not.
+  authPage.on("console", (m) => { if (m.type() === "error" && !/401/.test(m.text())) pageErrors.push("auth page: " + m.text()); });
+  await authPage.goto("http://127.0.0.1:" + e.webPort + "/dagu/#/dags");
+  await authPage.waitForSelector("#login-form", { timeout: 15000 });
+  check(true, "Auth: the API's 401 shows the login form");
+  await pageShot(authPage, "login");
+  await authPage.fill('#login-form input[name="username"]', "admin");
+  await authPage.fill('#login-form input[name="password"]', "wrong");
+  await authPage.locator('#login-form button[type="submit"]').click();
+  await authPage.waitForSelector("#login-form .error-box", { timeout: 10000 });
+  check(true, "Auth: a wrong password is refused in the form");
+  await authPage.fill('#login-form input[name="password"]', "e2e-admin-pass");
+  await authPage.locator('#login-form button[type="submit"]').click();
+  await authPage.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 15000 });
+  check(true, "Auth: signed in, the DAG list loads with the token, under the base path /dagu");
+  check((await authPage.locator(".topbar .user").innerText()).includes("admin"), "Auth: the top bar names the signed-in user");
+  // Times in the viewer's zone (this page: Asia/Tokyo, UTC+9) or in UTC.
+  const nextRunText = async () => (await authPage.locator('#dags-table tr[data-dag="hello"] td').nth(2).innerText()).trim();
+  const tokyo = await nextRunText();
+  await authPage.selectOption("#time-zone", "UTC");
+  await authPage.waitForFunction((t) => {
+    const td = document.querySelectorAll('#dags-table tr[data-dag="hello"] td')[2];
+    return td && td.textContent.trim() !== t;
+  }, tokyo, { timeout: 10000 });
+  const utc = await nextRunText();
+  const hours = (Date.parse(tokyo.replace(" ", "T") + "Z") - Date.parse(utc.replace(" ", "T") + "Z")) / 3600000;
+  check(hours === 9, "Time zone: the switch shows times in UTC instead of the viewer's zone (" + tokyo + " -> " + utc + ")");
+  await authPage.selectOption("#time-zone", "");
+  await authPage.goto("http://127.0.0.1:" + e.webPort + "/dagu/#/dags/hello?tab=spec");
+  await authPage.waitForSelector('.spec-editor .cm-content', { timeout: 15000 });
+  check((await authPage.locator('button[data-act="save"]').count()) === 1, "Auth: an admin may edit the spec");
+  await authPage.close();
 
   check(pageErrors.length === 0, "no page errors" + (pageErrors.length ? ": " + pageErrors.join("; ") : ""));
   await browser.close();
