@@ -319,7 +319,7 @@ TEST_F(ConfigTest, WorkerKeysFromFileEnvAndFlagsInBothDialects) {
   EXPECT_EQ(c.worker.max_active_runs, 2);
   EXPECT_EQ(c.worker.labels, (std::map<std::string, std::string>{{"gpu", "true"}, {"memory", "64G"}}));
   flags.worker_max_active_runs = "0";
-  EXPECT_THAT(LoadError(flags), HasSubstr("worker.max_active_runs"));
+  EXPECT_THAT(LoadError(flags), HasSubstr("--worker.max-active-runs: \"0\" is out of range"));
   HomeWithConfig("worker:\n  labels: [a, b]\n");
   EXPECT_THAT(LoadError(ConfigOverrides{}), HasSubstr("worker.labels"));
 }
