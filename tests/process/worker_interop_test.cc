@@ -6,6 +6,8 @@
 //     its record carries our worker's ID as 1.30.2 records it (workerId),
 //     its step log is written, and `dagu status` of both binaries reads it;
 //   * the same with OUR coordinator;
+//   * `dagu stop` (1.30.2's) of a run on our worker; SIGTERM waits for a
+//     running task;
 //   * no coordinator: the worker says so once (no spinning log) and starts
 //     polling when one comes up; SIGTERM ends an idle worker with 0.
 #include <gtest/gtest.h>
@@ -140,6 +142,48 @@ TEST(WorkerInteropTest, OurWorkerRunsDagu1302sDispatchThroughOurCoordinator) {
   const std::string peer = FetchPeer(&why);
   if (peer.empty()) GTEST_SKIP() << "Dagu 1.30.2 is not available: " << why;
   RunsOnOurWorker(DAGU_BINARY, peer);
+}
+
+// A distributed run on our worker is stopped by 1.30.2's `dagu stop` (from
+// the shared home, as from any host); SIGTERM lets a running task finish
+// before the worker exits 0.
+TEST(WorkerInteropTest, StopFromAnotherBinaryAndSigtermDrains) {
+  std::string why;
+  const std::string peer = FetchPeer(&why);
+  if (peer.empty()) GTEST_SKIP() << "Dagu 1.30.2 is not available: " << why;
+  DaguHome home;
+  const std::string long_dag =
+      home.WriteDag("long", "workerSelector:\n  pool: a\nsteps:\n  - name: s1\n    command: sleep 30\n");
+  const std::string short_dag =
+      home.WriteDag("short", "workerSelector:\n  pool: a\nsteps:\n  - name: s1\n    command: sleep 3\n");
+  DaguProcess coordinator("coordinator", home.LogPath("coordinator"));
+  ASSERT_TRUE(StartCoordinator(&coordinator, DAGU_BINARY, home)) << coordinator.Describe(40);
+  DaguProcess worker("worker", home.LogPath("worker"));
+  ASSERT_TRUE(StartOurWorker(&worker, home));
+  DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
+  auto scheduler_env = HomeEnv(home);
+  scheduler_env["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
+  ASSERT_TRUE(scheduler.Start(peer, {"scheduler"}, scheduler_env));
+  auto latest = [&](const std::string& dag, const std::string& id) {
+    auto runs = RunsWithId(ReadRunRecords(home.data_dir(), dag), id);
+    return runs.empty() ? RunRecord{} : runs.front();
+  };
+
+  ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", "long-1", long_dag}, "enqueue-long"), 0);
+  ASSERT_TRUE(PollUntil([&] { return latest("long", "long-1").status_code() == kRunRunning; }, 30s, 100ms))
+      << latest("long", "long-1").Describe() << worker.Describe(40) << scheduler.Describe(40);
+  ASSERT_EQ(RunToEnd(home, peer, {"stop", "--run-id", "long-1", long_dag}, "stop-long"), 0);
+  EXPECT_TRUE(PollUntil([&] { return latest("long", "long-1").status_code() == kRunAborted; }, 15s, 100ms))
+      << latest("long", "long-1").Describe() << worker.Describe(40);
+
+  ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", "short-1", short_dag}, "enqueue-short"), 0);
+  ASSERT_TRUE(PollUntil([&] { return latest("short", "short-1").status_code() == kRunRunning; }, 30s, 100ms))
+      << latest("short", "short-1").Describe() << worker.Describe(40);
+  worker.Signal(SIGTERM);
+  std::this_thread::sleep_for(1s);
+  EXPECT_TRUE(worker.running()) << worker.Describe(40);  // waiting for its task
+  EXPECT_EQ(worker.Wait(15s), std::optional<int>(0)) << worker.Describe(40);
+  EXPECT_EQ(latest("short", "short-1").status_code(), kRunSucceeded) << latest("short", "short-1").Describe();
 }
 
 TEST(WorkerInteropTest, WithoutCoordinatorItWaitsQuietlyAndConnectsWhenOneComesUp) {
