@@ -186,6 +186,38 @@ TEST(WorkerInteropTest, StopFromAnotherBinaryAndSigtermDrains) {
   EXPECT_EQ(latest("short", "short-1").status_code(), kRunSucceeded) << latest("short", "short-1").Describe();
 }
 
+// A second SIGTERM stops the running task's run agent (the run ends
+// aborted, as after `dagu stop`) and the worker exits 0.
+TEST(WorkerInteropTest, SecondSigtermStopsTheRunningTask) {
+  std::string why;
+  const std::string peer = FetchPeer(&why);
+  if (peer.empty()) GTEST_SKIP() << "Dagu 1.30.2 is not available: " << why;
+  DaguHome home;
+  const std::string long_dag =
+      home.WriteDag("long", "workerSelector:\n  pool: a\nsteps:\n  - name: s1\n    command: sleep 30\n");
+  DaguProcess coordinator("coordinator", home.LogPath("coordinator"));
+  ASSERT_TRUE(StartCoordinator(&coordinator, DAGU_BINARY, home)) << coordinator.Describe(40);
+  DaguProcess worker("worker", home.LogPath("worker"));
+  ASSERT_TRUE(StartOurWorker(&worker, home));
+  DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
+  auto scheduler_env = HomeEnv(home);
+  scheduler_env["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
+  ASSERT_TRUE(scheduler.Start(peer, {"scheduler"}, scheduler_env));
+  auto latest = [&] {
+    auto runs = RunsWithId(ReadRunRecords(home.data_dir(), "long"), "long-1");
+    return runs.empty() ? RunRecord{} : runs.front();
+  };
+  ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", "long-1", long_dag}, "enqueue-long"), 0);
+  ASSERT_TRUE(PollUntil([&] { return latest().status_code() == kRunRunning; }, 30s, 100ms))
+      << latest().Describe() << worker.Describe(40) << scheduler.Describe(40);
+  worker.Signal(SIGTERM);
+  std::this_thread::sleep_for(1s);
+  EXPECT_TRUE(worker.running()) << worker.Describe(40);
+  worker.Signal(SIGTERM);
+  EXPECT_EQ(worker.Wait(15s), std::optional<int>(0)) << worker.Describe(40);
+  EXPECT_EQ(latest().status_code(), kRunAborted) << latest().Describe();
+}
+
 TEST(WorkerInteropTest, WithoutCoordinatorItWaitsQuietlyAndConnectsWhenOneComesUp) {
   DaguHome home;
   DaguProcess worker("worker", home.LogPath("worker"));
