@@ -1,13 +1,14 @@
 // `dagu coordinator` and `dagu worker`: Dagu 1.30.2's distributed execution
 // (a gRPC coordinator and workers polling it; docs/distributed.md).
 // `dagu coordinator` serves 1.30.2's coordinator.v1 protocol (plaintext) from
-// libdagu-grpc.so and registers in the service registry. `dagu worker` is
-// not built yet: it accepts every flag 1.30.2 has and exits 1 saying so, so
-// a unit written for 1.30.2 fails loudly instead of on an unknown flag.
+// libdagu-grpc.so and registers in the service registry. `dagu worker` polls
+// the coordinators of the registry (plaintext) and runs their tasks with
+// this binary's run agent (distributed/worker.h).
 #include <signal.h>
 #include <unistd.h>
 
 #include <iostream>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -17,20 +18,17 @@
 #include "core/exit_codes.h"
 #include "core/periodic_worker.h"
 #include "core/signal_waiter.h"
+#include "distributed/agent_task_runner.h"
+#include "distributed/coordinator_discovery.h"
 #include "distributed/coordinator_loader.h"
 #include "distributed/coordinator_registration.h"
+#include "distributed/worker.h"
 
 namespace dagu::cli {
 namespace {
 
 void Note(CLI::Option* opt, DistributedFlags* d) {
   opt->each([d](const std::string&) { d->any_given = true; });
-}
-
-int NotBuilt(const std::string& command) {
-  std::cerr << "Error: distributed execution is not built into this dagu: `dagu " << command
-            << "` cannot run (runs execute on the host that starts them; see docs/cli.md)\n";
-  return kExitFailure;
 }
 
 std::string HostName() {
@@ -88,6 +86,68 @@ int RunCoordinator(const CommonFlags& common, const DistributedFlags& d) {
   return kExitOk;
 }
 
+// Polls until SIGINT or SIGTERM; then stops polling and waits for the
+// running tasks to end (a second signal stops them, as `dagu stop` would),
+// and exits 0.
+int RunWorker(const CommonFlags& common, const DistributedFlags& d) {
+  if (int rc = KeepAuthSecretsOutOfEnvironment(); rc != kExitOk) return rc;
+  SignalWaiter signals({SIGINT, SIGTERM});  // before any thread starts
+  ConfigOverrides extra;
+  extra.worker_id = d.worker_id;
+  extra.worker_max_active_runs = d.worker_max_active_runs;
+  extra.worker_labels = d.worker_labels;
+  Config config;
+  if (int rc = LoadConfigForCommand(common, extra, &config); rc != 0) return rc;
+  if (!d.peer_cert_file.empty() || !d.peer_key_file.empty() || !d.peer_client_ca_file.empty() ||
+      d.peer_skip_tls_verify) {
+    return CommandError("TLS between coordinator and workers (--peer.*) is not built yet: the worker calls "
+                        "coordinators in plaintext only (docs/distributed.md)");
+  }
+
+  // Load libdagu-grpc.so now, so that a missing module is an exit 1 at once
+  // (a channel connects lazily: this one never does).
+  if (StatusOr<std::unique_ptr<distributed::CoordinatorChannel>> probe = distributed::ConnectCoordinator("localhost:1");
+      !probe.ok()) {
+    return CommandError("failed to start worker: " + probe.status().ToString());
+  }
+
+  distributed::WorkerOptions options;
+  options.id = config.worker.id.empty() ? distributed::DefaultWorkerId(HostName(), getpid()) : config.worker.id;
+  options.labels = config.worker.labels;
+  options.max_active_runs = config.worker.max_active_runs;
+
+  LaunchContext launch;
+  launch.executable = config.paths.executable;
+  launch.config_file = config.paths.config_file;
+  launch.environment = ProcessEnvironment();
+  const char* tmp = ::getenv("TMPDIR");
+  distributed::AgentTaskRunner runner(PosixProcessSpawner(), launch, tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
+  ServiceRegistry registry(PosixFileSystem(), config.paths.service_registry_dir);
+  distributed::CoordinatorDiscovery discovery(&registry, Clock::Real());
+  distributed::Worker worker(options, &discovery, distributed::ConnectCoordinator, &runner, Clock::Real());
+
+  std::string labels;
+  for (const auto& [k, v] : options.labels) labels += (labels.empty() ? "" : ",") + k + "=" + v;
+  spdlog::info("Starting worker {} (max active runs {}, labels {{{}}})", options.id, options.max_active_runs, labels);
+  worker.Start();
+  int signal = signals.Wait();
+  spdlog::info("Worker stopping (signal {}): no new tasks; waiting for {} running task(s) (a second signal stops them)",
+               signal, worker.busy_pollers());
+  worker.StopPolling();
+  std::thread canceller([&signals, &runner] {
+    if (signals.Wait() != 0) {
+      spdlog::info("Worker: stopping the running tasks");
+      runner.CancelAll();
+    }
+  });
+  worker.Wait();
+  signals.Wake();
+  canceller.join();
+  worker.Shutdown();
+  spdlog::info("Worker stopped");
+  return kExitOk;
+}
+
 }  // namespace
 
 void AddCoordinatorFlags(CLI::App* cmd, DistributedFlags* d) {
@@ -133,21 +193,27 @@ void AddDistributedCommands(CLI::App& app, int* exit_code) {
   static DistributedFlags worker_flags;
   auto* worker = app.add_subcommand("worker", "Start a worker that polls the coordinator for tasks");
   SetCommandDoc(worker, {"worker [flags]",
-                         "Dagu 1.30.2 runs a worker here that polls a coordinator for DAG-runs.\n"
-                         "Distributed execution is not built into this dagu: the command accepts\n"
-                         "1.30.2's flags and exits with status 1, saying so."});
+                         "Runs a worker that polls the coordinators registered in\n"
+                         "<data>/service-registry/coordinator/ for DAG-runs (Dagu 1.30.2's\n"
+                         "coordinator.v1 protocol, plaintext) and runs each with this binary's run\n"
+                         "agent, so its records land in the shared data directory as a local run's.\n"
+                         "SIGTERM/SIGINT: stop polling, wait for the running tasks (a second signal\n"
+                         "stops them), exit 0. TLS (--peer.*) is not built yet.\n\n"
+                         "Examples:\n"
+                         "  dagu worker --worker.labels gpu=true,region=us-east-1\n"
+                         "  dagu worker --worker.id=worker-1 --worker.max-active-runs=4"});
   AddCommonFlags(worker, &worker_common, false);
   AddPeerFlags(worker, &worker_flags);
-  Note(worker->add_option("-w,--worker.id", worker_flags.worker_id, "Worker instance ID (not used here)"),
+  Note(worker->add_option("-w,--worker.id", worker_flags.worker_id, "Worker instance ID (default: hostname@PID)"),
        &worker_flags);
   Note(worker->add_option("-l,--worker.labels", worker_flags.worker_labels,
-                          "Worker labels for capability matching (not used here)"),
+                          "Worker labels for capability matching (format: key1=value1,key2=value2)"),
        &worker_flags);
   Note(worker->add_option("-m,--worker.max-active-runs", worker_flags.worker_max_active_runs,
-                          "Maximum number of active runs (not used here)")
+                          "Maximum number of active runs (default: 100)")
            ->default_str("100"),
        &worker_flags);
-  worker->callback([exit_code] { *exit_code = NotBuilt("worker"); });
+  worker->callback([exit_code] { *exit_code = RunWorker(worker_common, worker_flags); });
 }
 
 }  // namespace dagu::cli

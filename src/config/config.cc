@@ -53,6 +53,11 @@ void ApplyFlags(const ConfigOverrides& overrides, Settings* settings) {
   if (!overrides.coordinator_advertise.empty()) {
     SetFlag(settings, "coordinator.advertise", overrides.coordinator_advertise, "--coordinator.advertise");
   }
+  if (!overrides.worker_id.empty()) SetFlag(settings, "worker.id", overrides.worker_id, "--worker.id");
+  if (!overrides.worker_max_active_runs.empty()) {
+    SetFlag(settings, "worker.max_active_runs", overrides.worker_max_active_runs, "--worker.max-active-runs");
+  }
+  if (!overrides.worker_labels.empty()) SetFlag(settings, "worker.labels", overrides.worker_labels, "--worker.labels");
 }
 
 // config.yaml (or --config), then, only without --config, admin.yaml merged over it.

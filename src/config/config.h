@@ -70,6 +70,15 @@ struct CoordinatorConfig {
   std::string advertise;
 };
 
+// `dagu worker` (docs/distributed.md): its ID ("" = <hostname>@<pid>), the
+// number of runs it takes at once (its pollers), and the labels a DAG's
+// workerSelector matches.
+struct WorkerConfig {
+  std::string id;
+  int max_active_runs = 100;
+  std::map<std::string, std::string> labels;
+};
+
 struct HealthConfig {
   bool details = true;  // false: /health on scheduler.port says only status, role and state
 };
@@ -136,6 +145,7 @@ struct Config {
   std::vector<std::string> allowed_hosts;  // server.allowed_hosts: Host names the web port answers for
   HealthConfig health;
   CoordinatorConfig coordinator;
+  WorkerConfig worker;
 
   // The address of /health on scheduler.port: scheduler.health_host, else `host`.
   const std::string& HealthHost() const { return scheduler.health_host.empty() ? host : scheduler.health_host; }
@@ -158,6 +168,11 @@ struct ConfigOverrides {
   std::string coordinator_host;
   std::string coordinator_port;  // checked as coordinator.port is
   std::string coordinator_advertise;
+  // `dagu worker`'s -w/--worker.id, -m/--worker.max-active-runs,
+  // -l/--worker.labels ("k1=v1,k2=v2").
+  std::string worker_id;
+  std::string worker_max_active_runs;  // checked as worker.max_active_runs is
+  std::string worker_labels;
 };
 
 // What LoadConfig reads besides the command line, injected for tests.

@@ -109,6 +109,44 @@ class Reader {
     return Status::OK();
   }
 
+  // Dagu 1.30.2's worker labels: a YAML mapping (a null or structured
+  // value is skipped; unlike 1.30.2, an unquoted `true` or `64` counts as
+  // the text "true"/"64" instead of being dropped), or one value
+  // "k1=v1,k2=v2" (an environment variable, a flag): items trimmed, an item
+  // without '=' or with an empty key skipped (its parseWorkerLabels).
+  Status Labels(const std::string& key, std::map<std::string, std::string>* out) const {
+    const Setting* s = Find(key);
+    if (s == nullptr) return Status::OK();
+    out->clear();
+    if (s->node.IsDefined() && s->node.IsMap()) {
+      for (auto it = s->node.begin(); it != s->node.end(); ++it) {
+        if (it->second.IsScalar()) (*out)[it->first.Scalar()] = it->second.Scalar();
+      }
+      return Status::OK();
+    }
+    size_t start = 0;
+    const std::string& text = s->value;
+    for (;;) {
+      size_t comma = text.find(',', start);
+      std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+      size_t eq = item.find('=');
+      if (eq != std::string::npos) {
+        std::string k = Trimmed(item.substr(0, eq));
+        if (!k.empty()) (*out)[k] = Trimmed(item.substr(eq + 1));
+      }
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    return Status::OK();
+  }
+
+  static std::string Trimmed(const std::string& item) {
+    size_t b = item.find_first_not_of(" \t");
+    if (b == std::string::npos) return "";
+    size_t e = item.find_last_not_of(" \t");
+    return item.substr(b, e - b + 1);
+  }
+
   // Sets *out to the resolved path, or to `fallback` when unset or empty.
   Status Path(const std::string& key, const std::string& fallback, std::string* out) const {
     *out = fallback;
@@ -152,6 +190,13 @@ Status BuildCoordinator(const Reader& r, CoordinatorConfig* c) {
   DAGU_RETURN_IF_ERROR(r.String("coordinator.host", &c->host));
   DAGU_RETURN_IF_ERROR(r.Int("coordinator.port", 0, 65535, &c->port));
   DAGU_RETURN_IF_ERROR(r.String("coordinator.advertise", &c->advertise));
+  return Status::OK();
+}
+
+Status BuildWorker(const Reader& r, WorkerConfig* w) {
+  DAGU_RETURN_IF_ERROR(r.String("worker.id", &w->id));
+  DAGU_RETURN_IF_ERROR(r.Int("worker.max_active_runs", 1, 100000, &w->max_active_runs));
+  DAGU_RETURN_IF_ERROR(r.Labels("worker.labels", &w->labels));
   return Status::OK();
 }
 
@@ -375,6 +420,7 @@ Status BuildConfig(const Settings& settings, const HomeLayout& layout, const Bui
   DAGU_RETURN_IF_ERROR(BuildAuth(r, out));
   DAGU_RETURN_IF_ERROR(BuildScheduler(r, &out->scheduler));
   DAGU_RETURN_IF_ERROR(BuildCoordinator(r, &out->coordinator));
+  DAGU_RETURN_IF_ERROR(BuildWorker(r, &out->worker));
   DAGU_RETURN_IF_ERROR(BuildQueues(r, &out->queues, &out->warnings));
   return Status::OK();
 }

@@ -288,6 +288,42 @@ TEST_F(ConfigTest, CoordinatorKeysFromFileEnvAndFlags) {
   EXPECT_THAT(LoadError(flags), HasSubstr("coordinator.port"));
 }
 
+TEST_F(ConfigTest, WorkerKeysFromFileEnvAndFlagsInBothDialects) {
+  Config c = MustLoad();
+  EXPECT_EQ(c.worker.id, "");
+  EXPECT_EQ(c.worker.max_active_runs, 100);
+  EXPECT_TRUE(c.worker.labels.empty());
+  HomeWithConfig("worker:\n  id: w-file\n  maxActiveRuns: 7\n  labels:\n    gpu: \"true\"\n    region: eu\n");
+  c = MustLoad();
+  EXPECT_EQ(c.worker.id, "w-file");
+  EXPECT_EQ(c.worker.max_active_runs, 7);
+  EXPECT_EQ(c.worker.labels, (std::map<std::string, std::string>{{"gpu", "true"}, {"region", "eu"}}));
+  HomeWithConfig("worker:\n  max_active_runs: 3\n  labels: \" a = 1 ,b=2,novalue, =x,c=\"\n");
+  c = MustLoad();
+  EXPECT_EQ(c.worker.max_active_runs, 3);
+  // 1.30.2's parseWorkerLabels: trimmed, items without '=' or key dropped.
+  EXPECT_EQ(c.worker.labels, (std::map<std::string, std::string>{{"a", "1"}, {"b", "2"}, {"c", ""}}));
+  env_["DAGU_WORKER_ID"] = "w-env";
+  env_["DAGU_WORKER_MAX_ACTIVE_RUNS"] = "5";
+  env_["DAGU_WORKER_LABELS"] = "zone=z1";
+  c = MustLoad();
+  EXPECT_EQ(c.worker.id, "w-env");
+  EXPECT_EQ(c.worker.max_active_runs, 5);
+  EXPECT_EQ(c.worker.labels, (std::map<std::string, std::string>{{"zone", "z1"}}));
+  ConfigOverrides flags;
+  flags.worker_id = "w-flag";
+  flags.worker_max_active_runs = "2";
+  flags.worker_labels = "gpu=true,memory=64G";
+  c = MustLoad(flags);
+  EXPECT_EQ(c.worker.id, "w-flag");
+  EXPECT_EQ(c.worker.max_active_runs, 2);
+  EXPECT_EQ(c.worker.labels, (std::map<std::string, std::string>{{"gpu", "true"}, {"memory", "64G"}}));
+  flags.worker_max_active_runs = "0";
+  EXPECT_THAT(LoadError(flags), HasSubstr("--worker.max-active-runs: \"0\" is out of range"));
+  HomeWithConfig("worker:\n  labels: [a, b]\n");
+  EXPECT_THAT(LoadError(ConfigOverrides{}), HasSubstr("worker.labels"));
+}
+
 TEST_F(ConfigTest, UnknownKeyIsAWarningWithAHint) {
   HomeWithConfig("hots: 1.2.3.4\nlock_stale_threshold: 10s\nfrobnicate: 1\n");
   Config c = MustLoad();

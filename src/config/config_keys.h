@@ -21,6 +21,7 @@ enum class ValueType {
   kBool,       // true/false/1/0/t/f, as Go's strconv.ParseBool
   kQueueList,  // queues.config: [{name, max_active_runs | max_concurrency}]
   kStringList, // a list of strings, or one string of comma-separated items
+  kLabels,     // a mapping of names to values, or one string "k1=v1,k2=v2"
   kIgnored,    // a Dagu key this program accepts and does not use (any value)
 };
 

@@ -31,12 +31,21 @@ const char* ExpectedShape(ValueType type) {
     case ValueType::kPath: return "a path";
     case ValueType::kQueueList: return "a list of queues ({name, max_active_runs})";
     case ValueType::kStringList: return "a list of names, or one comma-separated value";
+    case ValueType::kLabels: return "a mapping of labels, or one value \"key1=value1,key2=value2\"";
     default: return "a single value";
   }
 }
 
 bool ShapeFits(ValueType type, const YAML::Node& node) {
   if (type == ValueType::kQueueList) return node.IsSequence();
+  if (type == ValueType::kLabels) {
+    if (node.IsScalar()) return true;
+    if (!node.IsMap()) return false;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (!it->first.IsScalar() || !(it->second.IsScalar() || it->second.IsNull())) return false;
+    }
+    return true;
+  }
   if (type == ValueType::kStringList) {
     if (node.IsScalar()) return true;
     if (!node.IsSequence()) return false;

@@ -39,6 +39,22 @@ const Loaded& LoadModule() {
   return loaded;
 }
 
+// The module's symbol `name` once the ABI is checked.
+StatusOr<void*> ModuleSymbol(const char* name) {
+  const Loaded& module = LoadModule();
+  if (module.handle == nullptr) return Status::NotFound(module.error);
+  auto abi = reinterpret_cast<ModuleAbiFn>(dlsym(module.handle, kModuleAbiSymbol));
+  void* symbol = dlsym(module.handle, name);
+  if (abi == nullptr || symbol == nullptr) {
+    return Status::NotSupported(std::string(kGrpcModuleFile) + " lacks its entry points");
+  }
+  if (abi() != kGrpcModuleAbi) {
+    return Status::NotSupported(std::string(kGrpcModuleFile) + " is from another build of dagu (ABI " +
+                                std::to_string(abi()) + ", want " + std::to_string(kGrpcModuleAbi) + ")");
+  }
+  return symbol;
+}
+
 }  // namespace
 
 std::vector<std::string> GrpcModuleCandidates(const std::string& exe_path) {
@@ -47,21 +63,20 @@ std::vector<std::string> GrpcModuleCandidates(const std::string& exe_path) {
 }
 
 StatusOr<std::unique_ptr<CoordinatorServer>> StartCoordinator(const CoordinatorOptions& options) {
-  const Loaded& module = LoadModule();
-  if (module.handle == nullptr) return Status::NotFound(module.error);
-  auto abi = reinterpret_cast<ModuleAbiFn>(dlsym(module.handle, kModuleAbiSymbol));
-  auto start = reinterpret_cast<StartCoordinatorFn>(dlsym(module.handle, kStartCoordinatorSymbol));
-  if (abi == nullptr || start == nullptr) {
-    return Status::NotSupported(std::string(kGrpcModuleFile) + " lacks its entry points");
-  }
-  if (abi() != kGrpcModuleAbi) {
-    return Status::NotSupported(std::string(kGrpcModuleFile) + " is from another build of dagu (ABI " +
-                                std::to_string(abi()) + ", want " + std::to_string(kGrpcModuleAbi) + ")");
-  }
+  StatusOr<void*> symbol = ModuleSymbol(kStartCoordinatorSymbol);
+  if (!symbol.ok()) return symbol.status();
+  auto start = reinterpret_cast<StartCoordinatorFn>(symbol.value());
   std::string error;
   CoordinatorServer* server = start(&options, &error);
   if (server == nullptr) return Status::IOError(error);
   return std::unique_ptr<CoordinatorServer>(server);
+}
+
+StatusOr<std::unique_ptr<CoordinatorChannel>> ConnectCoordinator(const std::string& target) {
+  StatusOr<void*> symbol = ModuleSymbol(kConnectCoordinatorSymbol);
+  if (!symbol.ok()) return symbol.status();
+  auto connect = reinterpret_cast<ConnectCoordinatorFn>(symbol.value());
+  return std::unique_ptr<CoordinatorChannel>(connect(&target));
 }
 
 }  // namespace dagu::distributed

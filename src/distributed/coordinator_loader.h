@@ -1,4 +1,5 @@
-// Loads libdagu-grpc.so (coordinator_module.h) and starts a coordinator in it.
+// Loads libdagu-grpc.so (coordinator_module.h) and starts a coordinator in it,
+// or opens client channels to one.
 // The module is looked for beside the running executable (the build tree's
 // bin/) and in ../lib/dagu/ from it (the installed layout, /usr/lib/dagu).
 #pragma once
@@ -19,5 +20,10 @@ std::vector<std::string> GrpcModuleCandidates(const std::string& exe_path);
 // coordinator. Errors: NotFound naming every place tried, or the
 // module's own error (e.g. the port is taken).
 StatusOr<std::unique_ptr<CoordinatorServer>> StartCoordinator(const CoordinatorOptions& options);
+
+// Loads the module (as above) and opens a channel to a coordinator at
+// "host:port" (it connects lazily: a coordinator that is down shows in the
+// channel's calls).
+StatusOr<std::unique_ptr<CoordinatorChannel>> ConnectCoordinator(const std::string& target);
 
 }  // namespace dagu::distributed

@@ -2,20 +2,25 @@
 // object that holds everything that links gRPC and protobuf (built from
 // src/distributed/grpc/). Linking gRPC into dagu would map ~45 more
 // libraries at every exec (measured +30 ms per `dagu version`,
-// docs/decisions.md), so only `dagu coordinator` loads it, with dlopen
-// (coordinator_loader.h). Both sides are built together by the same
+// docs/decisions.md), so only `dagu coordinator` and `dagu worker` load it,
+// with dlopen (coordinator_loader.h). Both sides are built together by the same
 // compiler; kGrpcModuleAbi changes whenever this header does.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace dagu::distributed {
 
-inline constexpr int kGrpcModuleAbi = 1;
+inline constexpr int kGrpcModuleAbi = 2;
 inline constexpr char kGrpcModuleFile[] = "libdagu-grpc.so";
 inline constexpr char kStartCoordinatorSymbol[] = "dagu_grpc_start_coordinator";
 inline constexpr char kModuleAbiSymbol[] = "dagu_grpc_module_abi";
+inline constexpr char kConnectCoordinatorSymbol[] = "dagu_grpc_connect_coordinator";
 
 struct CoordinatorOptions {
   std::string bind_host = "127.0.0.1";
@@ -36,11 +41,71 @@ class CoordinatorServer {
   virtual void Shutdown() = 0;
 };
 
+// ---- the client side (`dagu worker`) ----
+
+// coordinator.v1.Task, field for field.
+enum class TaskOperation { kUnspecified = 0, kStart = 1, kRetry = 2 };
+struct WireTask {
+  std::string root_dag_run_name, root_dag_run_id, parent_dag_run_name, parent_dag_run_id, dag_run_id;
+  TaskOperation operation = TaskOperation::kUnspecified;
+  std::string target, params, step;
+  std::map<std::string, std::string> worker_selector;
+  std::string definition;
+  std::string worker_id;  // set by the coordinator to the polling worker
+};
+
+// coordinator.v1.RunningTask.
+struct WireRunningTask {
+  std::string dag_run_id, dag_name;
+  int64_t started_at = 0;  // Unix seconds
+  std::string root_dag_run_name, root_dag_run_id, parent_dag_run_name, parent_dag_run_id;
+};
+
+// coordinator.v1.HeartbeatRequest.
+struct WireHeartbeat {
+  std::string worker_id;
+  std::map<std::string, std::string> labels;
+  int32_t total_pollers = 0, busy_pollers = 0;
+  std::vector<WireRunningTask> running_tasks;
+};
+
+// The outcome of a call: a gRPC status code (0 OK, 1 CANCELLED,
+// 4 DEADLINE_EXCEEDED, 9 FAILED_PRECONDITION, 14 UNAVAILABLE, ...) and its
+// message.
+struct CallResult {
+  int code = 0;
+  std::string message;
+  bool ok() const { return code == 0; }
+};
+inline constexpr int kCallCancelled = 1;
+inline constexpr int kCallDeadlineExceeded = 4;
+
+// One plaintext HTTP/2 channel to one coordinator. Thread-safe: several
+// pollers and the heartbeat share it.
+class CoordinatorChannel {
+ public:
+  virtual ~CoordinatorChannel() = default;
+  // grpc.health.v1.Health/Check for "" (the whole server), as 1.30.2's
+  // clients check before each call: OK only when it answers SERVING.
+  virtual CallResult CheckHealth(std::chrono::milliseconds timeout) = 0;
+  // coordinator.v1 Poll: blocks until the coordinator hands a task
+  // (*got_task true, *task filled) or ends the poll, or CancelPolls.
+  virtual CallResult Poll(const std::string& worker_id, const std::string& poller_id,
+                          const std::map<std::string, std::string>& labels, WireTask* task, bool* got_task) = 0;
+  virtual CallResult Heartbeat(const WireHeartbeat& heartbeat, std::chrono::milliseconds timeout) = 0;
+  // Cancels the polls in flight; later polls fail at once with
+  // kCallCancelled (health checks and heartbeats go on). Idempotent.
+  virtual void CancelPolls() = 0;
+};
+
 // The module's entry points (extern "C"):
 //   int dagu_grpc_module_abi();  -> kGrpcModuleAbi
 //   CoordinatorServer* dagu_grpc_start_coordinator(const CoordinatorOptions*, std::string* error);
 //     nullptr (and *error says why) when it cannot listen.
+//   CoordinatorChannel* dagu_grpc_connect_coordinator(const std::string* target);
+//     a channel to "host:port" (connects lazily; never null).
 using ModuleAbiFn = int (*)();
 using StartCoordinatorFn = CoordinatorServer* (*)(const CoordinatorOptions*, std::string*);
+using ConnectCoordinatorFn = CoordinatorChannel* (*)(const std::string*);
 
 }  // namespace dagu::distributed

@@ -44,6 +44,31 @@ std::vector<std::string> StopDagCommand(const LaunchContext& ctx, const std::str
   return argv;
 }
 
+std::vector<std::string> TaskStartCommand(const LaunchContext& ctx, const DistributedTaskArgs& task) {
+  std::vector<std::string> argv = {ctx.executable, "start", "-q"};
+  if (!task.root_id.empty()) argv.push_back("--root=" + task.root_name + ":" + task.root_id);
+  if (!task.parent_id.empty()) argv.push_back("--parent=" + task.parent_name + ":" + task.parent_id);
+  argv.push_back("--run-id=" + task.run_id);
+  if (!task.worker_id.empty()) argv.push_back("--worker-id=" + task.worker_id);
+  AddConfig(ctx, &argv);
+  argv.push_back(task.target);
+  if (!task.params.empty()) {
+    argv.push_back("--");
+    argv.push_back(task.params);
+  }
+  return argv;
+}
+
+std::vector<std::string> TaskRetryCommand(const LaunchContext& ctx, const DistributedTaskArgs& task) {
+  std::vector<std::string> argv = {ctx.executable, "retry", "--run-id=" + task.run_id, "-q"};
+  if (!task.step.empty()) argv.push_back("--step=" + task.step);
+  if (!task.worker_id.empty()) argv.push_back("--worker-id=" + task.worker_id);
+  AddConfig(ctx, &argv);
+  argv.push_back("--");  // a name 1.30.2 accepted may start with '-'
+  argv.push_back(task.root_name);
+  return argv;
+}
+
 std::vector<std::string> ChildEnvironment(const LaunchContext& ctx, const std::map<std::string, std::string>& extra) {
   std::map<std::string, std::string> env = ctx.environment;
   for (const char* key : {"DAGU_QUEUE_DISPATCH_RETRY", "DAGU_DAG_DEFINITION_ID", "DAGU_PARALLEL_ITEM",

@@ -9,6 +9,14 @@
 //                   with DAGU_QUEUE_DISPATCH_RETRY=1
 //   stop schedule:  <exe> stop -q [--config F] -- <DAG file>
 //
+// and those with which `dagu worker` runs a coordinator's task, as Dagu
+// 1.30.2's worker does (runtime.SubCmdBuilder TaskStart / TaskRetry):
+//
+//   START: <exe> start -q [--root=<name>:<id>] [--parent=<name>:<id>]
+//                --run-id=<id> [--worker-id=<w>] [--config F] <target> [-- <params>]
+//   RETRY: <exe> retry --run-id=<id> -q [--step=<s>] [--worker-id=<w>]
+//                [--config F] -- <root DAG name>
+//
 // `--` ends the flags before a positional argument wherever both CLIs (ours
 // and 1.30.2's) read what follows as that argument, so a DAG name starting
 // with '-' (which 1.30.2 accepted) is never taken for a flag. `start` has
@@ -42,6 +50,16 @@ std::vector<std::string> StartSlotCommand(const LaunchContext& ctx, const std::s
 std::vector<std::string> RetryQueuedCommand(const LaunchContext& ctx, const std::string& run_id,
                                             const std::string& dag_name);
 std::vector<std::string> StopDagCommand(const LaunchContext& ctx, const std::string& dag_location);
+
+// A coordinator's task (coordinator.v1.Task's fields that the commands use).
+struct DistributedTaskArgs {
+  std::string root_name, root_id, parent_name, parent_id, run_id, worker_id;
+  std::string target;  // START: the DAG (a file written from the task's definition, or its name)
+  std::string params;  // START: one params string, passed after "--"
+  std::string step;    // RETRY: only this step
+};
+std::vector<std::string> TaskStartCommand(const LaunchContext& ctx, const DistributedTaskArgs& task);
+std::vector<std::string> TaskRetryCommand(const LaunchContext& ctx, const DistributedTaskArgs& task);
 
 // The environment of a child, as "KEY=VALUE" entries sorted by key: the
 // context's environment without DAGU_QUEUE_DISPATCH_RETRY,
