@@ -43,6 +43,7 @@ const std::vector<KeySpec>& Table() {
       {"paths.service_registry_dir", "paths.serviceRegistryDir", VT::kPath, ""},
       {"paths.users_dir", "paths.usersDir", VT::kPath, ""},
       {"paths.api_keys_dir", "paths.apiKeysDir", VT::kPath, ""},
+      {"paths.webhooks_dir", "paths.webhooksDir", VT::kPath, ""},
       // UI.
       {"ui.navbar_title", "ui.navbarTitle", VT::kString, ""},
       {"ui.navbar_color", "ui.navbarColor", VT::kString, ""},
