@@ -168,7 +168,7 @@ void TriggerWebhook(BuiltinAuth* a, const ApiContext& ctx, const http::Request& 
   if (*exists) {
     return SendError(res, 409, error_code::kAlreadyExists, "dag-run with ID " + run_id + " already exists");
   }
-  std::vector<std::string> flags{"-q", "--run-id=" + run_id, "--trigger-type=manual",
+  std::vector<std::string> flags{"-q", "--run-id=" + run_id, "--trigger-type=webhook",
                                  "--params=" + WebhookParams(payload)};
   pid_t pid = 0;
   Status s = ctx.cli->Spawn("enqueue", flags, {f.path}, &pid);
