@@ -106,7 +106,6 @@ const std::vector<KeySpec>& Table() {
       {"cache", "", VT::kIgnored, ""},
       {"artifact_dir", "artifactDir", VT::kIgnored, ""},
       {"event_store_dir", "eventStoreDir", VT::kIgnored, ""},
-      {"paths.webhooks_dir", "paths.webhooksDir", VT::kIgnored, ""},
       {"paths.artifact_dir", "paths.artifactDir", VT::kIgnored, ""},
       {"paths.event_store_dir", "paths.eventStoreDir", VT::kIgnored, ""},
       {"paths.alt_dags_dir", "paths.altDagsDir", VT::kIgnored, ""},
