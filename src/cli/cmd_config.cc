@@ -34,6 +34,7 @@ nlohmann::json PathsJson(const Paths& p) {
           {"scheduler_dir", p.scheduler_dir},
           {"users_dir", p.users_dir},
           {"api_keys_dir", p.api_keys_dir},
+          {"webhooks_dir", p.webhooks_dir},
           {"executable", p.executable}};
 }
 

@@ -35,6 +35,7 @@ struct Paths {
   std::string scheduler_dir;   // <data>/scheduler  (lock, tick ledger, role journal)
   std::string users_dir;       // <data>/users      (builtin auth: one <id>.json per user)
   std::string api_keys_dir;    // <data>/apikeys    (builtin auth: one <id>.json per API key)
+  std::string webhooks_dir;    // <data>/webhooks   (builtin auth: one <id>.json per webhook)
   std::string executable;      // the binary spawned for runs (default: this one)
   // All paths above are absolute and lexically normalised (no ".", "..",
   // doubled or trailing slashes; symlinks are not resolved).

@@ -182,6 +182,7 @@ Status BuildPaths(const Reader& r, const HomeLayout& layout, const BuildContext&
   p->scheduler_dir = JoinPath(p->data_dir, "scheduler");
   DAGU_RETURN_IF_ERROR(r.Path("paths.users_dir", JoinPath(p->data_dir, "users"), &p->users_dir));
   DAGU_RETURN_IF_ERROR(r.Path("paths.api_keys_dir", JoinPath(p->data_dir, "apikeys"), &p->api_keys_dir));
+  DAGU_RETURN_IF_ERROR(r.Path("paths.webhooks_dir", JoinPath(p->data_dir, "webhooks"), &p->webhooks_dir));
   DAGU_RETURN_IF_ERROR(r.Path("paths.executable", context.default_executable, &p->executable));
   return Status::OK();
 }

@@ -43,6 +43,7 @@ const std::vector<KeySpec>& Table() {
       {"paths.service_registry_dir", "paths.serviceRegistryDir", VT::kPath, ""},
       {"paths.users_dir", "paths.usersDir", VT::kPath, ""},
       {"paths.api_keys_dir", "paths.apiKeysDir", VT::kPath, ""},
+      {"paths.webhooks_dir", "paths.webhooksDir", VT::kPath, ""},
       // UI.
       {"ui.navbar_title", "ui.navbarTitle", VT::kString, ""},
       {"ui.navbar_color", "ui.navbarColor", VT::kString, ""},
@@ -105,7 +106,6 @@ const std::vector<KeySpec>& Table() {
       {"cache", "", VT::kIgnored, ""},
       {"artifact_dir", "artifactDir", VT::kIgnored, ""},
       {"event_store_dir", "eventStoreDir", VT::kIgnored, ""},
-      {"paths.webhooks_dir", "paths.webhooksDir", VT::kIgnored, ""},
       {"paths.artifact_dir", "paths.artifactDir", VT::kIgnored, ""},
       {"paths.event_store_dir", "paths.eventStoreDir", VT::kIgnored, ""},
       {"paths.alt_dags_dir", "paths.altDagsDir", VT::kIgnored, ""},

@@ -82,6 +82,7 @@ const std::vector<EnvBinding>& EnvBindings() {
       {"DAGU_SERVICE_REGISTRY_DIR", "paths.service_registry_dir", ""},
       {"DAGU_USERS_DIR", "paths.users_dir", ""},
       {"DAGU_API_KEYS_DIR", "paths.api_keys_dir", ""},
+      {"DAGU_WEBHOOKS_DIR", "paths.webhooks_dir", ""},
   };
   return kBindings;
 }

@@ -17,18 +17,35 @@
 //   POST   /api-keys {name, description?, role}  201 {apiKey, key}: the key once
 //   GET|PATCH|DELETE /api-keys/{id}           {apiKey} / {apiKey} / 204; 404
 //
+//   GET    /webhooks                          {webhooks:[Webhook]}  (by dagName)
+//   GET    /dags/{f}/webhook                  Webhook; 404 "no webhook configured for DAG f"
+//   POST   /dags/{f}/webhook                  201 {webhook, token}: the token once; 404 no DAG; 409
+//   DELETE /dags/{f}/webhook                  204; 404
+//   POST   /dags/{f}/webhook/regenerate       {webhook, token}; 404
+//   POST   /dags/{f}/webhook/toggle {enabled} Webhook; 404
+//   POST   /webhooks/{f} {payload?, dagRunId?}  (public: `Authorization: Bearer
+//          dagu_wh_...`) 200 {dagRunId, dagName}: the DAG enqueued with the
+//          param WEBHOOK_PAYLOAD (webhook_payload.h); 401 missing header or
+//          wrong token, 403 disabled, 404 no DAG, 409 run ID taken, 413 over 1 MiB
+//
+// Webhook: {id, dagName, tokenPrefix, enabled, createdAt, updatedAt,
+// createdBy, lastUsedAt (once used)}.
 // User: {id, username, role, createdAt, updatedAt}; APIKey: {id, name,
 // description (omitted when empty), role, keyPrefix, createdAt, updatedAt,
 // createdBy, lastUsedAt (null until used)}. Passwords need 8 bytes at least
 // (1.30.2's rule) and at most 72 (bcrypt's limit).
 #pragma once
 
+#include "web/api_context.h"
 #include "web/builtin_auth.h"
 #include "web/web_server.h"
 
 namespace dagu::web {
 
 void AddBuiltinAuthRoutes(WebServer* server, BuiltinAuth* auth);
+// The webhook operations above (api_webhooks.cc); the trigger enqueues
+// through ctx->cli.
+void AddWebhookRoutes(WebServer* server, BuiltinAuth* auth, const ApiContext* ctx);
 
 // A route group that answers 404 "404 page not found" (text/plain) to every
 // /api/v1 request, as 1.30.2 does when an auth mode is set.

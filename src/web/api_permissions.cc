@@ -31,6 +31,9 @@ const std::vector<Rule>& Rules() {
     add("PATCH", step + "/status", Permission::kExecute);
     add("POST", step + "/(approve|reject)", Permission::kExecute);
     add("*", v2 + "/(users|api-keys)(/.*)?", Permission::kAdmin);
+    add("POST", v2 + "/webhooks/[^/]+", Permission::kPublic);  // the webhook's own token
+    add("*", v2 + "/webhooks(/.*)?", Permission::kAdmin);
+    add("*", v2 + "/dags/[^/]+/webhook(/.*)?", Permission::kAdmin);
     return r;
   }();
   return rules;

@@ -6,7 +6,9 @@
 //              /api/v2/metrics when `metrics: public`, and every path outside
 //              /api/v2 and /metrics (the UI, /health, /api/v1: 1.30.2's
 //              API middleware does not cover them)
-//   admin      /api/v2/users*, /api/v2/api-keys*
+//              and POST /api/v2/webhooks/{f} (the trigger: the webhook's token)
+//   admin      /api/v2/users*, /api/v2/api-keys*, /api/v2/webhooks,
+//              /api/v2/dags/{f}/webhook*
 //   write      POST /dags, DELETE /dags/{f}, PUT /dags/{f}/spec,
 //              POST /dags/{f}/rename                        (admin, manager)
 //   execute    POST /dags/{f}/start|enqueue|suspend|stop-all,

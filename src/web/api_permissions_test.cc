@@ -18,6 +18,14 @@ TEST(ApiPermissionsTest, OperationsNeedWhat1302Requires) {
   const Row rows[] = {
       {"GET", "/api/v2/health", Permission::kPublic},
       {"POST", "/api/v2/auth/login", Permission::kPublic},
+      {"POST", "/api/v2/webhooks/etl", Permission::kPublic},  // checked with the webhook's token
+      {"GET", "/api/v2/webhooks", Permission::kAdmin},
+      {"GET", "/api/v2/webhooks/etl", Permission::kAdmin},
+      {"GET", "/api/v2/dags/a/webhook", Permission::kAdmin},
+      {"POST", "/api/v2/dags/a/webhook", Permission::kAdmin},
+      {"DELETE", "/api/v2/dags/a/webhook", Permission::kAdmin},
+      {"POST", "/api/v2/dags/a/webhook/regenerate", Permission::kAdmin},
+      {"POST", "/api/v2/dags/a/webhook/toggle", Permission::kAdmin},
       {"GET", "/api/v2/auth/me", Permission::kRead},
       {"POST", "/api/v2/auth/change-password", Permission::kRead},
       {"GET", "/api/v2/dags", Permission::kRead},

@@ -85,6 +85,7 @@ BuiltinAuth::BuiltinAuth(const Config& config, FileSystem* fs, const Clock* cloc
       clock_(clock),
       users_(fs, config.paths.users_dir),
       keys_(fs, config.paths.api_keys_dir),
+      hooks_(fs, config.paths.webhooks_dir),
       signer_(config.auth.token_secret,
               std::chrono::duration_cast<std::chrono::seconds>(config.auth.token_ttl)),
       static_(config.auth),
@@ -95,6 +96,7 @@ Status BuiltinAuth::Init(bool* created, std::string* generated_password) {
   generated_password->clear();
   DAGU_RETURN_IF_ERROR(users_.Init());
   DAGU_RETURN_IF_ERROR(keys_.Init());
+  DAGU_RETURN_IF_ERROR(hooks_.Init());
   StatusOr<size_t> count = users_.Count();
   if (!count.ok()) return count.status().WithContext("counting users");
   if (*count > 0) return Status::OK();

@@ -2,7 +2,7 @@
 // internal/service/auth and frontend/auth, on the same files): users and API
 // keys in src/auth's stores, session tokens signed by TokenSigner.
 //
-// - Init() creates the users and API keys directories and, when no user
+// - Init() creates the users, API keys and webhooks directories and, when no user
 //   exists, the initial admin from auth.builtin.admin (a 16-character
 //   password is generated when none is set; the caller prints it as 1.30.2
 //   does).
@@ -33,6 +33,7 @@
 #include "auth/role.h"
 #include "auth/token_signer.h"
 #include "auth/user_store.h"
+#include "auth/webhook_store.h"
 #include "config/config.h"
 #include "core/clock.h"
 #include "core/file_system.h"
@@ -97,6 +98,7 @@ class BuiltinAuth {
 
   auth::UserStore* users() { return &users_; }
   auth::ApiKeyStore* keys() { return &keys_; }
+  auth::WebhookStore* webhooks() { return &hooks_; }
   LoginLimiter* limiter() { return &limiter_; }
   const Clock* clock() const { return clock_; }
   // Drops the cached verification of key `id` (after a delete or update).
@@ -111,6 +113,7 @@ class BuiltinAuth {
   const Clock* clock_;
   auth::UserStore users_;
   auth::ApiKeyStore keys_;
+  auth::WebhookStore hooks_;
   auth::TokenSigner signer_;
   Authenticator static_;  // auth.token.value and basic auth, accepted as admin as 1.30.2
   LoginLimiter limiter_;

@@ -4,6 +4,11 @@
 
 #include "auth/secret_hash.h"
 #include "core/base64.h"
+#include "web/http_json.h"
+#include "web/web_server.h"
+
+#include <httplib.h>
+
 #include "support/fake_clock.h"
 #include "support/temp_dir.h"
 
@@ -22,6 +27,7 @@ class BuiltinAuthTest : public ::testing::Test {
   BuiltinAuthTest() {
     config_.paths.users_dir = tmp_.Sub("data/users");
     config_.paths.api_keys_dir = tmp_.Sub("data/apikeys");
+    config_.paths.webhooks_dir = tmp_.Sub("data/webhooks");
     config_.auth.mode = "builtin";
     config_.auth.token_secret = kSecret;
     config_.auth.token_ttl = 1h;
@@ -187,6 +193,40 @@ TEST_F(BuiltinAuthTest, StaticTokenIsAdminAs1302) {
   EXPECT_EQ(p->kind, Principal::Kind::kStatic);
   EXPECT_EQ(p->user.role, auth::Role::kAdmin);
   EXPECT_FALSE(Auth().Authenticate("Bearer static-token-valuX"));
+}
+
+// As 1.30.2, whose generated handlers decode the body before the role
+// check: a body that is not JSON is refused as such (400) before a role too
+// weak is (403); a well-formed body gets the 403.
+TEST_F(BuiltinAuthTest, AMalformedBodyIsRefusedBeforeTheRoleCheck) {
+  AddUser("viewer", "viewer-pass-1", auth::Role::kViewer);
+  AddUser("boss", "boss-pass-1", auth::Role::kAdmin);
+  WebServerOptions o;
+  o.host = "127.0.0.1";
+  o.port = 0;
+  WebServer server(o);
+  server.UseBuiltinAuth(&Auth());
+  server.Post("/api/v2/dags", [](const http::Request& req, http::Response& res) {
+    if (!ParseJsonBody(req, res)) return;
+    SendJson(res, 201, {{"made", true}});
+  });
+  ASSERT_TRUE(server.Start().ok());
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_read_timeout(10);
+  auto post = [&](const std::string& token, const std::string& body) {
+    httplib::Headers h{{"Authorization", "Bearer " + token}};
+    auto r = c.Post("/api/v2/dags", h, body, "application/json");
+    return r ? r->status : 0;
+  };
+  const std::string viewer = LoginToken("viewer", "viewer-pass-1");
+  EXPECT_EQ(post(viewer, "not json"), 400);
+  EXPECT_EQ(post(viewer, "[1]"), 400);
+  EXPECT_EQ(post(viewer, "{}"), 403);
+  EXPECT_EQ(post(viewer, ""), 403);
+  const std::string boss = LoginToken("boss", "boss-pass-1");
+  EXPECT_EQ(post(boss, "not json"), 400);
+  EXPECT_EQ(post(boss, "{}"), 201);
+  server.Stop();
 }
 
 TEST(LoginLimiterTest, BoundsAttemptsPerClientPerWindow) {

@@ -151,6 +151,7 @@ struct WebApp::Impl {
       builtin = std::make_unique<BuiltinAuth>(config, fs, clock);
       server.UseBuiltinAuth(builtin.get());
       AddBuiltinAuthRoutes(&server, builtin.get());
+      AddWebhookRoutes(&server, builtin.get(), &ctx);
       ctx.serve_api_v1 = false;
     }
     AddServerMetrics(&metrics, &ctx, deps.scheduler, version, started);

@@ -133,7 +133,8 @@ class WebServer {
   // The builtin mode's permission for `req` (kPublic without builtin mode).
   Permission BuiltinPermission(const http::Request& req) const;
   // Authenticates and authorises `req` in builtin mode; false after
-  // answering 401/403 into `res`.
+  // answering 401/403 into `res` (400 instead of 403 when the body is not a
+  // JSON object: 1.30.2 decodes the body before the role check).
   bool AdmitBuiltin(http::Request* req, http::Response& res) const;
 
   WebServerOptions options_;

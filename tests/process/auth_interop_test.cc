@@ -3,12 +3,15 @@
 // issued, authenticate on the real 1.30.2 server; the token 1.30.2 issues
 // and the key file it then updates (last_used_at) read on ours. (The other
 // direction, files 1.30.2 wrote read by ours, is src/auth/stores_test.cc with
-// fixtures 1.30.2 wrote.)
+// fixtures 1.30.2 wrote.) Webhooks, both ways on one home: a webhook 1.30.2
+// created triggers a run on ours, and one ours created triggers a run on
+// 1.30.2, each run seeing WEBHOOK_PAYLOAD.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -180,6 +183,107 @@ TEST(AuthInteropTest, GeneratedAdminPasswordBannerAsDagu1302) {
   // The admin exists now: a second start of ours creates none and prints nothing.
   const BannerRun again = StartAndReadBanner(DAGU_BINARY, ours_home, "ours-again");
   EXPECT_TRUE(again.password.empty()) << again.banner;
+// `start-all` of `binary` on `home` (builtin auth from its config.yaml) on
+// free ports; nullptr (after a failure) when its API did not come up.
+std::unique_ptr<DaguProcess> StartAll(const std::string& name, const std::string& binary, const DaguHome& home,
+                                      int* port) {
+  *port = FreePort();
+  auto p = std::make_unique<DaguProcess>(name, home.LogPath(name));
+  EXPECT_TRUE(p->Start(binary, {"start-all", "--host", "127.0.0.1", "--port", std::to_string(*port)},
+                       {{"DAGU_HOME", home.home()},
+                        {"DAGU_SKIP_EXAMPLES", "true"},
+                        {"DAGU_SCHEDULER_PORT", std::to_string(FreePort())}}));
+  for (int i = 0; i < 200; ++i) {
+    if (HttpRequest(*port, "GET", "/api/v2/health").status == 200) return p;
+    std::this_thread::sleep_for(100ms);
+  }
+  ADD_FAILURE() << name << " did not come up\n" << p->Describe(40);
+  return nullptr;
+}
+
+std::string AdminToken(int port) {
+  HttpReply login = HttpRequest(port, "POST", "/api/v2/auth/login", R"({"username":"admin","password":"admin-pass-1"})");
+  EXPECT_EQ(login.status, 200) << login.body;
+  nlohmann::json j = nlohmann::json::parse(login.body, nullptr, false);
+  return j.is_object() && j.contains("token") ? j["token"].get<std::string>() : "";
+}
+
+// POST /dags/{dag}/webhook as admin; the token it shows once.
+std::string CreateWebhook(int port, const std::string& dag) {
+  HttpReply r = HttpRequest(port, "POST", "/api/v2/dags/" + dag + "/webhook", "",
+                            {{"Authorization", "Bearer " + AdminToken(port)}});
+  EXPECT_EQ(r.status, 201) << r.body;
+  nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
+  return j.is_object() && j.contains("token") ? j["token"].get<std::string>() : "";
+}
+
+// What the DAG's step wrote (printenv WEBHOOK_PAYLOAD), once it has.
+std::string WaitForFile(const std::string& path) {
+  for (int i = 0; i < 600; ++i) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (in && !text.str().empty()) return text.str();
+    std::this_thread::sleep_for(100ms);
+  }
+  return "";
+}
+
+TEST(AuthInteropTest, WebhooksWorkBothWaysOnOneHome) {
+  std::string why;
+  const std::string peer = FetchPeer(&why);
+  if (peer.empty()) GTEST_SKIP() << "Dagu 1.30.2 is not available: " << why;
+
+  DaguHome home;
+  std::ofstream(home.home() + "/config.yaml") << "auth:\n  mode: builtin\n  builtin:\n    admin:\n"
+                                                 "      username: admin\n      password: admin-pass-1\n"
+                                                 "    token:\n      secret: interop-secret-0123456789abcdef\n";
+  const std::string out_a = home.Scratch("payload-a.txt");
+  const std::string out_b = home.Scratch("payload-b.txt");
+  home.WriteDag("hook_a", "steps:\n  - name: show\n    command: sh -c 'printenv WEBHOOK_PAYLOAD > " + out_a + "'\n");
+  home.WriteDag("hook_b", "steps:\n  - name: show\n    command: sh -c 'printenv WEBHOOK_PAYLOAD > " + out_b + "'\n");
+  const std::string payload = R"({"payload":{"k":"v w","n":[1,2]}})";
+  const std::string want = "{\"k\":\"v w\",\"n\":[1,2]}\n";
+
+  // 1.30.2 creates the webhook of hook_a (its index is read at start-up, so
+  // each server starts after the other wrote its webhook).
+  int port = 0;
+  auto theirs = StartAll("peer-1", peer, home, &port);
+  ASSERT_NE(theirs, nullptr);
+  const std::string token_a = CreateWebhook(port, "hook_a");
+  ASSERT_TRUE(token_a.starts_with("dagu_wh_")) << token_a;
+  theirs->Signal(SIGTERM);
+  ASSERT_TRUE(theirs->Wait(15s).has_value());
+
+  // Ours triggers with 1.30.2's token and creates the webhook of hook_b.
+  auto ours = StartAll("ours", DAGU_BINARY, home, &port);
+  ASSERT_NE(ours, nullptr);
+  HttpReply wrong = HttpRequest(port, "POST", "/api/v2/webhooks/hook_a", payload,
+                                {{"Authorization", "Bearer " + token_a + "x"}});
+  EXPECT_EQ(wrong.status, 401) << wrong.body;
+  HttpReply fired = HttpRequest(port, "POST", "/api/v2/webhooks/hook_a", payload,
+                                {{"Authorization", "Bearer " + token_a}}, 20s);
+  ASSERT_EQ(fired.status, 200) << fired.body << ours->Describe(40);
+  EXPECT_EQ(WaitForFile(out_a), want) << ours->Describe(40);
+  const std::string token_b = CreateWebhook(port, "hook_b");
+  ASSERT_TRUE(token_b.starts_with("dagu_wh_")) << token_b;
+  ours->Signal(SIGTERM);
+  ASSERT_TRUE(ours->Wait(15s).has_value());
+
+  // 1.30.2 triggers with our token; ours recorded hook_a's use where 1.30.2 reads it.
+  theirs = StartAll("peer-2", peer, home, &port);
+  ASSERT_NE(theirs, nullptr);
+  HttpReply listed = HttpRequest(port, "GET", "/api/v2/webhooks", "", {{"Authorization", "Bearer " + AdminToken(port)}});
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  nlohmann::json hooks = nlohmann::json::parse(listed.body, nullptr, false)["webhooks"];
+  ASSERT_EQ(hooks.size(), 2u) << listed.body;
+  for (const auto& h : hooks) EXPECT_EQ(h.contains("lastUsedAt"), h["dagName"] == "hook_a") << h.dump();
+  HttpReply theirs_fired = HttpRequest(port, "POST", "/api/v2/webhooks/hook_b", payload,
+                                       {{"Authorization", "Bearer " + token_b}}, 20s);
+  ASSERT_EQ(theirs_fired.status, 200) << theirs_fired.body << theirs->Describe(40);
+  EXPECT_EQ(WaitForFile(out_b), want) << theirs->Describe(40);
+  theirs->Signal(SIGTERM);
+  EXPECT_TRUE(theirs->Wait(15s).has_value());
 }
 
 }  // namespace
