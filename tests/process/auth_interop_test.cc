@@ -183,6 +183,8 @@ TEST(AuthInteropTest, GeneratedAdminPasswordBannerAsDagu1302) {
   // The admin exists now: a second start of ours creates none and prints nothing.
   const BannerRun again = StartAndReadBanner(DAGU_BINARY, ours_home, "ours-again");
   EXPECT_TRUE(again.password.empty()) << again.banner;
+}
+
 // `start-all` of `binary` on `home` (builtin auth from its config.yaml) on
 // free ports; nullptr (after a failure) when its API did not come up.
 std::unique_ptr<DaguProcess> StartAll(const std::string& name, const std::string& binary, const DaguHome& home,
