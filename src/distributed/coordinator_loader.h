@@ -20,4 +20,9 @@ std::vector<std::string> GrpcModuleCandidates(const std::string& exe_path);
 // module's own error (e.g. the port is taken).
 StatusOr<std::unique_ptr<CoordinatorServer>> StartCoordinator(const CoordinatorOptions& options);
 
+// Loads the module (once per process) and looks up the entry point `name`,
+// after checking the module's ABI. Errors as StartCoordinator's, or
+// NotSupported when the module lacks `name`.
+StatusOr<void*> GrpcModuleSymbol(const char* name);
+
 }  // namespace dagu::distributed
