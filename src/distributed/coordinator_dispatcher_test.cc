@@ -99,7 +99,11 @@ TEST_F(CoordinatorDispatcherTest, WorkersOfEveryCoordinatorAndTheLastFailureWhen
   auto call = [&](const std::string& target, std::chrono::milliseconds, std::vector<WorkerInfoData>* out,
                   std::string* error) {
     int code = codes[target];
-    if (code == 0) out->push_back(WorkerInfoData{"w-" + target});
+    if (code == 0) {
+      WorkerInfoData w;
+      w.worker_id = "w-" + target;
+      out->push_back(w);
+    }
     if (code == 14) *error = "rpc error: code = Unavailable desc = connection refused";
     if (code == 12) *error = "rpc error: code = Unimplemented desc = unknown method";
     return code;
