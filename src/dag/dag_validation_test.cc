@@ -587,9 +587,6 @@ steps:
       << l.status.ToString();
 }
 
-}  // namespace
-}  // namespace dagu
-
 // --- workerSelector (DAG level): read, as Dagu 1.30.2 decodes it ---
 
 TEST(DagValidationTest, WorkerSelectorIsReadAndTrimmed) {
@@ -618,3 +615,6 @@ TEST(DagValidationTest, WorkerSelectorWithHitlStepsIsRefused) {
                    "DAG with HITL steps cannot be dispatched to workers", 1, 17);
   EXPECT_LOADS(LoadYaml("workerSelector: {}\nsteps:\n  - type: hitl\n"));
 }
+
+}  // namespace
+}  // namespace dagu
