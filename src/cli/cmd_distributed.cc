@@ -13,15 +13,14 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/coordinator_runner.h"
 #include "cli/distributed_flags.h"
 #include "cli/help.h"
 #include "core/exit_codes.h"
-#include "core/periodic_worker.h"
 #include "core/signal_waiter.h"
 #include "distributed/agent_task_runner.h"
 #include "distributed/coordinator_discovery.h"
 #include "distributed/coordinator_loader.h"
-#include "distributed/coordinator_registration.h"
 #include "distributed/worker.h"
 
 namespace dagu::cli {
@@ -52,37 +51,11 @@ int RunCoordinator(const CommonFlags& common, const DistributedFlags& d) {
                         "plaintext only (docs/distributed.md)");
   }
 
-  distributed::CoordinatorOptions options;
-  options.bind_host = config.coordinator.host;
-  options.port = config.coordinator.port;
-  StatusOr<std::unique_ptr<distributed::CoordinatorServer>> started = distributed::StartCoordinator(options);
-  if (!started.ok()) return CommandError("failed to start coordinator: " + started.status().ToString());
-  std::unique_ptr<distributed::CoordinatorServer> server = std::move(started).value();
-
-  ServiceRegistry registry(PosixFileSystem(), config.paths.service_registry_dir);
-  distributed::CoordinatorRegistration registration(
-      &registry,
-      distributed::CoordinatorAddressFor(HostName(), config.coordinator.advertise, config.coordinator.host,
-                                         config.coordinator.port, server->port()),
-      getpid(), Clock::Real()->Now());
-  if (Status s = registration.Write(); !s.ok()) {
-    server->Shutdown();
-    return CommandError("failed to register with service registry: " + s.ToString());
-  }
-  spdlog::info("Coordinator serving on {}:{} (registered as {} at {}:{})", options.bind_host, server->port(),
-               registration.entry().id, registration.entry().host, registration.entry().port);
-
-  StoppableThread refresher;
-  refresher.Start([&registration](StoppableThread& self) {
-    while (self.WaitFor(kServiceEntryRefresh)) {
-      registration.Write().LogIfError("refreshing the coordinator's service registry entry");
-    }
-  });
+  CoordinatorRunner coordinator;
+  if (Status s = coordinator.Start(config); !s.ok()) return CommandError("failed to start coordinator: " + s.ToString());
   int signal = signals.Wait();
   spdlog::info("Coordinator stopping (signal {})", signal);
-  refresher.Stop();
-  registration.Remove().LogIfError("removing the coordinator's service registry entry");
-  server->Shutdown();
+  coordinator.Stop();
   return kExitOk;
 }
 

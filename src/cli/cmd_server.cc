@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/coordinator_runner.h"
 #include "cli/distributed_flags.h"
 #include "cli/help.h"
 #include "core/exit_codes.h"
@@ -30,9 +31,14 @@ struct ServerFlags {
   int port = 0;      // -p/--port (0 = not given)
 };
 
-int LoadServerConfig(const ServerFlags& flags, Config* config) {
+int LoadServerConfig(const ServerFlags& flags, Config* config, const DistributedFlags* distributed = nullptr) {
   ConfigOverrides overrides;
   overrides.host = flags.host;
+  if (distributed != nullptr) {
+    overrides.coordinator_host = distributed->coordinator_host;
+    overrides.coordinator_port = distributed->coordinator_port;
+    overrides.coordinator_advertise = distributed->coordinator_advertise;
+  }
   if (flags.port > 0) overrides.port = flags.port;
   // Nothing this process runs may read the server's credentials, not even in
   // /proc/<pid>/environ: they are moved out of the environment first.
@@ -74,10 +80,10 @@ int RunServer(const ServerFlags& flags) {
 
 int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
   Config config;
-  if (int rc = LoadServerConfig(flags, &config); rc != kExitOk) return rc;
-  if (distributed.any_given) {
-    spdlog::warn("Distributed execution (coordinator, workers) is not built into this dagu: the --coordinator.* and "
-                 "--peer.* flags are accepted and ignored; every run executes on this host");
+  if (int rc = LoadServerConfig(flags, &config, &distributed); rc != kExitOk) return rc;
+  if (!distributed.peer_cert_file.empty() || !distributed.peer_key_file.empty() ||
+      !distributed.peer_client_ca_file.empty()) {
+    spdlog::warn("TLS between coordinator and workers (--peer.*) is not built yet: the coordinator serves plaintext");
   }
   // Declared before the signal handler that calls it, so it outlives that
   // handler's thread (which ~StopSignals joins); it starts no thread until Start().
@@ -92,6 +98,7 @@ int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
     spdlog::error("Web server failed to start: {}", s.message());
     return s.code() == Status::Code::kInvalidArgument ? kExitConfig : kExitFailure;
   }
+  CoordinatorRunner coordinator;
   signals.Start([&service](int sig) {
     PropagateStopSignal(sig);  // signal_handling.enable_propagation
     service.RequestStop();
@@ -101,11 +108,20 @@ int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
     app.Stop();
     return service.Wait();  // the status Start() failed with: 78, or 1 when /health cannot be served
   }
+  // A coordinator, as 1.30.2's start-all always runs one (docs/distributed.md),
+  // once the scheduler started (a start that fails leaves no registry entry).
+  // Unlike 1.30.2, a taken port does not end start-all: a second start-all on
+  // the host (a standby) keeps serving its UI and scheduler without one.
+  if (Status s = coordinator.Start(config); !s.ok()) {
+    spdlog::warn("Coordinator not started: {}; this start-all runs the web server and the scheduler only",
+                 s.ToString());
+  }
   // The scheduler ends on a stop request (0) or when it stops being active
   // (75); the web server goes with it.
   int status = service.Wait();
   signals.Stop();  // no stop request reaches the service while it is torn down
-  spdlog::info("Scheduler ended with status {}; stopping the web server", status);
+  spdlog::info("Scheduler ended with status {}; stopping the coordinator and the web server", status);
+  coordinator.Stop();  // first, as 1.30.2: its registry entry goes at once
   app.Stop();
   if (service.left_threads_behind()) {
     // A thread is stuck in a storage call: do not run destructors under it.
@@ -141,8 +157,8 @@ void AddServerCommands(CLI::App& app, int* exit_code) {
   SetCommandDoc(all, {"start-all [flags]",
                       "Run the web server and a scheduler instance (active, or standby while another\n"
                       "instance holds the data directory) in one process. The process ends with its\n"
-                      "scheduler. Dagu 1.30.2's coordinator flags are accepted; distributed\n"
-                      "execution is not built in, so they are ignored (one warning at start).\n\n"
+                      "scheduler, and a coordinator (--coordinator.host/port/advertise, default\n"
+                      "127.0.0.1:50055) for workers; a taken coordinator port leaves it out.\n\n"
                       "Example:\n"
                       "  dagu start-all --host=0.0.0.0 --port=8080"});
   AddServerFlags(all, &all_flags);

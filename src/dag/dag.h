@@ -252,6 +252,10 @@ struct DagHeader {
   std::vector<std::pair<std::string, std::string>> params;  // defaults, in order (positional keys "1","2"...)
   int hist_retention_days = 30;
   bool signal_propagation = false;  // signal_handling.enable_propagation
+  // `workerSelector:` (keys and values trimmed, as Dagu 1.30.2): labels a
+  // worker must carry for the scheduler's queue processor to dispatch a
+  // queued run to it; a cron slot is enqueued first, as 1.30.2 (docs/distributed.md); empty = runs locally.
+  std::map<std::string, std::string> worker_selector;
 
   // The queue and proc group: queue if set, else the name.
   const std::string& ProcGroup() const { return queue.empty() ? name : queue; }

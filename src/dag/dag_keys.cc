@@ -57,7 +57,7 @@ const KeyTable& RootKeys() {
           {"mail_accounts", {}, kIgnored, "use smtp"},
           {"otel", {}, kIgnored, "OpenTelemetry tracing is not emitted by this implementation"},
           {"run_config", {}, kIgnored, "web UI run options are not applied by this implementation"},
-          {"worker_selector", {}, kIgnored, "runs always execute on the scheduler's host here"},
+          {"worker_selector", {}},
           {"container", {}},
           {"ssh", {}},
           {"registry_auths", {}},

@@ -60,6 +60,9 @@ void ParseLogOutput(ParseContext& ctx, const Field& f, std::string* out);
 
 // tags: "a, b" or a list; lower-cased, trimmed, empty ones dropped; appended.
 void ParseTags(ParseContext& ctx, const Field& f, std::vector<std::string>* out);
+// `workerSelector:`: a mapping of strings (Dagu 1.30.2 refuses any other
+// value with a decode error); keys and values trimmed.
+void ParseWorkerSelector(ParseContext& ctx, const Field& f, std::map<std::string, std::string>* out);
 
 // --- chat steps (dag_llm.cc) ---
 

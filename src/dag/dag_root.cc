@@ -145,6 +145,7 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
   if (const Field* x = fields.Get("skip_if_successful")) ctx.Bool(*x, &dag->skip_if_successful);
   if (const Field* x = fields.Get("overlap_policy")) ParseOverlapPolicy(ctx, *x, &dag->overlap_policy);
   if (const Field* x = fields.Get("catchup_window")) ParseCatchupWindow(ctx, *x, &dag->catchup_window);
+  if (const Field* x = fields.Get("worker_selector")) ParseWorkerSelector(ctx, *x, &dag->worker_selector);
   if (const Field* x = fields.Get("queue")) {
     ctx.String(*x, &dag->queue);
     dag->queue = Trim(dag->queue);
@@ -244,6 +245,11 @@ bool ParseRoot(ParseContext& ctx, const YAML::Node& root, const RootOptions& opt
     if (!dag->type_given) dag->type = dialect == DagDialect::kUpstream ? DagType::kGraph : DagType::kChain;
     if (steps_field != nullptr) dag->steps = FinalizeSteps(ctx, std::move(steps), dag->type, list_form, dialect);
     ResolveChatSteps(ctx, steps_field != nullptr ? steps_field->value : root, "steps", dag);
+    const Field* selector = fields.Get("worker_selector");
+    if (selector != nullptr && !dag->worker_selector.empty() &&
+        std::any_of(dag->steps.begin(), dag->steps.end(), [](const Step& s) { return s.executor_type == "hitl"; })) {
+      ctx.Error(*selector, "DAG with HITL steps cannot be dispatched to workers");  // as Dagu 1.30.2
+    }
   }
   bool steps_given = steps_field != nullptr && (steps_field->value.IsScalar() || steps_field->value.size() > 0);
   if (!options.is_base && !steps_given) {

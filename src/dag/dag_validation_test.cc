@@ -587,5 +587,34 @@ steps:
       << l.status.ToString();
 }
 
+// --- workerSelector (DAG level): read, as Dagu 1.30.2 decodes it ---
+
+TEST(DagValidationTest, WorkerSelectorIsReadAndTrimmed) {
+  Loaded l = LoadYaml("workerSelector: {gpu: \"true\", \" zone \": \" a \", empty: }\nsteps: [{command: x}]\n");
+  EXPECT_LOADS(l);
+  EXPECT_TRUE(l.Warnings().empty()) << l.Dump();
+  std::map<std::string, std::string> want{{"gpu", "true"}, {"zone", "a"}, {"empty", ""}};
+  EXPECT_EQ(l.dag.worker_selector, want);
+  Loaded none = LoadYaml("workerSelector: {}\nsteps: [{command: x}]\n");
+  EXPECT_LOADS(none);
+  EXPECT_TRUE(none.dag.worker_selector.empty());
+}
+
+TEST(DagValidationTest, WorkerSelectorValuesMustBeStrings) {
+  // 1.30.2: 'WorkerSelector[gpu]' expected type 'string', got unconvertible type 'bool'.
+  EXPECT_ONE_ERROR(LoadYaml("workerSelector: {gpu: true}\nsteps: [{command: x}]\n"),
+                   "'WorkerSelector[gpu]' expected type 'string'", 1, 17);
+  EXPECT_ONE_ERROR(LoadYaml("workerSelector: gpu\nsteps: [{command: x}]\n"),
+                   "'WorkerSelector' expected type 'map[string]string'", 1, 17);
+  EXPECT_ONE_ERROR(LoadYaml("workerSelector: [a]\nsteps: [{command: x}]\n"),
+                   "'WorkerSelector' expected type 'map[string]string'", 1, 17);
+}
+
+TEST(DagValidationTest, WorkerSelectorWithHitlStepsIsRefused) {
+  EXPECT_ONE_ERROR(LoadYaml("workerSelector: {pool: a}\nsteps:\n  - type: hitl\n"),
+                   "DAG with HITL steps cannot be dispatched to workers", 1, 17);
+  EXPECT_LOADS(LoadYaml("workerSelector: {}\nsteps:\n  - type: hitl\n"));
+}
+
 }  // namespace
 }  // namespace dagu

@@ -376,4 +376,25 @@ void ParseTags(ParseContext& ctx, const Field& f, std::vector<std::string>* out)
   }
 }
 
+void ParseWorkerSelector(ParseContext& ctx, const Field& f, std::map<std::string, std::string>* out) {
+  if (KindOf(f.value) == ScalarKind::kNull) return;
+  if (!f.value.IsMap()) {
+    ctx.Error(f, "'WorkerSelector' expected type 'map[string]string', got " + Describe(f.value));
+    return;
+  }
+  for (const auto& kv : f.value) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : Describe(kv.first);
+    const ScalarKind kind = KindOf(kv.second);
+    if (kind == ScalarKind::kNull) {  // Go decodes a null into ""
+      (*out)[Trim(key)] = "";
+      continue;
+    }
+    if (!kv.second.IsScalar() || kind != ScalarKind::kString) {
+      ctx.Error(f, "'WorkerSelector[" + key + "]' expected type 'string', got " + Describe(kv.second));
+      continue;
+    }
+    (*out)[Trim(key)] = Trim(kv.second.Scalar());
+  }
+}
+
 }  // namespace dagu::dag_internal

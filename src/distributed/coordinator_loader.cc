@@ -62,6 +62,18 @@ std::vector<std::string> GrpcModuleCandidates(const std::string& exe_path) {
   return {(dir / kGrpcModuleFile).string(), (dir.parent_path() / "lib" / "dagu" / kGrpcModuleFile).string()};
 }
 
+StatusOr<void*> GrpcModuleSymbol(const char* name) {
+  const Loaded& module = LoadModule();
+  if (module.handle == nullptr) return Status::NotFound(module.error);
+  auto abi = reinterpret_cast<ModuleAbiFn>(dlsym(module.handle, kModuleAbiSymbol));
+  if (abi == nullptr || abi() != kGrpcModuleAbi) {
+    return Status::NotSupported(std::string(kGrpcModuleFile) + " is from another build of dagu");
+  }
+  void* symbol = dlsym(module.handle, name);
+  if (symbol == nullptr) return Status::NotSupported(std::string(kGrpcModuleFile) + " lacks " + name);
+  return symbol;
+}
+
 StatusOr<std::unique_ptr<CoordinatorServer>> StartCoordinator(const CoordinatorOptions& options) {
   StatusOr<void*> symbol = ModuleSymbol(kStartCoordinatorSymbol);
   if (!symbol.ok()) return symbol.status();

@@ -26,4 +26,9 @@ StatusOr<std::unique_ptr<CoordinatorServer>> StartCoordinator(const CoordinatorO
 // channel's calls).
 StatusOr<std::unique_ptr<CoordinatorChannel>> ConnectCoordinator(const std::string& target);
 
+// Loads the module (once per process) and looks up the entry point `name`,
+// after checking the module's ABI. Errors as StartCoordinator's, or
+// NotSupported when the module lacks `name`.
+StatusOr<void*> GrpcModuleSymbol(const char* name);
+
 }  // namespace dagu::distributed

@@ -74,6 +74,14 @@ void CollectInstanceMetrics(const RoleSnapshot& s, const SchedulerCounters* coun
                          "Dispatches or dispatch batches this scheduler refused because its lease had ended or the "
                          "lock was not confirmed its own.")
                      .Add(Value(c.fenced_refusals)));
+  out->push_back(Counter("dagu_scheduler_dispatch_failures_total",
+                         "Tries to hand a queued run of a DAG with a workerSelector to a worker that no coordinator "
+                         "accepted (no coordinator, or no worker matching the selector); the run stays queued.")
+                     .Add(Value(c.dispatch_failures)));
+  out->push_back(Gauge("dagu_scheduler_runs_waiting_for_worker",
+                       "Queued runs of DAGs with a workerSelector that no coordinator accepted at their last try "
+                       "(no coordinator, or no worker matching the selector).")
+                     .Add(Value(c.runs_waiting_for_worker)));
 }
 
 void CollectInstancesMetrics(const std::vector<ServiceEntry>& live, std::vector<MetricFamily>* out) {

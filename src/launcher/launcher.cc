@@ -71,16 +71,19 @@ Status Launcher::Spawn(const std::vector<std::string>& argv, std::map<std::strin
 
 Status Launcher::SpawnSlotRun(const char* kind, const std::string& dag_name, const std::string& location,
                               bool propagate, const std::string& run_id, WallTime slot, MonoTime not_after,
-                              bool started, pid_t* pid, int gate_fd) {
+                              bool started, pid_t* pid, int gate_fd, bool enqueue) {
   Child child;
-  child.what = std::string(kind) + " " + run_id + " of DAG " + dag_name + " for slot " + FormatRFC3339UTC(slot);
-  child.propagate = propagate;
+  child.what = std::string(enqueue ? "enqueue of " : "") + kind + " " + run_id + " of DAG " + dag_name + " for slot " +
+               FormatRFC3339UTC(slot);
+  child.propagate = propagate && !enqueue;
   if (started) child.slot_run = EndedSlotRun{dag_name, run_id, slot, 0};
-  return Spawn(StartSlotCommand(context_, run_id, slot, location),
+  return Spawn(enqueue ? EnqueueSlotCommand(context_, run_id, slot, location)
+                       : StartSlotCommand(context_, run_id, slot, location),
                {{"DAGU_DAG_DEFINITION_ID", DagNameFromPath(location)}}, std::move(child), not_after, pid, gate_fd);
 }
 
 Status Launcher::ArmSlot(const DagHeader& dag, const std::string& run_id, WallTime slot, MonoTime not_after) {
+  if (!dag.worker_selector.empty()) return Status::OK();  // enqueued at the slot, nothing to arm
   {
     std::lock_guard<std::mutex> l(mu_);
     if (armed_.count(run_id)) return Status::OK();
@@ -164,7 +167,7 @@ Status Launcher::StartSlot(const DagHeader& dag, const std::string& run_id, Wall
     }
   }
   return SpawnSlotRun("run", dag.name, dag.location, dag.signal_propagation, run_id, slot, not_after,
-                      /*started=*/true);
+                      /*started=*/true, nullptr, -1, /*enqueue=*/!dag.worker_selector.empty());
 }
 
 void Launcher::MarkSlotRun(pid_t pid, std::optional<EndedSlotRun> run) {

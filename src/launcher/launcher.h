@@ -137,7 +137,7 @@ class Launcher final : public RunDispatcher, public QueuedRunStarter {
   // only armed.
   Status SpawnSlotRun(const char* kind, const std::string& dag_name, const std::string& location, bool propagate,
                       const std::string& run_id, WallTime slot, MonoTime not_after, bool started,
-                      pid_t* pid = nullptr, int gate_fd = -1);
+                      pid_t* pid = nullptr, int gate_fd = -1, bool enqueue = false);
   void AdvanceRestarts();
   // Sets (or clears) what a child reports when it exits as a started slot run.
   void MarkSlotRun(pid_t pid, std::optional<EndedSlotRun> run);

@@ -119,6 +119,25 @@ TEST_F(LauncherTest, StartSlotRunsStartWithTheSlotsIdAndTime) {
   EXPECT_EQ(launcher_.live_children(), 1u);
 }
 
+// Issue 32: as Dagu 1.30.2's scheduler, a slot of a DAG with a
+// workerSelector is enqueued (the queue consumer dispatches it to a worker);
+// nothing is armed for it.
+TEST_F(LauncherTest, ASlotOfADagWithAWorkerSelectorIsEnqueuedNotStartedOrArmed) {
+  setenv("TZ", "UTC", 1);
+  DagHeader dag = MakeDag("etl");
+  dag.worker_selector = {{"pool", "a"}};
+  const WallTime slot = T("2026-03-12T14:00:00Z");
+  ASSERT_TRUE(launcher_.ArmSlot(dag, "sched-x", slot, kNoDeadline).ok());
+  EXPECT_TRUE(spawner_.spawned.empty()) << "armed";
+  EXPECT_EQ(launcher_.armed_runs(), 0u);
+  ASSERT_TRUE(launcher_.StartSlot(dag, "sched-x", slot, kNoDeadline).ok());
+  ASSERT_EQ(spawner_.spawned.size(), 1u);
+  EXPECT_THAT(spawner_.spawned[0].argv,
+              ElementsAre("/usr/bin/dagu", "enqueue", "-q", "--run-id=sched-x", "--trigger-type=scheduled",
+                          "--schedule-time=2026-03-12T14:00:00Z", "--config", "/etc/dagu/config.yaml",
+                          "/home/dags/etl.yaml"));
+}
+
 TEST_F(LauncherTest, RetryQueuedRunsRetryByNameWithTheDispatchFlag) {
   pid_t pid = -1;
   ASSERT_TRUE(launcher_.RetryQueued("etl", "catchup-x", false, kNoDeadline, &pid).ok());

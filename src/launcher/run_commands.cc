@@ -27,6 +27,19 @@ std::vector<std::string> StartSlotCommand(const LaunchContext& ctx, const std::s
   return argv;
 }
 
+std::vector<std::string> EnqueueSlotCommand(const LaunchContext& ctx, const std::string& run_id, WallTime slot,
+                                            const std::string& dag_location) {
+  std::vector<std::string> argv = {ctx.executable,
+                                   "enqueue",
+                                   "-q",
+                                   "--run-id=" + run_id,
+                                   std::string("--trigger-type=") + kScheduledTriggerType,
+                                   "--schedule-time=" + FormatRFC3339Local(slot)};
+  AddConfig(ctx, &argv);
+  argv.push_back(dag_location);
+  return argv;
+}
+
 std::vector<std::string> RetryQueuedCommand(const LaunchContext& ctx, const std::string& run_id,
                                             const std::string& dag_name) {
   std::vector<std::string> argv = {ctx.executable, "retry", "--run-id=" + run_id, "-q"};

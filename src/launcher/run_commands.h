@@ -47,6 +47,10 @@ inline constexpr const char* kScheduledTriggerType = "scheduled";
 
 std::vector<std::string> StartSlotCommand(const LaunchContext& ctx, const std::string& run_id, WallTime slot,
                                           const std::string& dag_location);
+// A slot of a DAG with a workerSelector: the run is enqueued (as Dagu
+// 1.30.2's scheduler does) for the queue consumer to dispatch to a worker.
+std::vector<std::string> EnqueueSlotCommand(const LaunchContext& ctx, const std::string& run_id, WallTime slot,
+                                            const std::string& dag_location);
 std::vector<std::string> RetryQueuedCommand(const LaunchContext& ctx, const std::string& run_id,
                                             const std::string& dag_name);
 std::vector<std::string> StopDagCommand(const LaunchContext& ctx, const std::string& dag_location);

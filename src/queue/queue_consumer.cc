@@ -84,6 +84,8 @@ int QueueConsumer::RunPass(const Lease* lease) {
     idle_ = true;  // nothing to observe, claim or remove: no write, no lock check
     std::lock_guard<std::mutex> l(state_mu_);
     reported_.clear();  // every item reported about is gone
+    backoff_.clear();
+    if (options_.counters != nullptr) options_.counters->runs_waiting_for_worker.store(0, std::memory_order_relaxed);
     return 0;
   }
   idle_ = false;
@@ -92,6 +94,10 @@ int QueueConsumer::RunPass(const Lease* lease) {
   ObserveStarted(lease);
   int started = 0;
   for (const std::string& q : names) ProcessQueue(q, lease, &started);
+  if (options_.counters != nullptr) {
+    std::lock_guard<std::mutex> l(state_mu_);
+    options_.counters->runs_waiting_for_worker.store(backoff_.size(), std::memory_order_relaxed);
+  }
   return started;
 }
 
@@ -119,10 +125,24 @@ void QueueConsumer::ObserveStarted(const Lease* lease) {
       continue;
     }
     if (*heartbeats || gone || (s.ok() && rec.status != RunStatus::kQueued)) {
-      spdlog::info("{} {} (pid {})", Describe(item), gone ? "was removed" : "started", st.pid);
+      if (st.pid < 0) {
+        spdlog::info("{} {} on a worker", Describe(item), gone ? "was removed" : "started");
+      } else {
+        spdlog::info("{} {} (pid {})", Describe(item), gone ? "was removed" : "started", st.pid);
+      }
       Status r = queues_->RemoveItem(item);
       if (!r.ok()) spdlog::error("{}: removing its queue item: {}", Describe(item), r.ToString());
-      starter_->ForgetExitStatus(st.pid);
+      if (st.pid >= 0) starter_->ForgetExitStatus(st.pid);
+      continue;
+    }
+    if (st.pid < 0) {  // dispatched to a worker: no process here to watch
+      if (clock_->Monotonic() - st.since < options_.dispatch_start_timeout) {
+        keep.push_back(st);
+        continue;
+      }
+      spdlog::warn("{}: dispatched to a worker but not seen starting within {} s; it is dispatched again",
+                   Describe(item), std::chrono::duration_cast<std::chrono::seconds>(options_.dispatch_start_timeout).count());
+      if (lease->MayDispatch()) queues_->ReleaseClaim(item).LogIfError(Describe(item) + ": releasing its claim");
       continue;
     }
     std::optional<int> exit = starter_->ExitStatusOf(st.pid);
@@ -181,6 +201,10 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
       bool listed = std::any_of(items.begin(), items.end(), [&](const QueueItem& i) { return i.path == it->first; });
       it = it->second.queue == queue && !listed ? reported_.erase(it) : std::next(it);
     }
+    for (auto it = backoff_.begin(); it != backoff_.end();) {
+      bool listed = std::any_of(items.begin(), items.end(), [&](const QueueItem& i) { return i.path == it->first; });
+      it = it->second.queue == queue && !listed ? backoff_.erase(it) : std::next(it);
+    }
   }
   if (items.empty()) return;
   StatusOr<int> counted = procs_->CountAlive(queue);
@@ -200,10 +224,14 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
   auto release = [&](const QueueItem& claimed) {
     if (lease->MayDispatch()) queues_->ReleaseClaim(claimed).LogIfError(Describe(claimed) + ": releasing its claim");
   };
+  // Set when the registry lists no coordinator: the other distributed items
+  // of this pass take that answer without asking again.
+  Status no_coordinator;
   for (const QueueItem& item : items) {
     if (free <= 0) return;
     if (!lease->MayDispatch()) return;
     if (IsInFlight(item)) continue;
+    if (BackingOff(item)) continue;  // no claim, no read, no log: it waits for its next try
     if (Admissible(item, lease) != Verdict::kDispatch) continue;
     if (!lease->MayDispatch()) return;
     s = queues_->ClaimItem(item, options_.owner);
@@ -222,6 +250,24 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
       release(item);
       continue;
     }
+    if (Dag queued; ReadDistributedDag(item, &queued)) {
+      if (!lease->MayDispatch()) {
+        SchedulerCounters::Bump(options_.counters, &SchedulerCounters::fenced_refusals);
+        return;
+      }
+      if (!DispatchToWorker(item, queued, &no_coordinator)) {
+        release(item);
+        continue;
+      }
+      {
+        std::lock_guard<std::mutex> l(state_mu_);
+        started_.push_back({item, -1, clock_->Monotonic()});
+      }
+      --free;
+      ++*started;
+      SchedulerCounters::Bump(options_.counters, &SchedulerCounters::runs_dispatched);
+      continue;
+    }
     DagPtr dag = dags_->Find(item.dag_name);
     pid_t pid = -1;
     if (!lease->MayDispatch()) {
@@ -236,7 +282,7 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
     }
     {
       std::lock_guard<std::mutex> l(state_mu_);
-      started_.push_back({item, pid});
+      started_.push_back({item, pid, clock_->Monotonic()});
     }
     --free;
     ++*started;
@@ -308,6 +354,74 @@ QueueConsumer::Verdict QueueConsumer::Admissible(const QueueItem& item, const Le
     }
   }
   return Verdict::kDispatch;
+}
+
+bool QueueConsumer::ReadDistributedDag(const QueueItem& item, Dag* dag) {
+  if (options_.dispatcher == nullptr) return false;
+  // As 1.30.2: the DAG the run was queued with (its snapshot), not the file
+  // as it is now.
+  AttemptDir attempt;
+  Json snapshot;
+  Params params;
+  if (!runs_->ReadLatest(item.dag_name, item.run_id, nullptr, &attempt, nullptr).ok() ||
+      !runs_->ReadDagJson(attempt, &snapshot).ok() || !SnapshotToDag(snapshot, dag, &params).ok()) {
+    return false;  // no readable snapshot: the retry reads (and reports) it
+  }
+  return !dag->worker_selector.empty();
+}
+
+bool QueueConsumer::BackingOff(const QueueItem& item) {
+  std::lock_guard<std::mutex> l(state_mu_);
+  auto it = backoff_.find(item.path);
+  return it != backoff_.end() && clock_->Monotonic() < it->second.next;
+}
+
+bool QueueConsumer::DispatchToWorker(const QueueItem& item, const Dag& dag, Status* no_coordinator) {
+  DispatchTask task;
+  task.operation = TaskOperation::kRetry;  // "retry the dispatch", as 1.30.2 words it
+  task.root_name = dag.name;
+  task.root_id = item.run_id;
+  task.run_id = item.run_id;
+  task.target = dag.name;
+  task.worker_selector = dag.worker_selector;
+  task.definition = dag.yaml_data;
+  // Blocks for at most the call's deadline; no state lock is held here.
+  Status s = no_coordinator->ok() ? options_.dispatcher->Dispatch(task) : *no_coordinator;
+  if (s.IsNotFound()) *no_coordinator = s;
+  std::lock_guard<std::mutex> l(state_mu_);
+  auto it = backoff_.find(item.path);
+  if (s.ok()) {
+    if (it != backoff_.end()) {
+      spdlog::info("{}: dispatched to a worker after waiting ({})", Describe(item), it->second.why);
+      backoff_.erase(it);
+    } else {
+      spdlog::info("{}: dispatched to a worker", Describe(item));
+    }
+    return true;
+  }
+  SchedulerCounters::Bump(options_.counters, &SchedulerCounters::dispatch_failures);
+  const std::string why = s.ToString();
+  if (it == backoff_.end()) {
+    it = backoff_.emplace(item.path, Backoff{item.dag_name, item.run_id, item.queue, "", options_.dispatch_retry_initial,
+                                             MonoTime{}})
+             .first;
+  } else {
+    it->second.delay = std::min<std::chrono::nanoseconds>(it->second.delay * 2, options_.dispatch_retry_max);
+  }
+  if (it->second.why != why) {  // once per change of reason, not per try
+    spdlog::warn("{}: stays queued: not dispatched to a worker: {}; tried again with back-off (up to {} s)",
+                 Describe(item), why, std::chrono::duration_cast<std::chrono::seconds>(options_.dispatch_retry_max).count());
+    it->second.why = why;
+  }
+  it->second.next = clock_->Monotonic() + it->second.delay;
+  return false;
+}
+
+std::vector<WaitingForWorker> QueueConsumer::waiting_for_worker() const {
+  std::lock_guard<std::mutex> l(state_mu_);
+  std::vector<WaitingForWorker> out;
+  for (const auto& [path, b] : backoff_) out.push_back({b.dag_name, b.run_id, b.why});
+  return out;
 }
 
 bool QueueConsumer::FirstReport(const QueueItem& item, const std::string& why) {

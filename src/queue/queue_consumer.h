@@ -38,6 +38,17 @@
 //         The record is re-read after the claim, then the run is started as
 //         a detached `retry` process (QueuedRunStarter) that outlives the
 //         scheduler.
+//     A run whose DAG (as queued: the run's snapshot) has a DAG-level
+//     `workerSelector` is not started here but dispatched, as Dagu 1.30.2
+//     does, as a RETRY task carrying the DAG's YAML through
+//     `options.dispatcher` (docs/distributed.md "Dispatching"); it counts
+//     as started once a coordinator accepted it. When none accepts it (no
+//     coordinator, no matching worker) the claim is released and the run
+//     stays queued; the item is tried again after a back-off that doubles
+//     from `dispatch_retry_initial` to `dispatch_retry_max`, the reason is
+//     logged once per change and kept (waiting_for_worker()). A dispatched
+//     run not seen starting within `dispatch_start_timeout` (the worker
+//     died with it) is dispatched again.
 //  4. A claim whose run stays queued with no heartbeat, unchanged for
 //     `stale_claim_after` on this instance's monotonic clock, belongs to a
 //     consumer that died between claim and start: it is broken so the run
@@ -61,6 +72,7 @@
 #include "dagwatch/dag_catalog.h"
 #include "dagwatch/suspend_flags.h"
 #include "launcher/queued_run_starter.h"
+#include "queue/task_dispatcher.h"
 #include "role/lease.h"
 #include "role/scheduler_counters.h"
 #include "store/proc_store.h"
@@ -85,6 +97,19 @@ struct QueueConsumerOptions {
   std::chrono::milliseconds idle_interval = std::chrono::seconds(30);
   std::chrono::nanoseconds stale_claim_after = std::chrono::seconds(60);
   SchedulerCounters* counters = nullptr;  // optional: runs started, fenced refusals
+  // Where runs of DAGs with a workerSelector go (see above); null: they
+  // start here like any other run.
+  TaskDispatcher* dispatcher = nullptr;
+  std::chrono::milliseconds dispatch_retry_initial = std::chrono::seconds(2);
+  std::chrono::milliseconds dispatch_retry_max = std::chrono::seconds(30);
+  std::chrono::nanoseconds dispatch_start_timeout = std::chrono::minutes(2);
+};
+
+// A queued run that waits for a coordinator or a worker.
+struct WaitingForWorker {
+  std::string dag_name;
+  std::string run_id;
+  std::string why;  // the dispatcher's last error
 };
 
 class QueueConsumer final : public ActiveComponent {
@@ -104,11 +129,23 @@ class QueueConsumer final : public ActiveComponent {
   size_t in_flight() const;
   // The last pass found every queue empty and nothing in flight.
   bool idle() const { return idle_.load(); }
+  // Queued runs whose last dispatch failed, by item (see above).
+  std::vector<WaitingForWorker> waiting_for_worker() const;
 
  private:
   struct Started {
     QueueItem item;
-    pid_t pid = -1;
+    pid_t pid = -1;  // -1: dispatched to a worker
+    MonoTime since{};
+  };
+  // An item whose dispatch failed: not tried again before `next`.
+  struct Backoff {
+    std::string dag_name;
+    std::string run_id;
+    std::string queue;
+    std::string why;
+    std::chrono::nanoseconds delay{0};
+    MonoTime next{};
   };
   struct SeenClaim {
     std::string owner;
@@ -129,6 +166,16 @@ class QueueConsumer final : public ActiveComponent {
   bool FirstReport(const QueueItem& item, const std::string& why);
   Status FinishQueued(const QueueItem& item, RunStatus status, const std::string& error);
   bool IsInFlight(const QueueItem& item) const;
+  // The run's DAG as it was queued (its snapshot), when it has a
+  // workerSelector and a dispatcher is set; false otherwise.
+  bool ReadDistributedDag(const QueueItem& item, Dag* dag);
+  // Hands the claimed item to the dispatcher; true when accepted. When
+  // `*no_coordinator` is an error (an earlier item of the pass found no
+  // coordinator) that is the answer without a call; it is set when this
+  // call finds none.
+  bool DispatchToWorker(const QueueItem& item, const Dag& dag, Status* no_coordinator);
+  // The item waits out its dispatch back-off.
+  bool BackingOff(const QueueItem& item);
 
   const Clock* clock_;
   QueueStore* queues_;
@@ -139,7 +186,7 @@ class QueueConsumer final : public ActiveComponent {
   QueuedRunStarter* starter_;
   QueueConsumerOptions options_;
 
-  mutable std::mutex state_mu_;  // guards started_, claims_ and reported_ (passes are serialised by pass_mu_)
+  mutable std::mutex state_mu_;  // guards started_, claims_, reported_ and backoff_ (passes are serialised by pass_mu_)
   std::mutex pass_mu_;
   std::vector<Started> started_;
   std::map<std::string, SeenClaim> claims_;  // by claim path
@@ -150,6 +197,7 @@ class QueueConsumer final : public ActiveComponent {
     std::string why;
   };
   std::map<std::string, Reported> reported_;  // by item path
+  std::map<std::string, Backoff> backoff_;    // by item path
 
   // The wait after the last pass: short while there is work, long while
   // everything is empty and the watch would wake it.

@@ -465,5 +465,173 @@ TEST_F(QueueConsumerTest, WhileEverythingIsEmptyItWaitsForAnEnqueueInsteadOfPoll
   c->Stop();
 }
 
+// --- DAGs with a workerSelector: dispatched to a worker (issue 32) ---
+
+class FakeDispatcher final : public TaskDispatcher {
+ public:
+  Status Dispatch(const DispatchTask& task) override {
+    std::lock_guard<std::mutex> l(mu);
+    tasks.push_back(task);
+    return answer;
+  }
+  size_t Calls() {
+    std::lock_guard<std::mutex> l(mu);
+    return tasks.size();
+  }
+  std::mutex mu;
+  Status answer;
+  std::vector<DispatchTask> tasks;
+};
+
+class QueueDispatchTest : public QueueConsumerTest {
+ protected:
+  Dag& AddRemoteDag(const std::string& name, int max_active_runs = 1) {
+    Dag& d = AddDag(name, max_active_runs);
+    d.worker_selector = {{"pool", "a"}};
+    d.yaml_data = "workerSelector:\n  pool: a\nsteps:\n  - command: echo " + name + "\n";
+    EXPECT_TRUE(dags_.catalog().Rescan().ok());
+    return d;
+  }
+  std::unique_ptr<QueueConsumer> MakeDispatching() {
+    QueueConsumerOptions o;
+    o.dispatcher = &dispatcher_;
+    o.counters = &counters_;
+    return Make(o);
+  }
+  bool Claimed(const std::string& queue) {
+    std::vector<QueueItem> items;
+    EXPECT_TRUE(stores_.queues.List(queue, &items).ok());
+    QueueClaim claim;
+    return !items.empty() && stores_.queues.ReadClaim(items[0], &claim).ok();
+  }
+  FakeDispatcher dispatcher_;
+  SchedulerCounters counters_;
+};
+
+TEST_F(QueueDispatchTest, ARunOfADagWithASelectorIsDispatchedAsARetryTaskAndRemovedOnceItStarts) {
+  AddRemoteDag("remote");
+  Enqueue("remote", "r1");
+  auto c = MakeDispatching();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_TRUE(starter_.Started().empty()) << "started locally";
+  ASSERT_EQ(dispatcher_.Calls(), 1u);
+  const DispatchTask& t = dispatcher_.tasks[0];
+  EXPECT_EQ(t.operation, TaskOperation::kRetry);
+  EXPECT_EQ(t.root_name, "remote");
+  EXPECT_EQ(t.root_id, "r1");
+  EXPECT_EQ(t.run_id, "r1");
+  EXPECT_EQ(t.target, "remote");
+  EXPECT_EQ(t.worker_selector, (std::map<std::string, std::string>{{"pool", "a"}}));
+  EXPECT_EQ(t.definition, "workerSelector:\n  pool: a\nsteps:\n  - command: echo remote\n");
+  EXPECT_TRUE(t.parent_name.empty() && t.parent_id.empty() && t.params.empty());
+  EXPECT_EQ(counters_.runs_dispatched.load(), 1u);
+  EXPECT_EQ(c->in_flight(), 1u);
+  EXPECT_EQ(Items("remote"), std::vector<std::string>{"r1"});  // kept until the worker's run is seen
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_EQ(dispatcher_.Calls(), 1u) << "dispatched twice";
+
+  ProcEntry proc;
+  RunStarts("remote", "remote", "r1", &proc);  // what the worker's retry does in the shared home
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_TRUE(Items("remote").empty());
+  EXPECT_EQ(c->in_flight(), 0u);
+  EXPECT_TRUE(starter_.forgotten.empty());  // no local process to forget
+}
+
+TEST_F(QueueDispatchTest, WhileNoWorkerAcceptsTheRunStaysQueuedAndIsTriedWithBackoff) {
+  AddRemoteDag("remote");
+  Enqueue("remote", "r1");
+  dispatcher_.answer = Status::Busy("no workers match the required selector");
+  auto c = MakeDispatching();
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_EQ(dispatcher_.Calls(), 1u);
+  EXPECT_EQ(Items("remote"), std::vector<std::string>{"r1"});
+  EXPECT_FALSE(Claimed("remote")) << "the claim must go back";
+  EXPECT_EQ(StatusOf("remote", "r1"), RunStatus::kQueued);
+  ASSERT_EQ(c->waiting_for_worker().size(), 1u);
+  EXPECT_EQ(c->waiting_for_worker()[0].run_id, "r1");
+  EXPECT_NE(c->waiting_for_worker()[0].why.find("no workers match"), std::string::npos);
+  EXPECT_EQ(counters_.dispatch_failures.load(), 1u);
+  EXPECT_EQ(counters_.runs_waiting_for_worker.load(), 1u);
+
+  // Not every pass: 2 s, then 4 s, then 8 s ...
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_EQ(dispatcher_.Calls(), 1u) << "tried again before its back-off";
+  clock_.Advance(seconds(2));
+  c->RunPass(&lease_);
+  EXPECT_EQ(dispatcher_.Calls(), 2u);
+  clock_.Advance(seconds(2));
+  c->RunPass(&lease_);
+  EXPECT_EQ(dispatcher_.Calls(), 2u);
+  clock_.Advance(seconds(2));
+  c->RunPass(&lease_);
+  EXPECT_EQ(dispatcher_.Calls(), 3u);
+  for (int i = 0; i < 10; ++i) {  // capped at dispatch_retry_max (30 s)
+    clock_.Advance(seconds(30));
+    c->RunPass(&lease_);
+  }
+  EXPECT_EQ(dispatcher_.Calls(), 13u);
+
+  dispatcher_.answer = Status::OK();  // a worker came
+  clock_.Advance(seconds(30));
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_TRUE(c->waiting_for_worker().empty());
+  EXPECT_EQ(counters_.runs_waiting_for_worker.load(), 0u);
+  EXPECT_TRUE(starter_.Started().empty());
+}
+
+TEST_F(QueueDispatchTest, WithNoCoordinatorTheOtherRunsOfThePassAreNotTried) {
+  AddRemoteDag("remote", 3);
+  for (const char* id : {"r1", "r2", "r3"}) Enqueue("remote", id);
+  dispatcher_.answer = Status::NotFound("no coordinator in the service registry");
+  auto c = MakeDispatching();
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_EQ(dispatcher_.Calls(), 1u);
+  EXPECT_EQ(Items("remote"), (std::vector<std::string>{"r1", "r2", "r3"}));
+  for (const char* id : {"r1", "r2", "r3"}) EXPECT_EQ(StatusOf("remote", id), RunStatus::kQueued);
+  EXPECT_EQ(c->waiting_for_worker().size(), 3u);  // each backs off: not claimed again every pass
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_EQ(dispatcher_.Calls(), 1u);
+  EXPECT_FALSE(Claimed("remote"));
+}
+
+TEST_F(QueueDispatchTest, ADispatchedRunNeverSeenStartingIsDispatchedAgain) {
+  AddRemoteDag("remote");
+  Enqueue("remote", "r1");
+  auto c = MakeDispatching();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  clock_.Advance(std::chrono::minutes(1));
+  EXPECT_EQ(c->RunPass(&lease_), 0);
+  EXPECT_EQ(dispatcher_.Calls(), 1u);
+  clock_.Advance(std::chrono::minutes(1));  // dispatch_start_timeout (2 min): the worker lost it
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_EQ(dispatcher_.Calls(), 2u);
+}
+
+TEST_F(QueueDispatchTest, DagsWithoutASelectorAndConsumersWithoutADispatcherStartLocally) {
+  AddDag("local");
+  Enqueue("local", "l1");
+  auto c = MakeDispatching();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_EQ(dispatcher_.Calls(), 0u);
+  EXPECT_EQ(starter_.Started(), std::vector<std::string>{"l1"});
+
+  AddRemoteDag("remote");
+  Enqueue("remote", "r1");
+  EXPECT_EQ(Make()->RunPass(&lease_), 1);  // no dispatcher (1.30.2 without a coordinator client)
+  EXPECT_EQ(dispatcher_.Calls(), 0u);
+  EXPECT_EQ(starter_.Started(), (std::vector<std::string>{"l1", "r1"}));
+}
+
+TEST_F(QueueDispatchTest, TheSelectorIsTheQueuedSnapshotsNotTheFilesNow) {
+  AddRemoteDag("remote");
+  Enqueue("remote", "r1");
+  AddDag("remote");  // the file lost its selector after the run was queued
+  auto c = MakeDispatching();
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_EQ(dispatcher_.Calls(), 1u);
+  EXPECT_TRUE(starter_.Started().empty());
+}
+
 }  // namespace
 }  // namespace dagu

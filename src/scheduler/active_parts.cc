@@ -16,6 +16,7 @@
 #include "dagwatch/dag_file_loader.h"
 #include "dagwatch/dag_watcher.h"
 #include "dagwatch/suspend_flags.h"
+#include "distributed/coordinator_dispatcher.h"
 #include "launcher/launcher.h"
 #include "queue/queue_consumer.h"
 #include "reaper/reaper.h"
@@ -27,6 +28,7 @@
 #include "store/queue_store.h"
 #include "store/run_operations.h"
 #include "store/run_store.h"
+#include "store/service_registry.h"
 #include "store/tick_ledger.h"
 #include "ticker/store_run_catalog.h"
 #include "ticker/ticker.h"
@@ -111,6 +113,12 @@ class SchedulingParts final : public ActiveComponent {
   Launcher launcher_;
   StoreRunCatalog catalog_;
   StoreCatchupEnqueuer enqueuer_;
+  // Queued runs of DAGs with a workerSelector go to workers through the
+  // coordinators of the registry (docs/distributed.md); nothing is read or
+  // loaded for them until such a run is queued.
+  ServiceRegistry registry_;
+  distributed::CoordinatorDiscovery discovery_;
+  distributed::CoordinatorDispatcher dispatcher_;
   Replayer replayer_;
   Ticker ticker_;
   QueueConsumer consumer_;
@@ -149,8 +157,9 @@ TickerOptions TickOptions(const Config& config, const ActivePartsDeps& deps) {
   return o;
 }
 
-QueueConsumerOptions ConsumerOptions(const Config& config, const ActivePartsDeps& deps) {
+QueueConsumerOptions ConsumerOptions(const Config& config, const ActivePartsDeps& deps, TaskDispatcher* dispatcher) {
   QueueConsumerOptions o;
+  o.dispatcher = dispatcher;
   o.counters = deps.counters;
   o.enabled = config.queues.enabled;
   o.global_queues = config.queues.config;
@@ -191,9 +200,13 @@ SchedulingParts::SchedulingParts(const Config& config, const ActivePartsDeps& de
       launcher_(PosixProcessSpawner(), deps.clock, Launching(config)),
       catalog_(&runs_, &procs_, &queues_),
       enqueuer_(&ops_, &dags_, config.paths.log_dir),
+      registry_(deps.fs, RegistryDirOf(config.paths)),
+      discovery_(&registry_, deps.clock),
+      dispatcher_(&discovery_),
       replayer_(deps.clock, &dags_, &suspend_, &catalog_, &enqueuer_, &ledger_, ReplayOptions(config, deps)),
       ticker_(deps.clock, &dags_, &suspend_, &catalog_, &launcher_, &ledger_, &replayer_, TickOptions(config, deps)),
-      consumer_(deps.clock, &queues_, &runs_, &procs_, &dags_, &suspend_, &launcher_, ConsumerOptions(config, deps)),
+      consumer_(deps.clock, &queues_, &runs_, &procs_, &dags_, &suspend_, &launcher_,
+                ConsumerOptions(config, deps, &dispatcher_)),
       reaper_(deps.clock, &runs_, &procs_, &ops_, ReapOptions(config, &dags_)),
       retention_(deps.fs, deps.clock, &runs_),
       sweeper_(&retention_, [this] { return RetentionTargets(); }),

@@ -353,6 +353,7 @@ Json DagToSnapshot(const Dag& dag, const SnapshotOptions& options) {
   snapshot_internal::PutDagNotify(dag, &j);
   if (!dag.container_json.empty()) j["container"] = Json::parse(dag.container_json, nullptr, false);
   if (!dag.registry_auths_json.empty()) j["registryAuths"] = Json::parse(dag.registry_auths_json, nullptr, false);
+  if (!dag.worker_selector.empty()) j["workerSelector"] = dag.worker_selector;
   if (!dag.yaml_data.empty()) j["yamlData"] = Base64Encode(dag.yaml_data);
   AddLocalDagsToSnapshot(dag, &j);
   return j;
@@ -476,6 +477,11 @@ Status SnapshotToDag(const Json& snapshot, Dag* dag, Params* params) {
   if (auto c = snapshot.find("container"); c != snapshot.end() && c->is_object()) dag->container_json = c->dump();
   if (auto c = snapshot.find("registryAuths"); c != snapshot.end() && c->is_object() && !c->empty()) {
     dag->registry_auths_json = c->dump();
+  }
+  if (auto w = snapshot.find("workerSelector"); w != snapshot.end() && w->is_object()) {
+    for (const auto& [key, value] : w->items()) {
+      if (value.is_string()) dag->worker_selector[key] = value.get<std::string>();
+    }
   }
   std::string yaml_b64;
   f.Str("yamlData", &yaml_b64);

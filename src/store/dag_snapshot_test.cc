@@ -98,6 +98,18 @@ TEST(DagSnapshotTest, EnqueueLeavesLocationOut) {
   EXPECT_FALSE(j.contains("location"));
 }
 
+TEST(DagSnapshotTest, WorkerSelectorAsDaguWritesIt) {
+  Dag in = SampleDag();
+  EXPECT_FALSE(DagToSnapshot(in, {}).contains("workerSelector"));  // omitempty, as 1.30.2
+  in.worker_selector = {{"pool", "a"}, {"gpu", "true"}};
+  Json j = DagToSnapshot(in, {});
+  EXPECT_EQ(j["workerSelector"], Json({{"gpu", "true"}, {"pool", "a"}}));
+  Dag out;
+  Params params;
+  ASSERT_TRUE(SnapshotToDag(j, &out, &params).ok());
+  EXPECT_EQ(out.worker_selector, in.worker_selector);
+}
+
 TEST(DagSnapshotTest, RoundTrips) {
   Dag in = SampleDag();
   SnapshotOptions opt;

@@ -8,6 +8,8 @@
 #include "web/api_views.h"
 #include "web/http_json.h"
 #include "core/duration.h"
+#include "core/time_format.h"
+#include "distributed/coordinator_workers.h"
 #include "store/data_layout.h"
 
 namespace dagu::web {
@@ -25,14 +27,72 @@ void HandleSchedulers(const ApiContext& ctx, const http::Request&, http::Respons
   SendJson(res, 200, {{"schedulers", list}});
 }
 
-// No workers and no coordinator run here (distributed execution is not
-// built; docs/web.md): both lists are empty, in 1.30.2's shape.
-void HandleWorkers(const ApiContext&, const http::Request&, http::Response& res) {
-  SendJson(res, 200, {{"errors", ApiJson::array()}, {"workers", ApiJson::array()}});
+const char* HealthName(int status) {
+  switch (status) {
+    case 2:
+      return "warning";
+    case 3:
+      return "unhealthy";
+    default:
+      return "healthy";  // 1, and 0 (unspecified) as 1.30.2
+  }
 }
 
-void HandleCoordinators(const ApiContext&, const http::Request&, http::Response& res) {
-  SendJson(res, 200, {{"coordinators", ApiJson::array()}});
+std::string UnixTimeText(int64_t seconds) {
+  return FormatRFC3339Local(WallTime(std::chrono::seconds(seconds)));
+}
+
+// The workers of every coordinator in the registry (GetWorkers), in 1.30.2's
+// shape and with its errors (distributed/coordinator_workers.h): 503
+// "Coordinator service unavailable" when every coordinator was unreachable.
+void HandleWorkers(const ApiContext& ctx, const http::Request&, http::Response& res) {
+  distributed::CoordinatorDiscovery discovery(ctx.registry, ctx.clock);
+  distributed::WorkersAnswer answer = distributed::CollectWorkers(&discovery);
+  if (answer.unavailable) return SendError(res, 503, "", "Coordinator service unavailable");
+  ApiJson workers = ApiJson::array();
+  for (const distributed::WorkerInfoData& w : answer.workers) {
+    ApiJson tasks = ApiJson::array();
+    for (const distributed::RunningTaskInfo& t : w.running_tasks) {
+      tasks.push_back({{"dagName", t.dag_name},
+                       {"dagRunId", t.dag_run_id},
+                       {"parentDagRunId", t.parent_dag_run_id},
+                       {"parentDagRunName", t.parent_dag_run_name},
+                       {"rootDagRunId", t.root_dag_run_id},
+                       {"rootDagRunName", t.root_dag_run_name},
+                       {"startedAt", UnixTimeText(t.started_at)}});
+    }
+    ApiJson labels = ApiJson::object();
+    for (const auto& [k, v] : w.labels) labels[k] = v;
+    workers.push_back({{"busyPollers", w.busy_pollers},
+                       {"healthStatus", HealthName(w.health_status)},
+                       {"id", w.worker_id},
+                       {"labels", labels},
+                       {"lastHeartbeatAt", UnixTimeText(w.last_heartbeat_at)},
+                       {"runningTasks", tasks},
+                       {"totalPollers", w.total_pollers}});
+  }
+  ApiJson errors = ApiJson::array();
+  for (const std::string& e : answer.errors) errors.push_back(e);
+  SendJson(res, 200, {{"errors", errors}, {"workers", workers}});
+}
+
+// The live coordinators of the registry (ours and 1.30.2's write the same
+// entry), in 1.30.2's shape.
+void HandleCoordinators(const ApiContext& ctx, const http::Request&, http::Response& res) {
+  std::vector<ServiceEntry> entries;
+  Status s = ctx.registry->List(kCoordinatorServiceName, ctx.clock->Now(), kServiceEntryStaleAfter, &entries);
+  if (!s.ok()) return SendStatusError(res, s);
+  ApiJson list = ApiJson::array();
+  for (const ServiceEntry& e : entries) {
+    list.push_back({{"host", e.host},
+                    {"instanceId", e.id},
+                    {"port", e.port},
+                    {"startedAt", FormatRFC3339UTC(e.started_at)},
+                    {"status", e.status == kServiceStatusActive     ? "active"
+                               : e.status == kServiceStatusInactive ? "inactive"
+                                                                    : "unknown"}});
+  }
+  SendJson(res, 200, {{"coordinators", list}});
 }
 
 // ?duration= as Go's time.ParseDuration for the common forms ("90s", "5m",

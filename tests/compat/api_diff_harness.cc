@@ -215,10 +215,9 @@ HttpReply Send(Side& side, const std::string& method, const std::string& path, c
 std::string StartServer(Side& side, const std::string& log) {
   side.port = FreePort();
   std::vector<std::string> argv = {side.binary, "start-all", "--host", "127.0.0.1", "--port", std::to_string(side.port)};
-  if (side.label != "ours") {
-    argv.push_back("--coordinator.port");
-    argv.push_back(std::to_string(FreePort()));
-  }
+  // Both run a coordinator (docs/distributed.md): each on a free port.
+  argv.push_back("--coordinator.port");
+  argv.push_back(std::to_string(FreePort()));
   auto env = side.env;
   env["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
   side.server = std::make_unique<Subprocess>();
