@@ -16,13 +16,25 @@ bin="$cache/package/bin/dagu"
 if [[ ! -x "$bin" ]]; then
   command -v npm >/dev/null || { echo "fetch_peer: npm not found; cannot fetch Dagu 1.30.2" >&2; exit 1; }
   mkdir -p "$cache"
-  tgz="$cache/dagu-org-dagu-linux-x64-1.30.2.tgz"
-  if [[ ! -s "$tgz" ]]; then
-    (cd "$cache" && timeout 300 npm pack --silent @dagu-org/dagu-linux-x64@1.30.2 >/dev/null) ||
-      { echo "fetch_peer: npm pack @dagu-org/dagu-linux-x64@1.30.2 failed" >&2; exit 1; }
+  # Tests fetch in parallel: one fetches, the others wait for it; the binary
+  # appears by a rename, never half-written nor replaced under a running test.
+  exec 9>"$cache/.fetch.lock"
+  flock 9
+  if [[ ! -x "$bin" ]]; then
+    tgz="$cache/dagu-org-dagu-linux-x64-1.30.2.tgz"
+    if [[ ! -s "$tgz" ]]; then
+      (cd "$cache" && timeout 300 npm pack --silent @dagu-org/dagu-linux-x64@1.30.2 >/dev/null) ||
+        { echo "fetch_peer: npm pack @dagu-org/dagu-linux-x64@1.30.2 failed" >&2; exit 1; }
+    fi
+    tmp="$(mktemp -d "$cache/extract.XXXXXX")"
+    tar -xzf "$tgz" -C "$tmp" package/bin/dagu package/package.json
+    chmod +x "$tmp/package/bin/dagu"
+    mkdir -p "$cache/package/bin"
+    mv -f "$tmp/package/package.json" "$cache/package/package.json"
+    mv -f "$tmp/package/bin/dagu" "$bin"
+    rm -rf "$tmp"
   fi
-  tar -xzf "$tgz" -C "$cache" package/bin/dagu package/package.json
-  chmod +x "$bin"
+  flock -u 9
 fi
 version="$("$bin" version 2>&1 | tail -n 1)"
 [[ "$version" == "1.30.2" ]] || { echo "fetch_peer: $bin reports version '$version', expected 1.30.2" >&2; exit 1; }
