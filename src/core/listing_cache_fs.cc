@@ -3,7 +3,7 @@
 namespace dagu {
 
 ListingCacheFileSystem::ListingCacheFileSystem(FileSystem* base, size_t max_dirs)
-    : base_(base), max_dirs_(max_dirs) {}
+    : ForwardingFileSystem(base), max_dirs_(max_dirs) {}
 
 uint64_t ListingCacheFileSystem::hits() const {
   std::lock_guard<std::mutex> l(mu_);

@@ -30,10 +30,11 @@
 #include <vector>
 
 #include "core/file_system.h"
+#include "core/forwarding_fs.h"
 
 namespace dagu {
 
-class ListingCacheFileSystem : public FileSystem {
+class ListingCacheFileSystem : public ForwardingFileSystem {
  public:
   static constexpr std::chrono::seconds kRacyWindow{2};
   static constexpr size_t kMaxNames = 100000;
@@ -47,35 +48,6 @@ class ListingCacheFileSystem : public FileSystem {
   uint64_t hits() const;
   uint64_t misses() const;
 
-  Status Stat(const std::string& path, FileInfo* info) override { return base_->Stat(path, info); }
-  Status ReadFile(const std::string& path, std::string* contents) override { return base_->ReadFile(path, contents); }
-  Status WriteFile(const std::string& path, const std::string& contents, int mode) override {
-    return base_->WriteFile(path, contents, mode);
-  }
-  Status WriteFileAtomic(const std::string& path, const std::string& contents, int mode) override {
-    return base_->WriteFileAtomic(path, contents, mode);
-  }
-  Status CreateFileExclusive(const std::string& path, const std::string& contents, int mode) override {
-    return base_->CreateFileExclusive(path, contents, mode);
-  }
-  Status AppendFileSync(const std::string& path, const std::string& contents, int mode) override {
-    return base_->AppendFileSync(path, contents, mode);
-  }
-  Status MakeDir(const std::string& path, int mode) override { return base_->MakeDir(path, mode); }
-  Status MakeDirs(const std::string& path, int mode) override { return base_->MakeDirs(path, mode); }
-  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
-  Status RemoveDir(const std::string& path) override { return base_->RemoveDir(path); }
-  Status RemoveAll(const std::string& path) override { return base_->RemoveAll(path); }
-  Status Rename(const std::string& from, const std::string& to) override { return base_->Rename(from, to); }
-  Status SetMtime(const std::string& path, WallTime when) override { return base_->SetMtime(path, when); }
-  Status OpenDirectory(const std::string& path, std::unique_ptr<DirectoryHandle>* out) override {
-    return base_->OpenDirectory(path, out);
-  }
-  Status ReadRegularFile(const std::string& path, const std::string& confine_to, uint64_t max_bytes,
-                         std::string* contents) override {
-    return base_->ReadRegularFile(path, confine_to, max_bytes, contents);
-  }
-
  private:
   struct Entry {
     FileInfo version;
@@ -83,7 +55,6 @@ class ListingCacheFileSystem : public FileSystem {
     std::list<std::string>::iterator lru;  // position in lru_
   };
 
-  FileSystem* base_;
   const size_t max_dirs_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;  // by path

@@ -8,7 +8,7 @@ namespace dagu {
 
 WatchedStatFileSystem::WatchedStatFileSystem(FileSystem* base, std::string root, size_t max_entries,
                                              size_t max_watches)
-    : base_(base), root_(std::move(root)), max_entries_(max_entries), tracker_(max_watches) {}
+    : ForwardingFileSystem(base), root_(std::move(root)), max_entries_(max_entries), tracker_(max_watches) {}
 
 uint64_t WatchedStatFileSystem::hits() const {
   std::lock_guard<std::mutex> l(mu_);

@@ -43,10 +43,11 @@
 
 #include "core/dir_tracker.h"
 #include "core/file_system.h"
+#include "core/forwarding_fs.h"
 
 namespace dagu {
 
-class WatchedStatFileSystem : public FileSystem {
+class WatchedStatFileSystem : public ForwardingFileSystem {
  public:
   // `base` must outlive this; it must be the real file system (what
   // inotify sees).
@@ -57,36 +58,6 @@ class WatchedStatFileSystem : public FileSystem {
   uint64_t hits() const;
   uint64_t misses() const;
 
-  Status ReadFile(const std::string& path, std::string* contents) override { return base_->ReadFile(path, contents); }
-  Status WriteFile(const std::string& path, const std::string& contents, int mode) override {
-    return base_->WriteFile(path, contents, mode);
-  }
-  Status WriteFileAtomic(const std::string& path, const std::string& contents, int mode) override {
-    return base_->WriteFileAtomic(path, contents, mode);
-  }
-  Status CreateFileExclusive(const std::string& path, const std::string& contents, int mode) override {
-    return base_->CreateFileExclusive(path, contents, mode);
-  }
-  Status AppendFileSync(const std::string& path, const std::string& contents, int mode) override {
-    return base_->AppendFileSync(path, contents, mode);
-  }
-  Status MakeDir(const std::string& path, int mode) override { return base_->MakeDir(path, mode); }
-  Status MakeDirs(const std::string& path, int mode) override { return base_->MakeDirs(path, mode); }
-  Status RemoveFile(const std::string& path) override { return base_->RemoveFile(path); }
-  Status RemoveDir(const std::string& path) override { return base_->RemoveDir(path); }
-  Status RemoveAll(const std::string& path) override { return base_->RemoveAll(path); }
-  Status Rename(const std::string& from, const std::string& to) override { return base_->Rename(from, to); }
-  Status ListDir(const std::string& path, std::vector<std::string>* names) override {
-    return base_->ListDir(path, names);
-  }
-  Status SetMtime(const std::string& path, WallTime when) override { return base_->SetMtime(path, when); }
-  Status OpenDirectory(const std::string& path, std::unique_ptr<DirectoryHandle>* out) override {
-    return base_->OpenDirectory(path, out);
-  }
-  Status ReadRegularFile(const std::string& path, const std::string& confine_to, uint64_t max_bytes,
-                         std::string* contents) override {
-    return base_->ReadRegularFile(path, confine_to, max_bytes, contents);
-  }
 
  private:
   // A number and the slot to read it again from (DirTracker::Watch).
@@ -106,7 +77,6 @@ class WatchedStatFileSystem : public FileSystem {
   // A fresh stat of `path`, kept when it can be (see the header comment).
   Status StatAndKeep(const std::string& path, FileInfo* info);
 
-  FileSystem* base_;
   const std::string root_;  // the root's path
   const size_t max_entries_;
   DirTracker tracker_;
