@@ -14,10 +14,13 @@ void AddConfig(const LaunchContext& ctx, std::vector<std::string>* argv) {
 
 }  // namespace
 
-std::vector<std::string> StartSlotCommand(const LaunchContext& ctx, const std::string& run_id, WallTime slot,
-                                          const std::string& dag_location) {
+namespace {
+
+// `<verb> -q --run-id=... --trigger-type=scheduled --schedule-time=... [--config ...] <dag>`.
+std::vector<std::string> SlotCommand(const LaunchContext& ctx, const char* verb, const std::string& run_id,
+                                     WallTime slot, const std::string& dag_location) {
   std::vector<std::string> argv = {ctx.executable,
-                                   "start",
+                                   verb,
                                    "-q",
                                    "--run-id=" + run_id,
                                    std::string("--trigger-type=") + kScheduledTriggerType,
@@ -27,17 +30,16 @@ std::vector<std::string> StartSlotCommand(const LaunchContext& ctx, const std::s
   return argv;
 }
 
+}  // namespace
+
+std::vector<std::string> StartSlotCommand(const LaunchContext& ctx, const std::string& run_id, WallTime slot,
+                                          const std::string& dag_location) {
+  return SlotCommand(ctx, "start", run_id, slot, dag_location);
+}
+
 std::vector<std::string> EnqueueSlotCommand(const LaunchContext& ctx, const std::string& run_id, WallTime slot,
                                             const std::string& dag_location) {
-  std::vector<std::string> argv = {ctx.executable,
-                                   "enqueue",
-                                   "-q",
-                                   "--run-id=" + run_id,
-                                   std::string("--trigger-type=") + kScheduledTriggerType,
-                                   "--schedule-time=" + FormatRFC3339Local(slot)};
-  AddConfig(ctx, &argv);
-  argv.push_back(dag_location);
-  return argv;
+  return SlotCommand(ctx, "enqueue", run_id, slot, dag_location);
 }
 
 std::vector<std::string> RetryQueuedCommand(const LaunchContext& ctx, const std::string& run_id,
