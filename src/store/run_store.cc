@@ -9,7 +9,9 @@
 #include "core/versioned_cache.h"
 #include "dag/dag_names.h"
 #include "store/run_claim.h"
+#include "store/run_day_index.h"
 #include "store/run_layout.h"
+#include "store/run_summary.h"
 #include "store/status_json.h"
 #include "core/json_text.h"
 
@@ -74,49 +76,6 @@ Status ReadClaim(FileSystem* fs, const Clock* clock, const std::string& claim, c
   return Status::OK();
 }
 
-// The fields of a record a run list shows (RunStore::SummaryOf), kept
-// compactly: a RunRecord holds its handler nodes inline.
-struct RunSummary {
-  RunRef root;
-  std::optional<RunRef> parent;
-  std::string name, dag_run_id, attempt_id;
-  RunStatus status = RunStatus::kNotStarted;
-  std::string worker_id;
-  int pid = 0;
-  int64_t created_at = 0;
-  std::string queued_at, started_at, finished_at, log, error, params;
-  TriggerType trigger_type = TriggerType::kUnknown;
-  std::string schedule_time;
-};
-
-RunSummary ToSummary(const RunRecord& r) {
-  return RunSummary{r.root,       r.parent,     r.name,       r.dag_run_id,  r.attempt_id, r.status,
-                    r.worker_id,  r.pid,        r.created_at, r.queued_at,   r.started_at, r.finished_at,
-                    r.log,        r.error,      r.params,     r.trigger_type, r.schedule_time};
-}
-
-RunRecord FromSummary(const RunSummary& s) {
-  RunRecord r;
-  r.root = s.root;
-  r.parent = s.parent;
-  r.name = s.name;
-  r.dag_run_id = s.dag_run_id;
-  r.attempt_id = s.attempt_id;
-  r.status = s.status;
-  r.worker_id = s.worker_id;
-  r.pid = s.pid;
-  r.created_at = s.created_at;
-  r.queued_at = s.queued_at;
-  r.started_at = s.started_at;
-  r.finished_at = s.finished_at;
-  r.log = s.log;
-  r.error = s.error;
-  r.params = s.params;
-  r.trigger_type = s.trigger_type;
-  r.schedule_time = s.schedule_time;
-  return r;
-}
-
 // Whether what was read at `version` may be kept: not when its mtime is so
 // recent that a second write within the same timestamp tick could follow
 // unseen (the racy-git rule; the real clock, whose time the filesystem stamps).
@@ -131,6 +90,7 @@ class RunStore::Index {
   explicit Index(const RunIndexLimits& limits) : days(limits.max_day_runs), summaries(limits.max_summaries) {}
   VersionedCache<std::vector<RunDir>> days;    // by day folder path; weight: runs (at least 1)
   VersionedCache<RunSummary> summaries;        // by status.jsonl path; weight 1
+  std::unique_ptr<RunDayIndex> day_index;      // lists over all DAGs of a few days; null when off
 };
 
 RunStore::RunStore(FileSystem* fs, const Clock* clock, std::string dag_runs_dir)
@@ -138,7 +98,13 @@ RunStore::RunStore(FileSystem* fs, const Clock* clock, std::string dag_runs_dir)
 
 RunStore::~RunStore() = default;
 
-void RunStore::EnableIndex(RunIndexLimits limits) { index_ = std::make_unique<Index>(limits); }
+void RunStore::EnableIndex(RunIndexLimits limits) {
+  index_ = std::make_unique<Index>(limits);
+  if (limits.max_watched_days > 0) {
+    index_->day_index =
+        std::make_unique<RunDayIndex>(fs_, this, dag_runs_dir_, limits.max_watched_days, limits.max_watches);
+  }
+}
 
 RunIndexCounters RunStore::index_counters() const {
   RunIndexCounters c;
@@ -410,6 +376,10 @@ void RunStore::ReadEntry(RunEntry* e, bool summary) {
 
 Status RunStore::ListRuns(const RunQuery& q, std::vector<RunEntry>* out) {
   out->clear();
+  if (index_ != nullptr && index_->day_index != nullptr) {
+    Status s = index_->day_index->List(q, out);
+    if (s.code() != Status::Code::kNotSupported) return s;
+  }
   // The candidates point into the day folders' shared lists (`held`): a day
   // of 10,000 DAGs has ~33,000 runs, of which a page reads ~1,000.
   struct Candidate {

@@ -89,6 +89,12 @@ struct RunIndexLimits {
   size_t max_day_runs = 100000;
   // Run summaries (~700 bytes each).
   size_t max_summaries = 50000;
+  // Lists over all DAGs of up to a week, answered from days kept in memory
+  // and proved current by inotify (store/run_day_index.h): at most this many
+  // days, watching at most `max_watches` folders. 0: off. Only for a store
+  // on the real file system (what inotify sees).
+  size_t max_watched_days = 0;
+  size_t max_watches = 0;
 };
 
 // How often the index answered (hits) and how often the files were read.

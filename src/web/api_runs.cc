@@ -66,14 +66,19 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
   std::vector<RunEntry> entries;
   Status s = ctx.runs->ListRuns(q, &entries);
   if (!s.ok()) return SendStatusError(res, s);
-  // 1.30.2's order: the record's createdAt (ms) newest first, then the run ID.
+  // 1.30.2's order: the record's createdAt (ms) newest first, then the run
+  // ID. Pointers are sorted: an entry is ~2.6 KB.
   auto created = [](const RunEntry& e) { return e.record.created_at != 0 ? e.record.created_at : UnixMillis(e.run.created); };
-  std::stable_sort(entries.begin(), entries.end(), [&](const RunEntry& a, const RunEntry& b) {
-    if (created(a) != created(b)) return created(a) > created(b);
-    return a.record.dag_run_id < b.record.dag_run_id;
+  std::vector<RunEntry*> order;
+  order.reserve(entries.size());
+  for (RunEntry& e : entries) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(), [&](const RunEntry* a, const RunEntry* b) {
+    if (created(*a) != created(*b)) return created(*a) > created(*b);
+    return a->record.dag_run_id < b->record.dag_run_id;
   });
   ApiJson runs = nullptr;
-  for (RunEntry& e : entries) {
+  for (RunEntry* entry : order) {
+    RunEntry& e = *entry;
     if (!e.error.ok()) continue;
     if (!run_id.empty() && e.record.dag_run_id.find(run_id) == std::string::npos) continue;
     ApplyStaleCheck(ctx, e.attempt, &e.record);

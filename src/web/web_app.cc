@@ -102,6 +102,9 @@ Status InitBuiltinAuth(BuiltinAuth* auth, const std::string& username) {
 constexpr size_t kKeptListings = 65536;
 // Stats of the run history kept (~350 bytes each).
 constexpr size_t kKeptStats = 50000;
+// Days of runs over all DAGs kept by the run list index (at 10,000 DAGs
+// ~3.5 MB per day, plus ~600 bytes per run a listing looked at).
+constexpr size_t kKeptRunDays = 4;
 
 }  // namespace
 
@@ -130,7 +133,15 @@ struct WebApp::Impl {
     std::string version = deps.version.empty() ? kVersion : deps.version;
     // Day folders' runs and run summaries, kept while unchanged
     // (store/run_store.h, "THE INDEX"; docs/web.md, "At scale").
-    runs.EnableIndex(RunIndexLimits{});
+    // The lists over all DAGs of a few days from days kept in memory,
+    // proved current by inotify (store/run_day_index.h): the real file
+    // system only.
+    RunIndexLimits limits;
+    if (fs == PosixFileSystem()) {
+      limits.max_watched_days = kKeptRunDays;
+      limits.max_watches = DirTracker::DefaultMaxWatches();
+    }
+    runs.EnableIndex(limits);
     // The DAG list without a stat per file while the DAG and suspend
     // directories saw no change (web/dag_files.h, "LISTING CACHE"); inotify
     // sees only the real file system.

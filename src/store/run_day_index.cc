@@ -1,0 +1,325 @@
+#include "store/run_day_index.h"
+
+#include <algorithm>
+#include <atomic>
+#include <unordered_set>
+
+#include "core/time_format.h"
+#include "store/run_layout.h"
+#include "store/run_summary.h"
+
+namespace dagu {
+
+// What a listing read of one run, and the numbers that prove it current.
+struct RunDayIndex::CellState {
+  Kept run, attempt;
+  AttemptDir attempt_dir;
+  RunSummary summary;
+};
+
+struct RunDayIndex::Cell {
+  std::mutex mu;  // guards `state` (a pointer swap)
+  std::shared_ptr<const CellState> state;
+};
+
+struct RunDayIndex::Run {
+  WallTime created;
+  std::string name;  // the run folder's name
+  std::shared_ptr<Cell> cell;
+};
+
+// One DAG folder's runs of the day.
+struct RunDayIndex::DagDay {
+  std::string dag_dir;   // the folder's name under <dagRunsDir>
+  std::string day_path;  // <dagRunsDir>/<dag_dir>/dag-runs/YYYY/MM/DD
+  Kept kept;             // the day folder, or its nearest existing ancestor; empty: read again
+  Status error;          // the folder could not be read (then nothing is kept)
+  std::vector<Run> runs;  // newest first
+};
+
+struct RunDayIndex::Day {
+  Kept top;  // <dagRunsDir>
+  std::vector<std::shared_ptr<const DagDay>> dags;  // by folder name
+  struct Ref {
+    uint32_t dag, run;
+  };
+  std::vector<Ref> merged;  // newest first
+  bool Same() const {
+    if (!top.Same()) return false;
+    for (const auto& d : dags) {
+      if (!d->kept.Same()) return false;
+    }
+    return true;
+  }
+};
+
+namespace {
+
+constexpr int64_t kSecondsPerDay = 86400;
+
+int64_t DayOf(WallTime t) {
+  const int64_t s = UnixSeconds(t);
+  return s / kSecondsPerDay - (s % kSecondsPerDay < 0 ? 1 : 0);
+}
+
+}  // namespace
+
+RunDayIndex::RunDayIndex(FileSystem* fs, RunStore* store, std::string dag_runs_dir, size_t max_days,
+                         size_t max_watches)
+    : fs_(fs), store_(store), dag_runs_dir_(std::move(dag_runs_dir)), max_days_(max_days), tracker_(max_watches) {}
+
+RunDayIndex::~RunDayIndex() = default;
+
+RunDayIndex::Kept RunDayIndex::Track(const std::string& dir) {
+  Kept k;
+  k.slot = tracker_.Watch(dir);
+  if (k.slot != nullptr) k.generation = k.slot->generation.load();
+  return k;
+}
+
+RunDayIndex::Counters RunDayIndex::counters() const {
+  std::lock_guard<std::mutex> l(mu_);
+  Counters c = counters_;
+  c.summary_hits = summary_hits_.load();
+  c.summary_reads = summary_reads_.load();
+  c.days_kept = days_.size();
+  return c;
+}
+
+Status RunDayIndex::List(const RunQuery& q, std::vector<RunEntry>* out) {
+  out->clear();
+  if (!q.dag_name.empty() || !q.from || !q.to || !q.summaries || *q.to < *q.from || max_days_ == 0) {
+    return Status::NotSupported("not a query over all DAGs of a few days");
+  }
+  const int64_t first = DayOf(*q.from), last = DayOf(*q.to);
+  if (last - first + 1 > kMaxQueryDays) return Status::NotSupported("more days than the index answers");
+  tracker_.Sync();
+  if (!Track(dag_runs_dir_).slot) return Status::NotSupported(dag_runs_dir_ + " cannot be watched");
+
+  std::vector<std::shared_ptr<const Day>> days;  // newest first; all runs of a day are newer than the day before's
+  for (int64_t d = last; d >= first; --d) {
+    std::shared_ptr<const Day> day;
+    DAGU_RETURN_IF_ERROR(CurrentDay(d, &day));
+    days.push_back(std::move(day));
+  }
+  // Folders that could not be read, first, once per DAG (as ListRuns).
+  if (q.statuses.empty()) {
+    std::unordered_set<std::string> seen;
+    for (const auto& day : days) {
+      for (const auto& dd : day->dags) {
+        if (dd->error.ok() || !seen.insert(dd->dag_dir).second) continue;
+        RunEntry bad;
+        bad.run.path = JoinPath(dag_runs_dir_, dd->dag_dir) + "/dag-runs";
+        bad.run.dag_name = dd->dag_dir;
+        bad.error = dd->error;
+        out->push_back(std::move(bad));
+      }
+    }
+  }
+  size_t runs = 0;
+  for (const auto& day : days) runs += day->merged.size();
+  out->reserve(std::min(q.limit == 0 ? runs : q.limit, runs) + out->size());
+  for (const auto& day : days) {
+    for (const Day::Ref& ref : day->merged) {
+      const DagDay& dd = *day->dags[ref.dag];
+      const Run& run = dd.runs[ref.run];
+      if (run.created < *q.from || run.created > *q.to) continue;
+      auto wanted = [&q](RunStatus status) {
+        return q.statuses.empty() || std::find(q.statuses.begin(), q.statuses.end(), status) != q.statuses.end();
+      };
+      // A kept summary is filtered before an entry is made of it: a status
+      // list looks at ~10 runs for each one it lists.
+      std::shared_ptr<const CellState> kept = KeptState(run);
+      if (kept != nullptr && !wanted(kept->summary.status)) continue;
+      RunEntry e;
+      e.run.dag_name = dd.dag_dir;
+      e.run.created = run.created;
+      e.run.path = JoinPath(dd.day_path, run.name);
+      WallTime unused;
+      ParseRunDirName(run.name, &unused, &e.run.run_id);
+      if (kept != nullptr) {
+        e.attempt = kept->attempt_dir;
+        e.record = FromSummary(kept->summary);
+        if (!e.record.name.empty()) e.run.dag_name = e.record.name;
+      } else {
+        ReadRun(run, &e);
+        if (!q.statuses.empty() && (!e.error.ok() || !wanted(e.record.status))) continue;
+      }
+      out->push_back(std::move(e));
+      if (q.limit != 0 && out->size() >= q.limit) return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
+Status RunDayIndex::CurrentDay(int64_t day, std::shared_ptr<const Day>* out) {
+  std::shared_ptr<const Day> kept;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (auto it = days_.find(day); it != days_.end()) kept = it->second;
+  }
+  if (kept != nullptr && kept->Same()) {
+    *out = std::move(kept);
+    return Status::OK();
+  }
+  std::shared_ptr<const Day> fresh;
+  DAGU_RETURN_IF_ERROR(Rebuild(day, kept, &fresh));
+  std::lock_guard<std::mutex> l(mu_);
+  ++counters_.day_rebuilds;
+  days_[day] = fresh;
+  lru_.remove(day);
+  lru_.push_front(day);
+  while (lru_.size() > max_days_) {
+    days_.erase(lru_.back());
+    lru_.pop_back();
+  }
+  *out = std::move(fresh);
+  return Status::OK();
+}
+
+Status RunDayIndex::Rebuild(int64_t day, const std::shared_ptr<const Day>& old, std::shared_ptr<const Day>* out) {
+  auto fresh = std::make_shared<Day>();
+  // The number first, then the listing (the DirTracker contract).
+  fresh->top = Track(dag_runs_dir_);
+  std::vector<std::string> names;
+  if (old != nullptr && old->top.Same()) {
+    for (const auto& dd : old->dags) names.push_back(dd->dag_dir);
+  } else {
+    Status s = fs_->ListDir(dag_runs_dir_, &names);
+    if (s.IsNotFound()) names.clear();
+    else DAGU_RETURN_IF_ERROR(s);
+    names.erase(std::remove_if(names.begin(), names.end(), [](const std::string& n) { return n.empty() || n[0] == '.'; }),
+                names.end());
+    std::sort(names.begin(), names.end());
+  }
+  std::unordered_map<std::string_view, const std::shared_ptr<const DagDay>*> previous;
+  if (old != nullptr) {
+    for (const auto& dd : old->dags) previous.emplace(dd->dag_dir, &dd);
+  }
+  fresh->dags.reserve(names.size());
+  for (const auto& name : names) {
+    auto it = previous.find(name);
+    const std::shared_ptr<const DagDay>* prev = it == previous.end() ? nullptr : it->second;
+    if (prev != nullptr && (*prev)->kept.Same()) {
+      fresh->dags.push_back(*prev);
+      continue;
+    }
+    std::shared_ptr<const DagDay> dd;
+    DAGU_RETURN_IF_ERROR(ReadDagDay(day, name, prev == nullptr ? nullptr : prev->get(), &dd));
+    fresh->dags.push_back(std::move(dd));
+  }
+  // Newest first; ties by DAG folder, then by run folder name descending.
+  struct Key {
+    int64_t created_ms;
+    uint32_t dag, run;
+  };
+  std::vector<Key> keys;
+  for (uint32_t i = 0; i < fresh->dags.size(); ++i) {
+    const auto& runs = fresh->dags[i]->runs;
+    for (uint32_t j = 0; j < runs.size(); ++j) keys.push_back({UnixMillis(runs[j].created), i, j});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.created_ms != b.created_ms) return a.created_ms > b.created_ms;
+    if (a.dag != b.dag) return a.dag < b.dag;
+    return a.run < b.run;
+  });
+  fresh->merged.reserve(keys.size());
+  for (const Key& k : keys) fresh->merged.push_back({k.dag, k.run});
+  *out = std::move(fresh);
+  return Status::OK();
+}
+
+Status RunDayIndex::ReadDagDay(int64_t day, const std::string& dag_dir, const DagDay* old,
+                               std::shared_ptr<const DagDay>* out) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    ++counters_.dag_day_reads;
+  }
+  auto dd = std::make_shared<DagDay>();
+  dd->dag_dir = dag_dir;
+  const std::string dag_path = JoinPath(dag_runs_dir_, dag_dir);
+  const std::string root = JoinPath(dag_path, "dag-runs");
+  const std::string date = FormatDatePathUTC(FromUnixSeconds(day * kSecondsPerDay));  // YYYY/MM/DD
+  dd->day_path = JoinPath(root, date);
+  std::vector<std::string> names;
+  dd->kept = Track(dd->day_path);
+  Status s = fs_->ListDir(dd->day_path, &names);
+  if (s.IsNotFound()) {
+    // No runs that day: kept with the nearest existing ancestor's number,
+    // taken before the folder is looked at again (it may have just been
+    // made).
+    names.clear();
+    dd->kept = {};
+    const std::string month = DirName(dd->day_path), year = DirName(month);
+    for (const std::string& dir : {month, year, root, dag_path}) {
+      dd->kept = Track(dir);
+      if (dd->kept.slot != nullptr) break;
+    }
+    s = fs_->ListDir(dd->day_path, &names);
+    if (s.IsNotFound()) {
+      names.clear();
+      s = Status::OK();
+    } else if (s.ok()) {
+      dd->kept = Track(dd->day_path);  // made meanwhile
+    }
+  }
+  if (!s.ok()) {
+    dd->kept = {};
+    dd->error = s.WithContext("cannot list " + dd->day_path);
+    *out = std::move(dd);
+    return Status::OK();
+  }
+  std::sort(names.rbegin(), names.rend());
+  std::unordered_map<std::string_view, const std::shared_ptr<Cell>*> cells;
+  if (old != nullptr) {
+    for (const Run& r : old->runs) cells.emplace(r.name, &r.cell);
+  }
+  dd->runs.reserve(names.size());
+  for (auto& n : names) {
+    Run r;
+    std::string id;
+    if (!ParseRunDirName(n, &r.created, &id)) continue;
+    auto it = cells.find(n);
+    r.cell = it != cells.end() ? *it->second : std::make_shared<Cell>();
+    r.name = std::move(n);
+    dd->runs.push_back(std::move(r));
+  }
+  *out = std::move(dd);
+  return Status::OK();
+}
+
+std::shared_ptr<const RunDayIndex::CellState> RunDayIndex::KeptState(const Run& run) {
+  std::shared_ptr<const CellState> state;
+  {
+    std::lock_guard<std::mutex> l(run.cell->mu);
+    state = run.cell->state;
+  }
+  if (state == nullptr || !state->run.Same() || !state->attempt.Same()) return nullptr;
+  summary_hits_.fetch_add(1, std::memory_order_relaxed);
+  return state;
+}
+
+void RunDayIndex::ReadRun(const Run& run, RunEntry* e) {
+  summary_reads_.fetch_add(1, std::memory_order_relaxed);
+  // Each number before what it proves is read.
+  auto fresh = std::make_shared<CellState>();
+  fresh->run = Track(e->run.path);
+  e->error = store_->LatestAttempt(e->run, &e->attempt);
+  if (e->error.ok()) {
+    fresh->attempt = Track(e->attempt.path);
+    RunRecord full;
+    e->error = store_->ReadStatus(e->attempt, &full);
+    if (e->error.ok()) {
+      fresh->attempt_dir = e->attempt;
+      fresh->summary = ToSummary(full);
+      e->record = FromSummary(fresh->summary);
+      if (fresh->run.slot != nullptr && fresh->attempt.slot != nullptr) {
+        std::lock_guard<std::mutex> l(run.cell->mu);
+        run.cell->state = std::move(fresh);
+      }
+    }
+  }
+  if (e->error.ok() && !e->record.name.empty()) e->run.dag_name = e->record.name;
+}
+
+}  // namespace dagu
