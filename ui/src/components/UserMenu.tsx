@@ -1,6 +1,6 @@
 // The signed-in user's menu in the top bar (builtin auth only): the name and
 // role, Change password (POST /auth/change-password) and Sign out.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { post } from "../api";
 import { builtinAuth, useAuth } from "../auth";
 import { ErrorBox, Modal, toast } from "./common";
@@ -10,9 +10,16 @@ export function UserMenu() {
   const { user, signOut } = useAuth();
   const [open, setOpen] = useState(false);
   const [changing, setChanging] = useState(false);
+  // A click anywhere else closes the menu.
+  useEffect(() => {
+    if (!open) return;
+    const close = () => setOpen(false);
+    window.addEventListener("click", close);
+    return () => window.removeEventListener("click", close);
+  }, [open]);
   if (!builtinAuth() || !user) return null;
   return (
-    <span class="user user-menu">
+    <span class="user user-menu" onClick={(e) => e.stopPropagation()}>
       <button class="user-button" id="user-menu" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>
         {user.username} <span class="muted">({user.role})</span> ▾
       </button>

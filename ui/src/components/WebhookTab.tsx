@@ -129,7 +129,7 @@ function WebhookPanel({ file }: { file: string }) {
       <dl class="kv">
         <dt>URL</dt><dd><code id="webhook-url">{webhookUrl(file)}</code> <CopyButton text={webhookUrl(file)} /></dd>
         <dt>Token</dt><dd><code>{hook.tokenPrefix}…</code></dd>
-        <dt>Created</dt><dd>{fmtTime(hook.createdAt)} <span class="muted">by {hook.createdBy || "–"}</span></dd>
+        <dt>Created</dt><dd>{fmtTime(hook.createdAt)}</dd>
         <dt>Last used</dt><dd id="webhook-last-used">{hook.lastUsedAt ? fmtTime(hook.lastUsedAt) : <span class="muted">never</span>}</dd>
       </dl>
       <h2>Example</h2>

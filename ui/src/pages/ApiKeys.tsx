@@ -64,7 +64,7 @@ function KeysList() {
                   <td>{k.name}{k.description && <div class="muted">{k.description}</div>}</td>
                   <td><span class={"badge role " + k.role}>{k.role}</span></td>
                   <td><code>{k.keyPrefix}…</code></td>
-                  <td>{fmtTime(k.createdAt)}<div class="muted">by {k.createdBy || "–"}</div></td>
+                  <td>{fmtTime(k.createdAt)}</td>
                   <td class="last-used">{k.lastUsedAt ? fmtTime(k.lastUsedAt) : <span class="muted">never</span>}</td>
                   <td class="actions">
                     <button data-act="edit" onClick={() => setEditing(k)}>Edit</button>

@@ -58,7 +58,7 @@ function WebhooksList() {
                     </label>{" "}
                     <span class="muted state">{w.enabled ? "enabled" : "disabled"}</span>
                   </td>
-                  <td>{fmtTime(w.createdAt)}<div class="muted">by {w.createdBy || "–"}</div></td>
+                  <td>{fmtTime(w.createdAt)}</td>
                   <td>{w.lastUsedAt ? fmtTime(w.lastUsedAt) : <span class="muted">never</span>}</td>
                   <td class="actions">
                     <button data-act="regenerate-webhook" onClick={() => {
