@@ -107,10 +107,13 @@ async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "dagu-e2e-auth-"));
   const home = path.join(tmp, "home");
   writeDags(home);
-  const srv = await startAll("builtin", home, {
+  const home2 = path.join(tmp, "home2");
+  writeDags(home2);
+  // Both servers start at once: the one without auth is used at the end.
+  const [srv, open] = await Promise.all([startAll("builtin", home, {
     DAGU_AUTH_MODE: "builtin", DAGU_AUTH_TOKEN_SECRET: "e2e-secret-of-at-least-16-bytes",
     DAGU_AUTH_ADMIN_USERNAME: "admin", DAGU_AUTH_ADMIN_PASSWORD: ADMIN_PASS,
-  });
+  }), startAll("none", home2)]);
   const api = "http://127.0.0.1:" + srv.webPort + "/api/v2";
   const call = async (method, p, token, body) => {
     const headers = {};
@@ -356,9 +359,6 @@ async function main() {
   await stopAllOf(srv);
 
   // ---- auth off: the pages say "not enabled" ----
-  const home2 = path.join(tmp, "home2");
-  writeDags(home2);
-  const open = await startAll("none", home2);
   const np = await newPage("no-auth");
   const base2 = "http://127.0.0.1:" + open.webPort + "/";
   await np.goto(base2 + "#/dags");
