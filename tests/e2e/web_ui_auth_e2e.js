@@ -100,6 +100,8 @@ function writeDags(home) {
   fs.writeFileSync(path.join(home, "dags", "hello.yaml"), "steps:\n  - name: greet\n    command: echo hello\n");
   fs.writeFileSync(path.join(home, "dags", "hook.yaml"),
     "steps:\n  - name: show\n    command: echo \"payload=$WEBHOOK_PAYLOAD\"\n");
+  fs.writeFileSync(path.join(home, "dags", "gated.yaml"),
+    "steps:\n  - name: gate\n    type: hitl\n    config:\n      prompt: ship it?\n  - name: after\n    command: echo after\n");
 }
 
 async function main() {
@@ -329,6 +331,12 @@ async function main() {
   await sleep(300);
   check((await vp.locator('button[data-act="retry"], button[data-act="reschedule"], button[data-act="retry-step"]').count()) === 0,
     "Viewer: no Retry/Reschedule on a run");
+  // A step waiting for approval: the viewer sees it, without Approve/Reject.
+  const gatedStart = await call("POST", "/dags/gated/start", adminToken, {});
+  const gatedRun = "#/runs/gated/" + gatedStart.json.dagRunId;
+  await vp.goto(base + gatedRun);
+  await vp.waitForSelector('.approval[data-approval="gate"]', { timeout: 20000 });
+  check((await vp.locator('button[data-act="approve"], button[data-act="reject"]').count()) === 0, "Viewer: a waiting step shows no Approve/Reject");
   await vp.goto(base + "#/users");
   await vp.waitForSelector("#not-allowed", { timeout: 10000 });
   check(true, "Viewer: #/users says it is for admins");
@@ -340,6 +348,9 @@ async function main() {
   await op.waitForSelector(".spec-editor .cm-content", { timeout: 10000 });
   check((await op.locator('.page-head button[data-act="start"]').count()) === 1, "Operator: Start on the DAG page");
   check((await op.locator('button[data-act="save"]').count()) === 0, "Operator: the spec is read only (no Save)");
+  await op.goto(base + gatedRun);
+  await op.waitForSelector('.approval[data-approval="gate"] button[data-act="approve"]', { timeout: 20000 });
+  check((await op.locator('button[data-act="reject"]').count()) === 1, "Operator: a waiting step shows Approve and Reject");
   await op.close();
 
   // ---- a 403 from the API is shown: the key's role drops while the page is open ----
