@@ -47,7 +47,7 @@ std::string RenderIndexHtml(const UiSettings& settings, const std::string& base_
   nlohmann::json config = {
       {"basePath", base_path},   {"apiURL", base_path + "/api/v2"}, {"title", settings.title},
       {"navbarColor", settings.navbar_color}, {"version", settings.version}, {"tz", settings.tz},
-      {"refreshMs", settings.refresh_ms},
+      {"refreshMs", settings.refresh_ms}, {"authMode", settings.auth_mode},
   };
   std::string html(index->body);
   ReplaceAll(&html, "__DAGU_TITLE__", HtmlEscape(settings.title));

@@ -16,6 +16,10 @@ struct UiSettings {
   std::string version;
   std::string tz;              // config tz ("" = server local zone)
   int refresh_ms = 3000;       // polling interval of the UI
+  // auth.mode as the UI reads it (1.30.2's config.authMode): "builtin" shows
+  // the login, user menu and the users/API keys/webhooks pages; "none" or
+  // "basic" says those pages are not enabled.
+  std::string auth_mode = "none";
 };
 
 void AddUiRoutes(WebServer* server, const UiSettings& settings);

@@ -174,6 +174,7 @@ struct WebApp::Impl {
     ui.navbar_color = config.navbar_color;
     ui.version = version;
     ui.tz = config.tz;
+    ui.auth_mode = builtin ? "builtin" : config.auth.mode.empty() ? "none" : config.auth.mode;
     AddUiRoutes(&server, ui);  // last: its catch-all must not shadow the API
   }
 

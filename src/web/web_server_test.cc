@@ -453,5 +453,14 @@ TEST(UiRoutesTest, IndexInjectsEscapedSettings) {
   EXPECT_EQ(html.find("__DAGU_"), std::string::npos);
 }
 
+// The UI decides from authMode whether to show the login, the user menu and
+// the users/API keys/webhooks pages (1.30.2's config.authMode).
+TEST(UiRoutesTest, IndexInjectsTheAuthMode) {
+  UiSettings s;
+  EXPECT_NE(RenderIndexHtml(s, "").find("\"authMode\":\"none\""), std::string::npos);
+  s.auth_mode = "builtin";
+  EXPECT_NE(RenderIndexHtml(s, "").find("\"authMode\":\"builtin\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dagu::web

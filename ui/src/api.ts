@@ -56,10 +56,14 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   }
   if (!res.ok) {
     if (res.status === 401 && unauthorizedListener && !path.startsWith("/auth/login")) unauthorizedListener();
-    throw new ApiError((data && data.message) || "HTTP " + res.status, res.status);
+    const message = (data && data.message) || "HTTP " + res.status;
+    // A 403 says plainly that the role may not do it (the UI hides most such actions).
+    throw new ApiError(res.status === 403 ? "Not allowed (403): " + message : message, res.status);
   }
   return data as T;
 }
 
 export const get = <T = any>(path: string) => api<T>("GET", path);
 export const post = <T = any>(path: string, body: unknown = {}) => api<T>("POST", path, body);
+export const patch = <T = any>(path: string, body: unknown) => api<T>("PATCH", path, body);
+export const del = <T = any>(path: string) => api<T>("DELETE", path);

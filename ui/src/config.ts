@@ -8,6 +8,7 @@ export interface DaguConfig {
   version: string;
   tz: string;
   refreshMs: number;
+  authMode: string; // none, basic or builtin (auth.ts)
 }
 
 const injected = (window as unknown as { DAGU_CONFIG?: Partial<DaguConfig> }).DAGU_CONFIG || {};
@@ -20,4 +21,5 @@ export const config: DaguConfig = {
   version: injected.version ?? "",
   tz: injected.tz ?? "",
   refreshMs: injected.refreshMs && injected.refreshMs > 0 ? injected.refreshMs : 3000,
+  authMode: injected.authMode || "none",
 };

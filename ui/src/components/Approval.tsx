@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { enc, post } from "../api";
 import { toast } from "./common";
 import type { NodeInfo } from "./StepsTable";
+import { useCanExecute } from "../auth";
 
 interface HitlConfig { prompt?: string; input?: string[]; required?: string[] }
 
@@ -16,6 +17,7 @@ export function ApprovalPanel({ base, node, reload }: { base: string; node: Node
   const [values, setValues] = useState<Record<string, string>>({});
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
+  const canExecute = useCanExecute(); // operator and up approve or reject
   const act = async (approve: boolean) => {
     setBusy(true);
     try {
@@ -49,10 +51,10 @@ export function ApprovalPanel({ base, node, reload }: { base: string; node: Node
         <span>Reason to reject</span>
         <input name="reject-reason" value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
       </label>
-      <div class="form-actions">
+      {canExecute && <div class="form-actions">
         <button class="primary" data-act="approve" disabled={busy} onClick={() => act(true)}>Approve</button>
         <button class="danger" data-act="reject" disabled={busy} onClick={() => act(false)}>Reject</button>
-      </div>
+      </div>}
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { api, enc } from "../api";
 import { fmtDuration, fmtTime, spanSeconds, triggerLabel } from "../format";
 import { href } from "../router";
 import { StatusBadge, toast } from "./common";
+import { useCanExecute } from "../auth";
 
 export interface RunSummary {
   name: string;
@@ -40,6 +41,7 @@ export async function runAction(r: RunSummary, act: "stop" | "retry" | "dequeue"
 }
 
 export function RunButtons({ run, reload }: { run: RunSummary; reload: () => void }) {
+  if (!useCanExecute()) return null; // a viewer (builtin auth) may not run DAGs
   if (run.statusLabel === "running")
     return <button class="danger" data-act="stop" onClick={() => runAction(run, "stop", reload)}>Stop</button>;
   if (run.statusLabel === "queued")

@@ -14,6 +14,8 @@ import { fmtDuration, fmtTime, NODE_STATUS_LABELS, spanSeconds } from "../format
 import { usePoll } from "../hooks";
 import { href, navigate, type Route } from "../router";
 import { setSuspended } from "./Dags";
+import { useCanExecute } from "../auth";
+import { WebhookTab } from "../components/WebhookTab";
 
 interface StepDef { name: string; depends?: string[] | null; call?: string }
 interface DagDetails {
@@ -33,6 +35,7 @@ export function DagPage({ route, canWrite }: { route: Route; canWrite: boolean }
   const file = route.parts[1];
   const tab = route.query.get("tab") || "run";
   const [starting, setStarting] = useState(false);
+  const canExecute = useCanExecute();
   const poll = usePoll(() => get<DagDetails>("/dags/" + enc(file)), [file]);
   const d = poll.data;
   const dag = d?.dag || {};
@@ -46,7 +49,7 @@ export function DagPage({ route, canWrite }: { route: Route; canWrite: boolean }
         {latest && <StatusBadge run={latest} />}
         {d?.suspended && <Badge label="suspended" />}
         <span class="spacer" />
-        {d && (
+        {d && canExecute && (
           <>
             <button class="primary" data-act="start" onClick={() => setStarting(true)}>Start</button>
             {latest && <RunButtons run={latest} reload={poll.reload} />}
@@ -68,11 +71,14 @@ export function DagPage({ route, canWrite }: { route: Route; canWrite: boolean }
         <a href={tabLink("run")} class={tab === "run" ? "active" : ""} data-tab="run">Latest run</a>
         <a href={tabLink("spec")} class={tab === "spec" ? "active" : ""} data-tab="spec">Spec</a>
         <a href={tabLink("history")} class={tab === "history" ? "active" : ""} data-tab="history">History</a>
+        <a href={tabLink("webhook")} class={tab === "webhook" ? "active" : ""} data-tab="webhook">Webhook</a>
       </nav>
       {!d ? (!poll.error && <Loading />) : tab === "spec" ? (
         <SpecTab file={file} canWrite={canWrite} onSaved={poll.reload} />
       ) : tab === "history" ? (
         <HistoryTab file={file} />
+      ) : tab === "webhook" ? (
+        <WebhookTab file={file} />
       ) : (
         <LatestTab d={d} route={route} file={file} />
       )}

@@ -7,6 +7,7 @@ import { StartDialog } from "../components/StartDialog";
 import { ago, fmtTime, parseTime } from "../format";
 import { usePoll } from "../hooks";
 import { href, navigate, type Route } from "../router";
+import { useCanExecute } from "../auth";
 
 const PER_PAGE = 50;
 
@@ -77,6 +78,7 @@ export function DagsPage({ route, canWrite }: { route: Route; canWrite: boolean 
   const [search, setSearch] = useState(name);
   const [starting, setStarting] = useState<DagEntry | null>(null);
   const [creating, setCreating] = useState(false);
+  const canExecute = useCanExecute();
   const go = (q: { q?: string; tag?: string; page?: number; sort?: string; order?: string }) => {
     const s = q.sort ?? sort, o = q.order ?? order;
     navigate(href(["dags"], { q: q.q ?? name, tag: q.tag ?? tag, page: q.page && q.page > 1 ? q.page : undefined,
@@ -151,17 +153,17 @@ export function DagsPage({ route, canWrite }: { route: Route; canWrite: boolean 
                     </td>
                     <td>
                       <label class="switch" title={d.suspended ? "suspended: the scheduler skips it" : "enabled"}>
-                        <input type="checkbox" checked={!d.suspended} data-act="toggle"
+                        <input type="checkbox" checked={!d.suspended} data-act="toggle" disabled={!canExecute}
                           onChange={() => setSuspended(d.fileName, !d.suspended, poll.reload)} />
                         <span />
                       </label>
                     </td>
-                    <td class="actions">
+                    <td class="actions">{canExecute && <>
                       <button class="primary" data-act="start" onClick={() => setStarting(d)}>Start</button>
                       <button data-act={d.suspended ? "resume" : "suspend"} onClick={() => setSuspended(d.fileName, !d.suspended, poll.reload)}>
                         {d.suspended ? "Resume" : "Suspend"}
                       </button>
-                    </td>
+                    </>}</td>
                   </tr>
                 );
               })}

@@ -12,6 +12,7 @@ import { StepsTable, type NodeInfo } from "../components/StepsTable";
 import { StepTimeline } from "../components/StepTimeline";
 import { fmtDuration, fmtTime, spanSeconds, triggerLabel } from "../format";
 import { usePoll } from "../hooks";
+import { useCanExecute } from "../auth";
 import { href, navigate, type Route } from "../router";
 
 interface RunDetails extends RunSummary {
@@ -31,6 +32,7 @@ async function reschedule(name: string, id: string) {
 }
 
 export function RunPage({ route }: { route: Route }) {
+  const canExecute = useCanExecute();
   const [, name, id, subKw, sub] = route.parts;
   const subId = subKw === "sub" ? sub : null;
   const step = route.query.get("step");
@@ -65,7 +67,7 @@ export function RunPage({ route }: { route: Route }) {
         <StatusBadge run={r} />
         <span class="spacer" />
         {!subId && <RunButtons run={rootRun} reload={poll.reload} />}
-        {!subId && !running && (
+        {!subId && !running && canExecute && (
           <button data-act="reschedule" title="a new run with the same params" onClick={() => reschedule(name, id)}>Reschedule</button>
         )}
       </div>
@@ -93,7 +95,7 @@ export function RunPage({ route }: { route: Route }) {
       <div class="panel flush">
         <h2>Steps</h2>
         <StepsTable nodes={nodes} selected={step} onSelect={select}
-          onRetryFrom={subId || running ? undefined : (s) => runAction(rootRun, "retry", poll.reload, s)} />
+          onRetryFrom={subId || running || !canExecute ? undefined : (s) => runAction(rootRun, "retry", poll.reload, s)} />
       </div>
       <div class="panel">
         <h2>Timeline</h2>
