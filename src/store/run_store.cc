@@ -101,8 +101,9 @@ RunStore::~RunStore() = default;
 void RunStore::EnableIndex(RunIndexLimits limits) {
   index_ = std::make_unique<Index>(limits);
   if (limits.max_watched_days > 0) {
-    index_->day_index =
-        std::make_unique<RunDayIndex>(fs_, this, dag_runs_dir_, limits.max_watched_days, limits.max_watches);
+    FileSystem* listing = limits.day_listing_fs != nullptr ? limits.day_listing_fs : fs_;
+    index_->day_index = std::make_unique<RunDayIndex>(listing, this, dag_runs_dir_, limits.max_watched_days,
+                                                      limits.max_watches);
   }
 }
 

@@ -95,6 +95,10 @@ struct RunIndexLimits {
   // on the real file system (what inotify sees).
   size_t max_watched_days = 0;
   size_t max_watches = 0;
+  // The file system the day index lists day folders with: the real one
+  // beneath the store's caching layers, since it keeps what it lists itself
+  // (null: the store's).
+  FileSystem* day_listing_fs = nullptr;
 };
 
 // How often the index answered (hits) and how often the files were read.

@@ -140,6 +140,7 @@ struct WebApp::Impl {
     if (fs == PosixFileSystem()) {
       limits.max_watched_days = kKeptRunDays;
       limits.max_watches = DirTracker::DefaultMaxWatches();
+      limits.day_listing_fs = fs;
     }
     runs.EnableIndex(limits);
     // The DAG list without a stat per file while the DAG and suspend
