@@ -1,5 +1,6 @@
 #include "cli/builtin_executors.h"
 
+#include "distributed/peer_tls.h"
 #include "scheduler/scheduler_paths.h"
 
 namespace dagu {
@@ -21,7 +22,7 @@ SubDagRunnerOptions SubDagOptions(const Config& config, TaskDispatcher* dispatch
 BuiltinExecutors::BuiltinExecutors(const Config& config)
     : service_registry_(PosixFileSystem(), RegistryDirOf(config.paths)),
       discovery_(&service_registry_, Clock::Real()),
-      dispatcher_(&discovery_),
+      dispatcher_(&discovery_, nullptr, std::chrono::seconds(5), distributed::PeerTlsOf(config.peer)),
       subdag_(SubDagOptions(config, &dispatcher_)) {
   registry_.Register("chat", &chat_);
   registry_.Register("archive", &archive_);
