@@ -252,7 +252,16 @@ class SubDagStep final : public RunningStep {
                                                     ChildTask(child, plan_[i]), root, RemoteChildOptions{}, log);
         active.push_back(i);
       }
-      if (abandoned_) return false;
+      if (abandoned_) {
+        // Wait() returns now; a child already on a worker still gets its
+        // cancel request (written at once when its record exists).
+        l.unlock();
+        for (size_t i : active) {
+          children[i]->Cancel();
+          children[i]->Step();
+        }
+        return false;
+      }
       const bool stop = stopped_;
       l.unlock();  // a dispatch call blocks for its deadline
       for (auto it = active.begin(); it != active.end();) {
