@@ -1,10 +1,15 @@
 #include "cli/builtin_executors.h"
 
+#include "distributed/peer_tls.h"
+#include "scheduler/scheduler_paths.h"
+
 namespace dagu {
 namespace {
 
-SubDagRunnerOptions SubDagOptions(const Config& config) {
+SubDagRunnerOptions SubDagOptions(const Config& config, TaskDispatcher* dispatcher) {
   SubDagRunnerOptions o;
+  o.base_config = config.paths.base_config;
+  o.dispatcher = dispatcher;
   o.executable = config.paths.executable;
   o.config_file = config.paths.config_file;
   o.dags_dir = config.paths.dags_dir;
@@ -14,7 +19,11 @@ SubDagRunnerOptions SubDagOptions(const Config& config) {
 
 }  // namespace
 
-BuiltinExecutors::BuiltinExecutors(const Config& config) : subdag_(SubDagOptions(config)) {
+BuiltinExecutors::BuiltinExecutors(const Config& config)
+    : service_registry_(PosixFileSystem(), RegistryDirOf(config.paths)),
+      discovery_(&service_registry_, Clock::Real()),
+      dispatcher_(&discovery_, nullptr, std::chrono::seconds(5), distributed::PeerTlsOf(config.peer)),
+      subdag_(SubDagOptions(config, &dispatcher_)) {
   registry_.Register("chat", &chat_);
   registry_.Register("archive", &archive_);
   registry_.Register("dag", &subdag_);

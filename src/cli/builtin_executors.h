@@ -2,10 +2,14 @@
 // Dagu 1.30.2 executor type (src/executors/executor_registry.h), built once
 // per `dagu start`/`retry` process and handed to the agent. The types are
 // exactly those the DAG loader accepts (BuiltinExecutorTypes() in
-// dag/dag_executor.h); a test checks the two agree.
+// dag/dag_executor.h); a test checks the two agree. Call steps whose child
+// has a workerSelector dispatch through the coordinators of the service
+// registry (libdagu-grpc.so is loaded at the first such dispatch only).
 #pragma once
 
 #include "config/config.h"
+#include "distributed/coordinator_discovery.h"
+#include "distributed/coordinator_dispatcher.h"
 #include "executors/chat_executor.h"
 #include "executors/archive_executor.h"
 #include "executors/docker_executor.h"
@@ -31,6 +35,10 @@ class BuiltinExecutors {
   const ExecutorRegistry* registry() const { return &registry_; }
 
  private:
+  // Declared before subdag_, which uses them.
+  ServiceRegistry service_registry_;
+  distributed::CoordinatorDiscovery discovery_;
+  distributed::CoordinatorDispatcher dispatcher_;
   ShellRunner shell_;
   ChatRunner chat_;
   ArchiveRunner archive_;

@@ -1,9 +1,10 @@
 // `dagu coordinator` and `dagu worker`: Dagu 1.30.2's distributed execution
 // (a gRPC coordinator and workers polling it; docs/distributed.md).
-// `dagu coordinator` serves 1.30.2's coordinator.v1 protocol (plaintext) from
-// libdagu-grpc.so and registers in the service registry. `dagu worker` polls
-// the coordinators of the registry (plaintext) and runs their tasks with
-// this binary's run agent (distributed/worker.h).
+// `dagu coordinator` serves 1.30.2's coordinator.v1 protocol (plaintext, or
+// TLS with peer.cert_file/key_file) from libdagu-grpc.so and registers in
+// the service registry. `dagu worker` polls the coordinators of the registry
+// (plaintext unless peer.insecure is false) and runs their tasks with this
+// binary's run agent (distributed/worker.h).
 #include <signal.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "distributed/agent_task_runner.h"
 #include "distributed/coordinator_discovery.h"
 #include "distributed/coordinator_loader.h"
+#include "distributed/peer_tls.h"
 #include "distributed/worker.h"
 
 namespace dagu::cli {
@@ -44,12 +46,9 @@ int RunCoordinator(const CommonFlags& common, const DistributedFlags& d) {
   extra.coordinator_host = d.coordinator_host;
   extra.coordinator_port = d.coordinator_port;
   extra.coordinator_advertise = d.coordinator_advertise;
+  ApplyPeerFlags(d, &extra);
   Config config;
   if (int rc = LoadConfigForCommand(common, extra, &config); rc != 0) return rc;
-  if (!d.peer_cert_file.empty() || !d.peer_key_file.empty() || !d.peer_client_ca_file.empty()) {
-    return CommandError("TLS between coordinator and workers (--peer.*) is not built yet: the coordinator serves "
-                        "plaintext only (docs/distributed.md)");
-  }
 
   CoordinatorRunner coordinator;
   if (Status s = coordinator.Start(config); !s.ok()) return CommandError("failed to start coordinator: " + s.ToString());
@@ -69,17 +68,15 @@ int RunWorker(const CommonFlags& common, const DistributedFlags& d) {
   extra.worker_id = d.worker_id;
   extra.worker_max_active_runs = d.worker_max_active_runs;
   extra.worker_labels = d.worker_labels;
+  ApplyPeerFlags(d, &extra);
   Config config;
   if (int rc = LoadConfigForCommand(common, extra, &config); rc != 0) return rc;
-  if (!d.peer_cert_file.empty() || !d.peer_key_file.empty() || !d.peer_client_ca_file.empty() ||
-      d.peer_skip_tls_verify) {
-    return CommandError("TLS between coordinator and workers (--peer.*) is not built yet: the worker calls "
-                        "coordinators in plaintext only (docs/distributed.md)");
-  }
+  const distributed::PeerTls tls = distributed::PeerTlsOf(config.peer);
 
-  // Load libdagu-grpc.so now, so that a missing module is an exit 1 at once
-  // (a channel connects lazily: this one never does).
-  if (StatusOr<std::unique_ptr<distributed::CoordinatorChannel>> probe = distributed::ConnectCoordinator("localhost:1");
+  // Load libdagu-grpc.so now, so that a missing module or an unreadable TLS
+  // file is an exit 1 at once (a channel connects lazily: this one never does).
+  if (StatusOr<std::unique_ptr<distributed::CoordinatorChannel>> probe =
+          distributed::ConnectCoordinator("localhost:1", tls);
       !probe.ok()) {
     return CommandError("failed to start worker: " + probe.status().ToString());
   }
@@ -97,7 +94,9 @@ int RunWorker(const CommonFlags& common, const DistributedFlags& d) {
   distributed::AgentTaskRunner runner(PosixProcessSpawner(), launch, tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
   ServiceRegistry registry(PosixFileSystem(), config.paths.service_registry_dir);
   distributed::CoordinatorDiscovery discovery(&registry, Clock::Real());
-  distributed::Worker worker(options, &discovery, distributed::ConnectCoordinator, &runner, Clock::Real());
+  distributed::Worker worker(
+      options, &discovery, [tls](const std::string& target) { return distributed::ConnectCoordinator(target, tls); },
+      &runner, Clock::Real());
 
   std::string labels;
   for (const auto& [k, v] : options.labels) labels += (labels.empty() ? "" : ",") + k + "=" + v;
@@ -136,16 +135,29 @@ void AddCoordinatorFlags(CLI::App* cmd, DistributedFlags* d) {
 }
 
 void AddPeerFlags(CLI::App* cmd, DistributedFlags* d) {
-  Note(cmd->add_option("--peer.cert-file", d->peer_cert_file, "Path to TLS certificate file for mutual TLS (not used here)"),
-       d);
-  Note(cmd->add_option("--peer.key-file", d->peer_key_file, "Path to TLS key file for mutual TLS (not used here)"), d);
+  Note(cmd->add_option("--peer.cert-file", d->peer_cert_file, "Path to TLS certificate file for peer connections"), d);
+  Note(cmd->add_option("--peer.key-file", d->peer_key_file, "Path to TLS key file for peer connections"), d);
   Note(cmd->add_option("--peer.client-ca-file", d->peer_client_ca_file,
-                       "Path to CA certificate file for server verification (not used here)"),
+                       "Path to CA certificate file for client verification (mTLS)"),
        d);
-  Note(cmd->add_flag("--peer.insecure", d->peer_insecure, "Use insecure connection (h2c) instead of TLS (not used here)"),
-       d);
-  Note(cmd->add_flag("--peer.skip-tls-verify", d->peer_skip_tls_verify, "Skip TLS certificate verification (not used here)"),
-       d);
+  d->peer_insecure_option =
+      cmd->add_flag("--peer.insecure", d->peer_insecure, "Use insecure connection (h2c) instead of TLS");
+  Note(d->peer_insecure_option, d);
+  d->peer_skip_tls_verify_option =
+      cmd->add_flag("--peer.skip-tls-verify", d->peer_skip_tls_verify, "Skip TLS certificate verification (insecure)");
+  Note(d->peer_skip_tls_verify_option, d);
+}
+
+void ApplyPeerFlags(const DistributedFlags& d, ConfigOverrides* o) {
+  o->peer_cert_file = d.peer_cert_file;
+  o->peer_key_file = d.peer_key_file;
+  o->peer_client_ca_file = d.peer_client_ca_file;
+  if (d.peer_insecure_option != nullptr && d.peer_insecure_option->count() > 0) {
+    o->peer_insecure = d.peer_insecure ? "true" : "false";
+  }
+  if (d.peer_skip_tls_verify_option != nullptr && d.peer_skip_tls_verify_option->count() > 0) {
+    o->peer_skip_tls_verify = d.peer_skip_tls_verify ? "true" : "false";
+  }
 }
 
 void AddDistributedCommands(CLI::App& app, int* exit_code) {
@@ -156,7 +168,7 @@ void AddDistributedCommands(CLI::App& app, int* exit_code) {
   SetCommandDoc(coordinator, {"coordinator [flags]",
                               "Runs the gRPC coordinator (Dagu 1.30.2's coordinator.v1 protocol, plaintext)\n"
                               "that hands DAG-runs from schedulers to workers polling it, and registers it\n"
-                              "in <data>/service-registry/coordinator/. TLS (--peer.*) is not built yet."});
+                              "in <data>/service-registry/coordinator/. TLS with --peer.cert-file/--peer.key-file (docs/distributed.md)."});
   AddCommonFlags(coordinator, &coordinator_common, false);
   AddCoordinatorFlags(coordinator, &coordinator_flags);
   AddPeerFlags(coordinator, &coordinator_flags);
@@ -171,7 +183,7 @@ void AddDistributedCommands(CLI::App& app, int* exit_code) {
                          "coordinator.v1 protocol, plaintext) and runs each with this binary's run\n"
                          "agent, so its records land in the shared data directory as a local run's.\n"
                          "SIGTERM/SIGINT: stop polling, wait for the running tasks (a second signal\n"
-                         "stops them), exit 0. TLS (--peer.*) is not built yet.\n\n"
+                         "stops them), exit 0. Plaintext unless peer.insecure is false (docs/distributed.md).\n\n"
                          "Examples:\n"
                          "  dagu worker --worker.labels gpu=true,region=us-east-1\n"
                          "  dagu worker --worker.id=worker-1 --worker.max-active-runs=4"});

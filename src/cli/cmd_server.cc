@@ -38,6 +38,7 @@ int LoadServerConfig(const ServerFlags& flags, Config* config, const Distributed
     overrides.coordinator_host = distributed->coordinator_host;
     overrides.coordinator_port = distributed->coordinator_port;
     overrides.coordinator_advertise = distributed->coordinator_advertise;
+    ApplyPeerFlags(*distributed, &overrides);
   }
   if (flags.port > 0) overrides.port = flags.port;
   // Nothing this process runs may read the server's credentials, not even in
@@ -81,10 +82,6 @@ int RunServer(const ServerFlags& flags) {
 int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
   Config config;
   if (int rc = LoadServerConfig(flags, &config, &distributed); rc != kExitOk) return rc;
-  if (!distributed.peer_cert_file.empty() || !distributed.peer_key_file.empty() ||
-      !distributed.peer_client_ca_file.empty()) {
-    spdlog::warn("TLS between coordinator and workers (--peer.*) is not built yet: the coordinator serves plaintext");
-  }
   // Declared before the signal handler that calls it, so it outlives that
   // handler's thread (which ~StopSignals joins); it starts no thread until Start().
   SchedulerService service(config);

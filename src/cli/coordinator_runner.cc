@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "distributed/coordinator_loader.h"
+#include "distributed/peer_tls.h"
 
 namespace dagu::cli {
 namespace {
@@ -23,6 +24,7 @@ Status CoordinatorRunner::Start(const Config& config) {
   distributed::CoordinatorOptions options;
   options.bind_host = config.coordinator.host;
   options.port = config.coordinator.port;
+  options.tls = distributed::PeerTlsOf(config.peer);
   StatusOr<std::unique_ptr<distributed::CoordinatorServer>> started = distributed::StartCoordinator(options);
   if (!started.ok()) return started.status();
   server_ = std::move(started).value();

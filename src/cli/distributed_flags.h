@@ -1,13 +1,13 @@
 // Dagu 1.30.2's flags of distributed execution (a coordinator gRPC server,
-// workers that poll it, TLS between them). This dagu does not build
-// distributed execution: `start-all` accepts the flags and says once that
-// they are ignored; `coordinator` and `worker` accept them and exit with an
-// error saying so (docs/cli.md).
+// workers that poll it, TLS between them: docs/distributed.md), of
+// `coordinator`, `worker` and `start-all`.
 #pragma once
 
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "config/config.h"
 
 namespace dagu::cli {
 
@@ -16,6 +16,8 @@ struct DistributedFlags {
   std::string peer_cert_file, peer_key_file, peer_client_ca_file;
   bool peer_insecure = false;
   bool peer_skip_tls_verify = false;
+  CLI::Option* peer_insecure_option = nullptr;         // given or not
+  CLI::Option* peer_skip_tls_verify_option = nullptr;
   std::string worker_id, worker_labels, worker_max_active_runs;
   bool any_given = false;  // set when any of these flags is on the command line
 };
@@ -25,5 +27,7 @@ void AddCoordinatorFlags(CLI::App* cmd, DistributedFlags* flags);
 // --peer.cert-file, --peer.key-file, --peer.client-ca-file, --peer.insecure,
 // --peer.skip-tls-verify.
 void AddPeerFlags(CLI::App* cmd, DistributedFlags* flags);
+// The --peer.* flags given, as config overrides (they beat env and file).
+void ApplyPeerFlags(const DistributedFlags& flags, ConfigOverrides* overrides);
 
 }  // namespace dagu::cli

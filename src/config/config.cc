@@ -58,6 +58,16 @@ void ApplyFlags(const ConfigOverrides& overrides, Settings* settings) {
     SetFlag(settings, "worker.max_active_runs", overrides.worker_max_active_runs, "--worker.max-active-runs");
   }
   if (!overrides.worker_labels.empty()) SetFlag(settings, "worker.labels", overrides.worker_labels, "--worker.labels");
+  const std::pair<const std::string*, const char*> peer[] = {
+      {&overrides.peer_cert_file, "cert_file"},           {&overrides.peer_key_file, "key_file"},
+      {&overrides.peer_client_ca_file, "client_ca_file"}, {&overrides.peer_skip_tls_verify, "skip_tls_verify"},
+      {&overrides.peer_insecure, "insecure"}};
+  for (const auto& [value, key] : peer) {
+    if (value->empty()) continue;
+    std::string flag = std::string("--peer.") + key;
+    for (char& c : flag) c = c == '_' ? '-' : c;
+    SetFlag(settings, std::string("peer.") + key, *value, flag);
+  }
 }
 
 // config.yaml (or --config), then, only without --config, admin.yaml merged over it.

@@ -80,6 +80,22 @@ struct WorkerConfig {
   std::map<std::string, std::string> labels;
 };
 
+// `peer.*` (docs/distributed.md "TLS"): TLS between coordinator and workers
+// and every other coordinator client (the scheduler, run agents, the web
+// server), as Dagu 1.30.2 reads it. A coordinator serves TLS when cert_file
+// and key_file are set (and requires client certificates signed by
+// client_ca_file when that is set too). A client uses TLS unless `insecure`
+// (the default: plaintext h2c); then cert_file/key_file are its client
+// certificate, client_ca_file the CA it checks the coordinator against, and
+// skip_tls_verify skips that check.
+struct PeerConfig {
+  std::string cert_file;
+  std::string key_file;
+  std::string client_ca_file;
+  bool skip_tls_verify = false;
+  bool insecure = true;
+};
+
 struct HealthConfig {
   bool details = true;  // false: /health on scheduler.port says only status, role and state
 };
@@ -147,6 +163,7 @@ struct Config {
   HealthConfig health;
   CoordinatorConfig coordinator;
   WorkerConfig worker;
+  PeerConfig peer;
 
   // The address of /health on scheduler.port: scheduler.health_host, else `host`.
   const std::string& HealthHost() const { return scheduler.health_host.empty() ? host : scheduler.health_host; }
@@ -174,6 +191,13 @@ struct ConfigOverrides {
   std::string worker_id;
   std::string worker_max_active_runs;  // checked as worker.max_active_runs is
   std::string worker_labels;
+  // --peer.cert-file, --peer.key-file, --peer.client-ca-file; and
+  // --peer.skip-tls-verify, --peer.insecure as "true"/"false" ("" = not given).
+  std::string peer_cert_file;
+  std::string peer_key_file;
+  std::string peer_client_ca_file;
+  std::string peer_skip_tls_verify;
+  std::string peer_insecure;
 };
 
 // What LoadConfig reads besides the command line, injected for tests.

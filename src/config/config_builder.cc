@@ -201,6 +201,15 @@ Status BuildWorker(const Reader& r, WorkerConfig* w) {
   return Status::OK();
 }
 
+Status BuildPeer(const Reader& r, PeerConfig* p) {
+  DAGU_RETURN_IF_ERROR(r.String("peer.cert_file", &p->cert_file));
+  DAGU_RETURN_IF_ERROR(r.String("peer.key_file", &p->key_file));
+  DAGU_RETURN_IF_ERROR(r.String("peer.client_ca_file", &p->client_ca_file));
+  DAGU_RETURN_IF_ERROR(r.Bool("peer.skip_tls_verify", &p->skip_tls_verify));
+  DAGU_RETURN_IF_ERROR(r.Bool("peer.insecure", &p->insecure));
+  return Status::OK();
+}
+
 Status BuildScheduler(const Reader& r, SchedulerConfig* s) {
   DAGU_RETURN_IF_ERROR(r.Int("scheduler.port", 0, 65535, &s->port));
   DAGU_RETURN_IF_ERROR(r.String("scheduler.health_host", &s->health_host));
@@ -422,6 +431,7 @@ Status BuildConfig(const Settings& settings, const HomeLayout& layout, const Bui
   DAGU_RETURN_IF_ERROR(BuildScheduler(r, &out->scheduler));
   DAGU_RETURN_IF_ERROR(BuildCoordinator(r, &out->coordinator));
   DAGU_RETURN_IF_ERROR(BuildWorker(r, &out->worker));
+  DAGU_RETURN_IF_ERROR(BuildPeer(r, &out->peer));
   DAGU_RETURN_IF_ERROR(BuildQueues(r, &out->queues, &out->warnings));
   return Status::OK();
 }

@@ -288,6 +288,56 @@ TEST_F(ConfigTest, CoordinatorKeysFromFileEnvAndFlags) {
   EXPECT_THAT(LoadError(flags), HasSubstr("coordinator.port"));
 }
 
+TEST_F(ConfigTest, PeerKeysFromFileEnvAndFlagsInBothDialects) {
+  Config c = MustLoad();
+  EXPECT_EQ(c.peer.cert_file, "");
+  EXPECT_TRUE(c.peer.insecure);  // 1.30.2's default: plaintext h2c
+  EXPECT_FALSE(c.peer.skip_tls_verify);
+  HomeWithConfig("peer:\n  certFile: /c/camel.crt\n  keyFile: /c/camel.key\n  clientCaFile: /c/ca.crt\n"
+                 "  skipTlsVerify: true\n  insecure: false\n");
+  c = MustLoad();
+  EXPECT_EQ(c.peer.cert_file, "/c/camel.crt");
+  EXPECT_EQ(c.peer.key_file, "/c/camel.key");
+  EXPECT_EQ(c.peer.client_ca_file, "/c/ca.crt");
+  EXPECT_TRUE(c.peer.skip_tls_verify);
+  EXPECT_FALSE(c.peer.insecure);
+  EXPECT_THAT(c.warnings, IsEmpty());
+  HomeWithConfig("peer:\n  cert_file: /c/snake.crt\n  key_file: /c/snake.key\n  client_ca_file: /c/snake-ca.crt\n"
+                 "  skip_tls_verify: false\n");
+  c = MustLoad();
+  EXPECT_EQ(c.peer.cert_file, "/c/snake.crt");
+  EXPECT_EQ(c.peer.key_file, "/c/snake.key");
+  EXPECT_EQ(c.peer.client_ca_file, "/c/snake-ca.crt");
+  EXPECT_FALSE(c.peer.skip_tls_verify);
+  EXPECT_TRUE(c.peer.insecure);
+  env_["DAGU_PEER_CERT_FILE"] = "/e/s.crt";
+  env_["DAGU_PEER_KEY_FILE"] = "/e/s.key";
+  env_["DAGU_PEER_CLIENT_CA_FILE"] = "/e/ca.crt";
+  env_["DAGU_PEER_SKIP_TLS_VERIFY"] = "true";
+  env_["DAGU_PEER_INSECURE"] = "false";
+  c = MustLoad();
+  EXPECT_EQ(c.peer.cert_file, "/e/s.crt");
+  EXPECT_EQ(c.peer.key_file, "/e/s.key");
+  EXPECT_EQ(c.peer.client_ca_file, "/e/ca.crt");
+  EXPECT_TRUE(c.peer.skip_tls_verify);
+  EXPECT_FALSE(c.peer.insecure);
+  ConfigOverrides flags;
+  flags.peer_cert_file = "/f/s.crt";
+  flags.peer_key_file = "/f/s.key";
+  flags.peer_client_ca_file = "/f/ca.crt";
+  flags.peer_skip_tls_verify = "false";
+  flags.peer_insecure = "true";
+  c = MustLoad(flags);
+  EXPECT_EQ(c.peer.cert_file, "/f/s.crt");
+  EXPECT_EQ(c.peer.key_file, "/f/s.key");
+  EXPECT_EQ(c.peer.client_ca_file, "/f/ca.crt");
+  EXPECT_FALSE(c.peer.skip_tls_verify);
+  EXPECT_TRUE(c.peer.insecure);
+  env_["DAGU_PEER_INSECURE"] = "maybe";
+  flags.peer_insecure = "";
+  EXPECT_THAT(LoadError(flags), HasSubstr("DAGU_PEER_INSECURE"));
+}
+
 TEST_F(ConfigTest, WorkerKeysFromFileEnvAndFlagsInBothDialects) {
   Config c = MustLoad();
   EXPECT_EQ(c.worker.id, "");

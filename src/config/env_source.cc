@@ -44,6 +44,11 @@ const std::vector<EnvBinding>& EnvBindings() {
       {"DAGU_WORKER_ID", "worker.id", ""},
       {"DAGU_WORKER_MAX_ACTIVE_RUNS", "worker.max_active_runs", ""},
       {"DAGU_WORKER_LABELS", "worker.labels", ""},
+      {"DAGU_PEER_CERT_FILE", "peer.cert_file", ""},
+      {"DAGU_PEER_KEY_FILE", "peer.key_file", ""},
+      {"DAGU_PEER_CLIENT_CA_FILE", "peer.client_ca_file", ""},
+      {"DAGU_PEER_SKIP_TLS_VERIFY", "peer.skip_tls_verify", ""},
+      {"DAGU_PEER_INSECURE", "peer.insecure", ""},
       // UI (legacy names first).
       {"DAGU_NAVBAR_COLOR", "ui.navbar_color", ""},
       {"DAGU_NAVBAR_TITLE", "ui.navbar_title", ""},

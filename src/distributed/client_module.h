@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/coordinator_module.h"
 #include "queue/task_dispatcher.h"
 
 namespace dagu::distributed {
@@ -24,11 +25,14 @@ enum class DispatchCallResult : int {
   kFailed = 2,     // anything else (unreachable, deadline, ...)
 };
 
-// extern "C" DispatchCallResult dagu_grpc_dispatch_task(const char* target, const DispatchTask* task,
-//                                                      int timeout_ms, std::string* error);
-//   `target` is "host:port"; plaintext HTTP/2 (1.30.2's default). Channels
-//   are kept per target and reused. *error is the gRPC status message.
-using DispatchTaskFn = DispatchCallResult (*)(const char*, const DispatchTask*, int, std::string*);
+// extern "C" DispatchCallResult dagu_grpc_dispatch_task(const char* target, const PeerTls* tls,
+//                                                      const DispatchTask* task, int timeout_ms,
+//                                                      std::string* error);
+//   `target` is "host:port"; `tls` as coordinator_module.h (plaintext by
+//   default, as 1.30.2's). Channels are kept per target and TLS settings and
+//   reused. *error is the gRPC status message (or why the TLS files could
+//   not be read: kFailed).
+using DispatchTaskFn = DispatchCallResult (*)(const char*, const PeerTls*, const DispatchTask*, int, std::string*);
 
 inline constexpr char kGetWorkersSymbol[] = "dagu_grpc_get_workers";
 
@@ -52,10 +56,10 @@ struct WorkerInfoData {
   int health_status = 0;          // coordinator.v1.WorkerHealthStatus
 };
 
-// extern "C" int dagu_grpc_get_workers(const char* target, int timeout_ms,
+// extern "C" int dagu_grpc_get_workers(const char* target, const PeerTls* tls, int timeout_ms,
 //                                      std::vector<WorkerInfoData>* out, std::string* error);
 //   Returns the gRPC status code (0 OK); *error is Go's rendering of a
 //   failed status: "rpc error: code = <Name> desc = <message>".
-using GetWorkersFn = int (*)(const char*, int, std::vector<WorkerInfoData>*, std::string*);
+using GetWorkersFn = int (*)(const char*, const PeerTls*, int, std::vector<WorkerInfoData>*, std::string*);
 
 }  // namespace dagu::distributed

@@ -6,7 +6,7 @@
 namespace dagu::distributed {
 namespace {
 
-DispatchCallResult CallThroughModule(const std::string& target, const DispatchTask& task,
+DispatchCallResult CallThroughModule(const std::string& target, const PeerTls& tls, const DispatchTask& task,
                                      std::chrono::milliseconds timeout, std::string* error) {
   StatusOr<void*> symbol = GrpcModuleSymbol(kDispatchTaskSymbol);
   if (!symbol.ok()) {
@@ -14,14 +14,19 @@ DispatchCallResult CallThroughModule(const std::string& target, const DispatchTa
     return DispatchCallResult::kFailed;
   }
   auto fn = reinterpret_cast<DispatchTaskFn>(*symbol);
-  return fn(target.c_str(), &task, static_cast<int>(timeout.count()), error);
+  return fn(target.c_str(), &tls, &task, static_cast<int>(timeout.count()), error);
 }
 
 }  // namespace
 
 CoordinatorDispatcher::CoordinatorDispatcher(CoordinatorDiscovery* discovery, DispatchCallFn call,
-                                             std::chrono::milliseconds call_timeout)
-    : discovery_(discovery), call_(call ? std::move(call) : DispatchCallFn(CallThroughModule)), call_timeout_(call_timeout) {}
+                                             std::chrono::milliseconds call_timeout, PeerTls tls)
+    : discovery_(discovery), call_(std::move(call)), call_timeout_(call_timeout) {
+  if (!call_) {
+    call_ = [tls](const std::string& target, const DispatchTask& task, std::chrono::milliseconds timeout,
+                  std::string* error) { return CallThroughModule(target, tls, task, timeout, error); };
+  }
+}
 
 Status CoordinatorDispatcher::Dispatch(const DispatchTask& task) {
   std::vector<CoordinatorEndpoint> coordinators;

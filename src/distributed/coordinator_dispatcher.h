@@ -29,9 +29,10 @@ using DispatchCallFn = std::function<DispatchCallResult(const std::string& targe
 
 class CoordinatorDispatcher final : public TaskDispatcher {
  public:
-  // `discovery` must outlive this. `call` null: the module's.
+  // `discovery` must outlive this. `call` null: the module's, over `tls`
+  // (peer.*; plaintext by default).
   explicit CoordinatorDispatcher(CoordinatorDiscovery* discovery, DispatchCallFn call = nullptr,
-                                 std::chrono::milliseconds call_timeout = std::chrono::seconds(5));
+                                 std::chrono::milliseconds call_timeout = std::chrono::seconds(5), PeerTls tls = {});
 
   Status Dispatch(const DispatchTask& task) override;
 

@@ -84,11 +84,14 @@ StatusOr<std::unique_ptr<CoordinatorServer>> StartCoordinator(const CoordinatorO
   return std::unique_ptr<CoordinatorServer>(server);
 }
 
-StatusOr<std::unique_ptr<CoordinatorChannel>> ConnectCoordinator(const std::string& target) {
+StatusOr<std::unique_ptr<CoordinatorChannel>> ConnectCoordinator(const std::string& target, const PeerTls& tls) {
   StatusOr<void*> symbol = ModuleSymbol(kConnectCoordinatorSymbol);
   if (!symbol.ok()) return symbol.status();
   auto connect = reinterpret_cast<ConnectCoordinatorFn>(symbol.value());
-  return std::unique_ptr<CoordinatorChannel>(connect(&target));
+  std::string error;
+  CoordinatorChannel* channel = connect(&target, &tls, &error);
+  if (channel == nullptr) return Status::InvalidArgument(error);
+  return std::unique_ptr<CoordinatorChannel>(channel);
 }
 
 }  // namespace dagu::distributed

@@ -22,9 +22,10 @@ std::vector<std::string> GrpcModuleCandidates(const std::string& exe_path);
 StatusOr<std::unique_ptr<CoordinatorServer>> StartCoordinator(const CoordinatorOptions& options);
 
 // Loads the module (as above) and opens a channel to a coordinator at
-// "host:port" (it connects lazily: a coordinator that is down shows in the
-// channel's calls).
-StatusOr<std::unique_ptr<CoordinatorChannel>> ConnectCoordinator(const std::string& target);
+// "host:port", plaintext or TLS as `tls` says (it connects lazily: a
+// coordinator that is down shows in the channel's calls). InvalidArgument
+// when a TLS file cannot be read.
+StatusOr<std::unique_ptr<CoordinatorChannel>> ConnectCoordinator(const std::string& target, const PeerTls& tls = {});
 
 // Loads the module (once per process) and looks up the entry point `name`,
 // after checking the module's ABI. Errors as StartCoordinator's, or

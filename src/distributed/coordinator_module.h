@@ -16,20 +16,36 @@
 
 namespace dagu::distributed {
 
-inline constexpr int kGrpcModuleAbi = 2;
+inline constexpr int kGrpcModuleAbi = 3;
 inline constexpr char kGrpcModuleFile[] = "libdagu-grpc.so";
 inline constexpr char kStartCoordinatorSymbol[] = "dagu_grpc_start_coordinator";
 inline constexpr char kModuleAbiSymbol[] = "dagu_grpc_module_abi";
 inline constexpr char kConnectCoordinatorSymbol[] = "dagu_grpc_connect_coordinator";
 
+// `peer.*` as the module uses it (config's PeerConfig, copied across the
+// boundary by distributed/peer_tls.h). A coordinator serves TLS when
+// cert_file and key_file are set, and then requires client certificates
+// signed by client_ca_file when that is set. A client dials plaintext h2c
+// when `insecure`, else TLS: cert_file/key_file its client certificate,
+// client_ca_file the CA it checks the coordinator against (else the
+// system's roots), no check at all with skip_tls_verify.
+struct PeerTls {
+  std::string cert_file, key_file, client_ca_file;
+  bool skip_tls_verify = false;
+  bool insecure = true;
+  bool ServerTls() const { return !cert_file.empty() && !key_file.empty(); }
+  bool operator==(const PeerTls&) const = default;
+};
+
 struct CoordinatorOptions {
   std::string bind_host = "127.0.0.1";
   int port = 50055;  // 0: any free port (tests)
+  PeerTls tls;
 };
 
 // A running coordinator: coordinator.v1.CoordinatorService and
 // grpc.health.v1.Health ("" and "coordinator.v1.CoordinatorService" SERVING)
-// on plaintext HTTP/2.
+// on HTTP/2, plaintext or TLS (options.tls).
 class CoordinatorServer {
  public:
   virtual ~CoordinatorServer() = default;
@@ -80,7 +96,7 @@ struct CallResult {
 inline constexpr int kCallCancelled = 1;
 inline constexpr int kCallDeadlineExceeded = 4;
 
-// One plaintext HTTP/2 channel to one coordinator. Thread-safe: several
+// One HTTP/2 channel (plaintext or TLS) to one coordinator. Thread-safe: several
 // pollers and the heartbeat share it.
 class CoordinatorChannel {
  public:
@@ -102,10 +118,12 @@ class CoordinatorChannel {
 //   int dagu_grpc_module_abi();  -> kGrpcModuleAbi
 //   CoordinatorServer* dagu_grpc_start_coordinator(const CoordinatorOptions*, std::string* error);
 //     nullptr (and *error says why) when it cannot listen.
-//   CoordinatorChannel* dagu_grpc_connect_coordinator(const std::string* target);
-//     a channel to "host:port" (connects lazily; never null).
+//   CoordinatorChannel* dagu_grpc_connect_coordinator(const std::string* target, const PeerTls* tls,
+//                                                     std::string* error);
+//     a channel to "host:port" (connects lazily); null (and *error says
+//     why) when the TLS files cannot be read.
 using ModuleAbiFn = int (*)();
 using StartCoordinatorFn = CoordinatorServer* (*)(const CoordinatorOptions*, std::string*);
-using ConnectCoordinatorFn = CoordinatorChannel* (*)(const std::string*);
+using ConnectCoordinatorFn = CoordinatorChannel* (*)(const std::string*, const PeerTls*, std::string*);
 
 }  // namespace dagu::distributed

@@ -7,21 +7,21 @@ namespace {
 
 constexpr int kGrpcUnavailable = 14;
 
-int CallThroughModule(const std::string& target, std::chrono::milliseconds timeout, std::vector<WorkerInfoData>* out,
-                      std::string* error) {
+int CallThroughModule(const std::string& target, const PeerTls& tls, std::chrono::milliseconds timeout,
+                      std::vector<WorkerInfoData>* out, std::string* error) {
   StatusOr<void*> symbol = GrpcModuleSymbol(kGetWorkersSymbol);
   if (!symbol.ok()) {
     *error = symbol.status().ToString();
     return 2;  // UNKNOWN
   }
   auto fn = reinterpret_cast<GetWorkersFn>(*symbol);
-  return fn(target.c_str(), static_cast<int>(timeout.count()), out, error);
+  return fn(target.c_str(), &tls, static_cast<int>(timeout.count()), out, error);
 }
 
 }  // namespace
 
 WorkersAnswer CollectWorkers(CoordinatorDiscovery* discovery, const GetWorkersCallFn& call,
-                             std::chrono::milliseconds timeout) {
+                             std::chrono::milliseconds timeout, const PeerTls& tls) {
   WorkersAnswer answer;
   std::vector<CoordinatorEndpoint> coordinators;
   Status s = discovery->Find(&coordinators);
@@ -34,7 +34,7 @@ WorkersAnswer CollectWorkers(CoordinatorDiscovery* discovery, const GetWorkersCa
   for (const CoordinatorEndpoint& c : coordinators) {
     std::vector<WorkerInfoData> got;
     std::string error;
-    int code = call ? call(c.Target(), timeout, &got, &error) : CallThroughModule(c.Target(), timeout, &got, &error);
+    int code = call ? call(c.Target(), timeout, &got, &error) : CallThroughModule(c.Target(), tls, timeout, &got, &error);
     if (code != 0) {
       last_code = code;
       last_error = error;

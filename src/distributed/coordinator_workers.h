@@ -31,7 +31,8 @@ struct WorkersAnswer {
 using GetWorkersCallFn = std::function<int(const std::string& target, std::chrono::milliseconds timeout,
                                            std::vector<WorkerInfoData>* out, std::string* error)>;
 
+// `tls`: peer.* for the module's call (plaintext by default).
 WorkersAnswer CollectWorkers(CoordinatorDiscovery* discovery, const GetWorkersCallFn& call = nullptr,
-                             std::chrono::milliseconds timeout = std::chrono::seconds(5));
+                             std::chrono::milliseconds timeout = std::chrono::seconds(5), const PeerTls& tls = {});
 
 }  // namespace dagu::distributed

@@ -13,8 +13,10 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "core/go_format.h"
+#include "dag/dag_loader.h"
 #include "executors/child_dag.h"
 #include "executors/child_process.h"
+#include "executors/remote_child.h"
 #include "executors/subdag_plan.h"
 #include "executors/subdag_result.h"
 #include "store/run_store.h"
@@ -92,7 +94,9 @@ class SubDagStep final : public RunningStep {
            {"dag", inv_.step->call}});
     }
     std::vector<ChildOutcome> outcomes(plan_.size());
-    bool all_ended = RunChildren(file, &outcomes);
+    Dag child;
+    const bool remote = RemoteChildDag(file, &child);
+    bool all_ended = remote ? RunRemoteChildren(child, &outcomes) : RunChildren(file, &outcomes);
     if (file.temporary) Log(false, "Cleaning up temporary DAG file", {{"file", file.path}});
     ReleaseChildDag(file);
     return Judge(outcomes, all_ended);
@@ -196,6 +200,84 @@ class SubDagStep final : public RunningStep {
         Collect(plan_[i], p, &(*outcomes)[i]);
         l.lock();
       }
+      if (active.empty() && (stopped_ || next >= plan_.size())) return true;
+      cv_.wait_for(l, kPollInterval);
+    }
+  }
+
+  // Whether the child DAG has a workerSelector (its children then go to
+  // workers); *out is the DAG as loaded. A DAG that does not load runs
+  // locally, where its own start reports the problem.
+  bool RemoteChildDag(const ChildDagFile& file, Dag* out) const {
+    LoadDagOptions o;
+    o.metadata_only = true;
+    o.base_config = options_.base_config;
+    std::vector<DagError> errors;
+    if (!LoadDag(file.path, o, out, &errors).ok()) return false;
+    return !out->worker_selector.empty();
+  }
+
+  DispatchTask ChildTask(const Dag& child, const ChildRunPlan& plan) const {
+    DispatchTask t;
+    t.operation = TaskOperation::kStart;
+    t.root_name = inv_.root_dag_name;
+    t.root_id = inv_.root_dag_run_id;
+    t.parent_name = inv_.dag->name;
+    t.parent_id = inv_.dag_run_id;
+    t.run_id = plan.run_id;
+    t.target = child.name;
+    t.params = plan.params;
+    t.worker_selector = child.worker_selector;
+    t.definition = child.yaml_data;
+    return t;
+  }
+
+  // As RunChildren, for a child DAG with a workerSelector: each child is a
+  // RemoteChild (dispatched, then followed through its record).
+  bool RunRemoteChildren(const Dag& child, std::vector<ChildOutcome>* outcomes) {
+    const size_t limit = Limit();
+    RunStore runs(PosixFileSystem(), Clock::Real(), options_.dag_runs_dir);
+    SubRunStore subs(PosixFileSystem(), Clock::Real(), &runs);
+    const RunRef root{inv_.root_dag_name, inv_.root_dag_run_id};
+    auto log = [this](bool error, const std::string& message, const RunLogFields& fields) { Log(error, message, fields); };
+    std::vector<std::unique_ptr<RemoteChild>> children(plan_.size());
+    std::vector<size_t> active;
+    size_t next = 0;
+    std::unique_lock<std::mutex> l(mu_);
+    for (;;) {
+      while (!stopped_ && next < plan_.size() && active.size() < limit) {
+        size_t i = next++;
+        Log(false, "Executing sub DAG via distributed execution", ChildFields(plan_[i]));
+        children[i] = std::make_unique<RemoteChild>(options_.dispatcher, &runs, &subs, Clock::Real(),
+                                                    ChildTask(child, plan_[i]), root, RemoteChildOptions{}, log);
+        active.push_back(i);
+      }
+      if (abandoned_) {
+        // Wait() returns now; a child already on a worker still gets its
+        // cancel request (written at once when its record exists).
+        l.unlock();
+        for (size_t i : active) {
+          children[i]->Cancel();
+          children[i]->Step();
+        }
+        return false;
+      }
+      const bool stop = stopped_;
+      l.unlock();  // a dispatch call blocks for its deadline
+      for (auto it = active.begin(); it != active.end();) {
+        RemoteChild& c = *children[*it];
+        if (stop) c.Cancel();
+        if (!c.Step()) {
+          ++it;
+          continue;
+        }
+        ChildOutcome& o = (*outcomes)[*it];
+        o.record = c.record();
+        o.error = c.error();
+        if (!o.record.has_value() && o.error.empty()) o.error = "sub DAG execution cancelled";
+        it = active.erase(it);
+      }
+      l.lock();
       if (active.empty() && (stopped_ || next >= plan_.size())) return true;
       cv_.wait_for(l, kPollInterval);
     }

@@ -23,6 +23,12 @@
 //   - a child process that ended with its record still running died: its
 //     record is marked failed at once (the zombie mark) and so is the step.
 //
+// A child DAG with a DAG-level `workerSelector` (its own or the base
+// config's; the step's `workerSelector` is not used, as in 1.30.2) is not
+// started here: each of its children is dispatched to a worker as a START
+// task and followed through the shared records (remote_child.h); a stop
+// becomes the child's cancel request.
+//
 // Stop: the stop signal (any) reaches each running child as SIGTERM -- the
 // child run stops its own steps and records itself aborted -- and no further
 // child starts; Wait() returns when they have ended. SIGKILL (the caller's
@@ -36,6 +42,7 @@
 #include <string>
 
 #include "executors/step_runner.h"
+#include "queue/task_dispatcher.h"
 
 namespace dagu {
 
@@ -45,6 +52,10 @@ struct SubDagRunnerOptions {
   std::string dags_dir;      // Config::paths.dags_dir
   std::string dag_runs_dir;  // Config::paths.dag_runs_dir (the children's records)
   std::string temp_dir;      // for local DAG files; "" = $TMPDIR, else /tmp
+  std::string base_config;   // Config::paths.base_config (a selector may come from it)
+  // Where a child whose DAG has a workerSelector goes (remote_child.h);
+  // null: such a child fails ("no coordinator client configured ...").
+  TaskDispatcher* dispatcher = nullptr;
 };
 
 class SubDagRunner final : public StepRunner {

@@ -17,6 +17,7 @@
 #include "dagwatch/dag_watcher.h"
 #include "dagwatch/suspend_flags.h"
 #include "distributed/coordinator_dispatcher.h"
+#include "distributed/peer_tls.h"
 #include "launcher/launcher.h"
 #include "queue/queue_consumer.h"
 #include "reaper/reaper.h"
@@ -202,7 +203,7 @@ SchedulingParts::SchedulingParts(const Config& config, const ActivePartsDeps& de
       enqueuer_(&ops_, &dags_, config.paths.log_dir),
       registry_(deps.fs, RegistryDirOf(config.paths)),
       discovery_(&registry_, deps.clock),
-      dispatcher_(&discovery_),
+      dispatcher_(&discovery_, nullptr, std::chrono::seconds(5), distributed::PeerTlsOf(config.peer)),
       replayer_(deps.clock, &dags_, &suspend_, &catalog_, &enqueuer_, &ledger_, ReplayOptions(config, deps)),
       ticker_(deps.clock, &dags_, &suspend_, &catalog_, &launcher_, &ledger_, &replayer_, TickOptions(config, deps)),
       consumer_(deps.clock, &queues_, &runs_, &procs_, &dags_, &suspend_, &launcher_,

@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "core/file_system.h"
+#include "distributed/coordinator_module.h"
 #include "store/proc_store.h"
 #include "store/queue_store.h"
 #include "store/role_journal.h"
@@ -29,6 +30,7 @@ struct ApiContext {
   QueueStore* queues = nullptr;
   ProcStore* procs = nullptr;
   ServiceRegistry* registry = nullptr;
+  distributed::PeerTls peer_tls;  // peer.*: how GetWorkers reaches the coordinators
   RoleJournal* journal = nullptr;
   ResourceHistory* resources = nullptr;  // null: resources/history answers 500 as 1.30.2 without its monitor
   CliRunner* cli = nullptr;

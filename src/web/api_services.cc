@@ -47,7 +47,8 @@ std::string UnixTimeText(int64_t seconds) {
 // "Coordinator service unavailable" when every coordinator was unreachable.
 void HandleWorkers(const ApiContext& ctx, const http::Request&, http::Response& res) {
   distributed::CoordinatorDiscovery discovery(ctx.registry, ctx.clock);
-  distributed::WorkersAnswer answer = distributed::CollectWorkers(&discovery);
+  distributed::WorkersAnswer answer =
+      distributed::CollectWorkers(&discovery, nullptr, std::chrono::seconds(5), ctx.peer_tls);
   if (answer.unavailable) return SendError(res, 503, "", "Coordinator service unavailable");
   ApiJson workers = ApiJson::array();
   for (const distributed::WorkerInfoData& w : answer.workers) {

@@ -9,6 +9,7 @@
 #include "core/watched_stat_fs.h"
 #include "cron/time_zone.h"
 #include "dagu/version.h"
+#include "distributed/peer_tls.h"
 #include "metrics/registry.h"
 #include "store/proc_store.h"
 #include "store/queue_store.h"
@@ -154,6 +155,7 @@ struct WebApp::Impl {
     ctx.queues = &queues;
     ctx.procs = &procs;
     ctx.registry = &registry;
+    ctx.peer_tls = distributed::PeerTlsOf(config.peer);
     ctx.journal = &journal;
     ctx.resources = &resources;
     ctx.cli = &cli;

@@ -675,10 +675,13 @@ TEST_F(CliDiffTest, CoordinatorAndWorkerRunWith1302sFlags) {
   ours->Signal(SIGTERM);
   EXPECT_EQ(ours->Wait(10000ms), std::optional<int>(0)) << ours->Output();
 
-  worker.insert(worker.end(), {"--peer.cert-file", "/x.crt"});
+  // TLS (peer.insecure false) with a client certificate that cannot be read:
+  // ours exits 1 at start (1.30.2's logs a failure at each poll).
+  worker.back() = "--peer.insecure=false";
+  worker.insert(worker.end(), {"--peer.cert-file", "/x.crt", "--peer.key-file", "/x.key"});
   Out o = Ours(worker);
   EXPECT_EQ(o.status, 1);
-  EXPECT_THAT(o.err, HasSubstr("TLS between coordinator and workers (--peer.*) is not built yet"));
+  EXPECT_THAT(o.err, HasSubstr("failed to read client certificate /x.crt"));
   EXPECT_THAT(o.err, ::testing::Not(HasSubstr("unknown flag")));
 }
 

@@ -7,6 +7,7 @@
 //
 // Our headers come first (see coordinator_service.cc).
 #include "distributed/coordinator_module.h"
+#include "distributed/grpc/peer_channel.h"
 
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/codegen/client_unary_call.h>
@@ -42,9 +43,8 @@ void ToWire(const v1::Task& t, WireTask* out) {
 
 class Channel final : public CoordinatorChannel {
  public:
-  explicit Channel(const std::string& target)
-      : channel_(grpc::CreateChannel(target, grpc::InsecureChannelCredentials())),
-        stub_(v1::CoordinatorService::NewStub(channel_)) {}
+  explicit Channel(std::shared_ptr<grpc::Channel> channel)
+      : channel_(std::move(channel)), stub_(v1::CoordinatorService::NewStub(channel_)) {}
 
   ~Channel() override { CancelPolls(); }
 
@@ -158,6 +158,8 @@ class Channel final : public CoordinatorChannel {
 }  // namespace dagu::distributed
 
 extern "C" __attribute__((visibility("default"))) dagu::distributed::CoordinatorChannel* dagu_grpc_connect_coordinator(
-    const std::string* target) {
-  return new dagu::distributed::Channel(*target);
+    const std::string* target, const dagu::distributed::PeerTls* tls, std::string* error) {
+  auto channel = dagu::distributed::NewPeerChannel(*target, *tls, error);
+  if (channel == nullptr) return nullptr;
+  return new dagu::distributed::Channel(std::move(channel));
 }

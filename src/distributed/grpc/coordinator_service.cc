@@ -8,6 +8,7 @@
 // GUARDED_BY and friends; abseil's later definitions, in a system header,
 // replace ours silently.
 #include "distributed/coordinator_module.h"
+#include "distributed/grpc/peer_channel.h"
 #include "distributed/task_board.h"
 
 #include <grpcpp/grpcpp.h>
@@ -153,7 +154,9 @@ class Server final : public CoordinatorServer {
     // would then "listen" too, and the two would share the connections.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     std::string address = options.bind_host + ":" + std::to_string(options.port);
-    builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port_);
+    std::shared_ptr<grpc::ServerCredentials> credentials = PeerServerCredentials(options.tls, error);
+    if (credentials == nullptr) return false;
+    builder.AddListeningPort(address, credentials, &port_);
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
     if (server_ == nullptr || port_ == 0) {

@@ -1,9 +1,11 @@
 // libdagu-grpc.so: the dispatching side of the coordinator client (distributed/client_module.h):
 // coordinator.v1.CoordinatorService/Dispatch of one task and GetWorkers,
-// over plaintext HTTP/2, on a channel kept per target.
+// over HTTP/2 (plaintext or TLS, peer_channel.h), on a channel kept per
+// target and TLS settings.
 //
 // Our headers come first (see coordinator_service.cc).
 #include "distributed/client_module.h"
+#include "distributed/grpc/peer_channel.h"
 
 #include <grpcpp/grpcpp.h>
 
@@ -20,14 +22,25 @@ namespace {
 
 namespace v1 = ::coordinator::v1;
 
-std::shared_ptr<grpc::Channel> ChannelFor(const std::string& target) {
+// Null (and *error) when the TLS files cannot be read.
+std::shared_ptr<grpc::Channel> ChannelFor(const std::string& target, const PeerTls& tls, std::string* error) {
   static std::mutex mu;
-  static auto* channels = new std::map<std::string, std::shared_ptr<grpc::Channel>>();  // never destroyed
-  std::lock_guard<std::mutex> l(mu);  // creating a channel does not touch the network
-  auto it = channels->find(target);
-  if (it != channels->end()) return it->second;
-  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
-  channels->emplace(target, channel);
+  struct Entry {
+    std::string target;
+    PeerTls tls;
+    std::shared_ptr<grpc::Channel> channel;
+  };
+  static auto* channels = new std::vector<Entry>();  // never destroyed; a handful of entries
+  {
+    std::lock_guard<std::mutex> l(mu);
+    for (const Entry& e : *channels) {
+      if (e.target == target && e.tls == tls) return e.channel;
+    }
+  }
+  auto channel = NewPeerChannel(target, tls, error);  // reads the TLS files: not under the lock
+  if (channel == nullptr) return nullptr;
+  std::lock_guard<std::mutex> l(mu);
+  channels->push_back({target, tls, channel});
   return channel;
 }
 
@@ -60,9 +73,12 @@ const char* GoCodeName(grpc::StatusCode code) {
 }  // namespace dagu::distributed
 
 extern "C" __attribute__((visibility("default"))) int dagu_grpc_get_workers(
-    const char* target, int timeout_ms, std::vector<dagu::distributed::WorkerInfoData>* out, std::string* error) {
+    const char* target, const dagu::distributed::PeerTls* tls, int timeout_ms,
+    std::vector<dagu::distributed::WorkerInfoData>* out, std::string* error) {
   namespace v1 = ::coordinator::v1;
-  auto stub = v1::CoordinatorService::NewStub(dagu::distributed::ChannelFor(target));
+  auto channel = dagu::distributed::ChannelFor(target, *tls, error);
+  if (channel == nullptr) return static_cast<int>(grpc::StatusCode::UNAVAILABLE);
+  auto stub = v1::CoordinatorService::NewStub(channel);
   v1::GetWorkersRequest request;
   v1::GetWorkersResponse response;
   grpc::ClientContext context;
@@ -91,10 +107,13 @@ extern "C" __attribute__((visibility("default"))) int dagu_grpc_get_workers(
 }
 
 extern "C" __attribute__((visibility("default"))) dagu::distributed::DispatchCallResult dagu_grpc_dispatch_task(
-    const char* target, const dagu::DispatchTask* task, int timeout_ms, std::string* error) {
+    const char* target, const dagu::distributed::PeerTls* tls, const dagu::DispatchTask* task, int timeout_ms,
+    std::string* error) {
   using dagu::distributed::DispatchCallResult;
   namespace v1 = ::coordinator::v1;
-  auto stub = v1::CoordinatorService::NewStub(dagu::distributed::ChannelFor(target));
+  auto channel = dagu::distributed::ChannelFor(target, *tls, error);
+  if (channel == nullptr) return DispatchCallResult::kFailed;
+  auto stub = v1::CoordinatorService::NewStub(channel);
   v1::DispatchRequest request;
   dagu::distributed::FillTask(*task, request.mutable_task());
   v1::DispatchResponse response;
