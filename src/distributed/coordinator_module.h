@@ -14,9 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "distributed/task_record.h"
+
 namespace dagu::distributed {
 
-inline constexpr int kGrpcModuleAbi = 2;
+inline constexpr int kGrpcModuleAbi = 3;
 inline constexpr char kGrpcModuleFile[] = "libdagu-grpc.so";
 inline constexpr char kStartCoordinatorSymbol[] = "dagu_grpc_start_coordinator";
 inline constexpr char kModuleAbiSymbol[] = "dagu_grpc_module_abi";
@@ -25,6 +27,9 @@ inline constexpr char kConnectCoordinatorSymbol[] = "dagu_grpc_connect_coordinat
 struct CoordinatorOptions {
   std::string bind_host = "127.0.0.1";
   int port = 50055;  // 0: any free port (tests)
+  // Non-null: tasks are recorded here before Dispatch answers, and the
+  // records found at start are loaded (task_board.h). Must outlive the server.
+  TaskStore* tasks = nullptr;
 };
 
 // A running coordinator: coordinator.v1.CoordinatorService and
@@ -36,6 +41,9 @@ class CoordinatorServer {
   // The port it listens on (the bound one when the options asked for 0).
   virtual int port() const = 0;
   virtual size_t waiting_pollers() const = 0;
+  // The recorded tasks (zero without CoordinatorOptions::tasks).
+  virtual size_t waiting_tasks() const = 0;
+  virtual size_t dispatched_tasks() const = 0;
   // Health NOT_SERVING, then stops: waiting polls end (CANCELLED), calls in
   // flight get up to 2 s. Idempotent; the destructor calls it.
   virtual void Shutdown() = 0;
