@@ -51,6 +51,11 @@ int RunCoordinator(const CommonFlags& common, const DistributedFlags& d) {
                         "plaintext only (docs/distributed.md)");
   }
 
+  if (config.coordinator.ha) {
+    return CommandError("coordinator.ha runs the coordinator inside `dagu scheduler` or `dagu start-all`, served by "
+                        "the active instance only; `dagu coordinator` does not take part in that election "
+                        "(docs/distributed.md)");
+  }
   CoordinatorRunner coordinator;
   if (Status s = coordinator.Start(config); !s.ok()) return CommandError("failed to start coordinator: " + s.ToString());
   int signal = signals.Wait();

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distributed/task_record.h"
@@ -44,6 +45,9 @@ class CoordinatorServer {
   // The recorded tasks (zero without CoordinatorOptions::tasks).
   virtual size_t waiting_tasks() const = 0;
   virtual size_t dispatched_tasks() const = 0;
+  // Each worker heard from (sorted by ID) and how many tasks its last
+  // heartbeat said it runs.
+  virtual std::vector<std::pair<std::string, int>> running_per_worker() const = 0;
   // Health NOT_SERVING, then stops: waiting polls end (CANCELLED), calls in
   // flight get up to 2 s. Idempotent; the destructor calls it.
   virtual void Shutdown() = 0;

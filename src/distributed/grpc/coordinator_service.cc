@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coordinator/v1/coordinator.grpc.pb.h"
@@ -150,6 +151,15 @@ class Service final : public v1::CoordinatorService::CallbackService {
 
   size_t waiting_pollers() const { return board_.WaitingPollers(); }
   TaskCounts task_counts() const { return board_.Counts(); }
+  std::vector<std::pair<std::string, int>> running_per_worker() const {
+    std::vector<std::pair<std::string, int>> out;
+    for (const WorkerRecord& w : board_.Workers(std::chrono::system_clock::now())) {
+      v1::WorkerStats stats;
+      int running = !w.stats.empty() && stats.ParseFromString(w.stats) ? stats.running_tasks_size() : 0;
+      out.emplace_back(w.worker_id, running);
+    }
+    return out;
+  }
 
  private:
   TaskBoard board_;
@@ -192,6 +202,9 @@ class Server final : public CoordinatorServer {
   size_t waiting_pollers() const override { return service_.waiting_pollers(); }
   size_t waiting_tasks() const override { return service_.task_counts().waiting; }
   size_t dispatched_tasks() const override { return service_.task_counts().dispatched; }
+  std::vector<std::pair<std::string, int>> running_per_worker() const override {
+    return service_.running_per_worker();
+  }
 
   void Shutdown() override {
     std::lock_guard<std::mutex> l(shutdown_mu_);
