@@ -50,6 +50,11 @@ int RunCoordinator(const CommonFlags& common, const DistributedFlags& d) {
   Config config;
   if (int rc = LoadConfigForCommand(common, extra, &config); rc != 0) return rc;
 
+  if (config.coordinator.ha) {
+    return CommandError("coordinator.ha runs the coordinator inside `dagu scheduler` or `dagu start-all`, served by "
+                        "the active instance only; `dagu coordinator` does not take part in that election "
+                        "(docs/distributed.md)");
+  }
   CoordinatorRunner coordinator;
   if (Status s = coordinator.Start(config); !s.ok()) return CommandError("failed to start coordinator: " + s.ToString());
   int signal = signals.Wait();

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/coordinator_runner.h"
 #include "cli/help.h"
 #include "core/exit_codes.h"
 #include "scheduler/active_parts.h"
@@ -25,7 +26,17 @@ int RunScheduler(const CommonFlags& flags) {
     spdlog::error("Cannot prepare the data directory: {}", s.message());
     return kExitConfig;
   }
-  SchedulerService service(config);
+  // coordinator.ha: the coordinator serves while this instance is active.
+  std::unique_ptr<CoordinatorPart> coordinator;
+  SchedulerServiceOptions options;
+  if (config.coordinator.ha) {
+    coordinator = std::make_unique<CoordinatorPart>(config);
+    options.extra_active_parts.push_back(coordinator.get());
+    options.extra_metrics = [part = coordinator.get()](std::vector<metrics::MetricFamily>* out) {
+      part->CollectMetrics(out);
+    };
+  }
+  SchedulerService service(config, options);
   StopSignals signals;  // before the service starts any thread
   signals.Start([&service](int sig) {
     PropagateStopSignal(sig);  // signal_handling.enable_propagation

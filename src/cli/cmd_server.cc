@@ -84,7 +84,18 @@ int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
   if (int rc = LoadServerConfig(flags, &config, &distributed); rc != kExitOk) return rc;
   // Declared before the signal handler that calls it, so it outlives that
   // handler's thread (which ~StopSignals joins); it starts no thread until Start().
-  SchedulerService service(config);
+  // coordinator.ha: the coordinator serves while this instance is active
+  // (instead of always, below).
+  std::unique_ptr<CoordinatorPart> ha_coordinator;
+  SchedulerServiceOptions options;
+  if (config.coordinator.ha) {
+    ha_coordinator = std::make_unique<CoordinatorPart>(config);
+    options.extra_active_parts.push_back(ha_coordinator.get());
+    options.extra_metrics = [part = ha_coordinator.get()](std::vector<metrics::MetricFamily>* out) {
+      part->CollectMetrics(out);
+    };
+  }
+  SchedulerService service(config, options);
   StopSignals signals;  // before any thread starts
   web::WebAppDeps deps;
   deps.scheduler = [&service](std::vector<metrics::MetricFamily>* out) { service.CollectMetrics(out); };
@@ -109,7 +120,9 @@ int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
   // once the scheduler started (a start that fails leaves no registry entry).
   // Unlike 1.30.2, a taken port does not end start-all: a second start-all on
   // the host (a standby) keeps serving its UI and scheduler without one.
-  if (Status s = coordinator.Start(config); !s.ok()) {
+  if (config.coordinator.ha) {
+    // Served by the active instance only (CoordinatorPart).
+  } else if (Status s = coordinator.Start(config); !s.ok()) {
     spdlog::warn("Coordinator not started: {}; this start-all runs the web server and the scheduler only",
                  s.ToString());
   }

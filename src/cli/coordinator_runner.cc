@@ -8,6 +8,7 @@
 #include "core/file_system.h"
 #include "distributed/coordinator_loader.h"
 #include "distributed/peer_tls.h"
+#include "store/data_layout.h"
 
 namespace dagu::cli {
 namespace {
@@ -20,11 +21,12 @@ std::string HostName() {
 
 }  // namespace
 
-Status CoordinatorRunner::Start(const Config& config) {
+Status CoordinatorRunner::Start(const Config& config, distributed::TaskStore* tasks) {
   distributed::CoordinatorOptions options;
   options.bind_host = config.coordinator.host;
   options.port = config.coordinator.port;
   options.tls = distributed::PeerTlsOf(config.peer);
+  options.tasks = tasks;
   StatusOr<std::unique_ptr<distributed::CoordinatorServer>> started = distributed::StartCoordinator(options);
   if (!started.ok()) return started.status();
   server_ = std::move(started).value();
@@ -55,6 +57,80 @@ void CoordinatorRunner::Stop() {
   registration_->Remove().LogIfError("removing the coordinator's service registry entry");
   server_->Shutdown();
   server_.reset();
+}
+
+CoordinatorPart::CoordinatorPart(const Config& config)
+    : config_(config), journal_(PosixFileSystem(), CoordinatorTasksDir(config.paths.data_dir)) {}
+
+void CoordinatorPart::Start(const Activation&, const Lease*) {
+  starter_.Start([this](StoppableThread& self) {
+    bool logged = false;
+    for (;;) {
+      Status s = runner_.Start(config_, &journal_);
+      if (s.ok()) {
+        std::shared_ptr<distributed::CoordinatorServer> server = runner_.server();
+        spdlog::info("Coordinator (coordinator.ha) serving for the active scheduler: {} task(s) waiting, {} "
+                     "dispatched from the records",
+                     server->waiting_tasks(), server->dispatched_tasks());
+        MutexLock l(&mu_);
+        serving_ = std::move(server);
+        return;
+      }
+      if (!logged) {
+        spdlog::warn("Coordinator (coordinator.ha) not started yet: {}; trying again every second", s.ToString());
+        logged = true;
+      }
+      if (!self.WaitFor(std::chrono::seconds(1))) return;
+    }
+  });
+}
+
+void CoordinatorPart::Stop() {
+  starter_.Stop();
+  bool was_serving;
+  {
+    MutexLock l(&mu_);
+    was_serving = serving_ != nullptr;
+    serving_.reset();
+  }
+  if (was_serving) spdlog::info("Coordinator (coordinator.ha) stopping: its recorded tasks stay");
+  runner_.Stop();
+}
+
+bool CoordinatorPart::serving() const {
+  MutexLock l(&mu_);
+  return serving_ != nullptr;
+}
+
+void CoordinatorPart::CollectMetrics(std::vector<metrics::MetricFamily>* out) const {
+  std::shared_ptr<distributed::CoordinatorServer> server;
+  {
+    MutexLock l(&mu_);
+    server = serving_;
+  }
+  using metrics::MetricFamily;
+  using metrics::MetricType;
+  out->push_back(MetricFamily{"dagu_coordinator_serving",
+                              "1 while this instance serves the coordinator (coordinator.ha: the active instance).",
+                              MetricType::kGauge, {}}
+                     .Add(server ? 1 : 0));
+  if (!server) return;
+  out->push_back(MetricFamily{"dagu_coordinator_tasks_waiting",
+                              "Tasks recorded and acknowledged that wait for a poll of a matching worker.",
+                              MetricType::kGauge, {}}
+                     .Add(static_cast<double>(server->waiting_tasks())));
+  out->push_back(MetricFamily{"dagu_coordinator_tasks_dispatched",
+                              "Tasks handed to a worker whose run has not been seen ending yet.", MetricType::kGauge,
+                              {}}
+                     .Add(static_cast<double>(server->dispatched_tasks())));
+  out->push_back(MetricFamily{"dagu_coordinator_waiting_polls", "Worker polls waiting for a task.",
+                              MetricType::kGauge, {}}
+                     .Add(static_cast<double>(server->waiting_pollers())));
+  MetricFamily running{"dagu_coordinator_worker_running_tasks",
+                       "Tasks each worker runs, from its last heartbeat (workers heard from within 30 s).",
+                       MetricType::kGauge, {}};
+  for (const auto& [worker, n] : server->running_per_worker()) running.Add({{"worker", worker}}, n);
+  out->push_back(std::move(running));
 }
 
 }  // namespace dagu::cli

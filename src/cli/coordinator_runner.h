@@ -7,12 +7,17 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "config/config.h"
+#include "core/mutex.h"
 #include "core/periodic_worker.h"
 #include "core/status.h"
 #include "distributed/coordinator_module.h"
 #include "distributed/coordinator_registration.h"
+#include "distributed/task_journal.h"
+#include "metrics/exposition.h"
+#include "role/lease.h"
 #include "store/service_registry.h"
 
 namespace dagu::cli {
@@ -25,16 +30,49 @@ class CoordinatorRunner {
   CoordinatorRunner& operator=(const CoordinatorRunner&) = delete;
 
   // Listens and registers. Errors: the port is taken, the module cannot be
-  // loaded, the entry cannot be written (nothing is left running then).
-  Status Start(const Config& config);
+  // loaded, the recorded tasks cannot be loaded, the entry cannot be written
+  // (nothing is left running then). `tasks` non-null: tasks are recorded
+  // there (coordinator.ha; must outlive the runner).
+  Status Start(const Config& config, distributed::TaskStore* tasks = nullptr);
   void Stop();
   bool running() const { return server_ != nullptr; }
+  // Shared so that a reader (metrics) keeps it alive across Stop().
+  std::shared_ptr<distributed::CoordinatorServer> server() const { return server_; }
 
  private:
-  std::unique_ptr<distributed::CoordinatorServer> server_;
+  std::shared_ptr<distributed::CoordinatorServer> server_;
   std::unique_ptr<ServiceRegistry> registry_;
   std::unique_ptr<distributed::CoordinatorRegistration> registration_;
   StoppableThread refresher_;
+};
+
+// coordinator.ha (docs/distributed.md, "Coordinator high availability"):
+// the coordinator as a part of the scheduler that runs only while this
+// instance holds the scheduler lock. Start() returns at once; a thread of
+// its own loads the recorded tasks (<data>/coordinator/tasks), listens and
+// registers, trying again every second while that fails (the port of a
+// predecessor on this host may still be taken). Stop() deregisters and
+// stops the server; the recorded tasks stay for the next active instance.
+class CoordinatorPart final : public ActiveComponent {
+ public:
+  explicit CoordinatorPart(const Config& config);
+  ~CoordinatorPart() override { Stop(); }
+  void Start(const Activation& activation, const Lease* lease) override;
+  void Stop() override;
+  // Serving now (any thread).
+  bool serving() const;
+  // dagu_coordinator_* families for the scheduler's /metrics (any thread):
+  // serving, tasks waiting and dispatched (recorded), waiting polls, and the
+  // tasks each worker runs (its last heartbeat).
+  void CollectMetrics(std::vector<metrics::MetricFamily>* out) const;
+
+ private:
+  Config config_;
+  distributed::TaskJournal journal_;
+  CoordinatorRunner runner_;  // the starter thread's while it runs, then Stop()'s
+  mutable Mutex mu_;
+  std::shared_ptr<distributed::CoordinatorServer> serving_ GUARDED_BY(mu_);  // set while serving
+  StoppableThread starter_;
 };
 
 }  // namespace dagu::cli

@@ -69,6 +69,10 @@ struct CoordinatorConfig {
   std::string host = "127.0.0.1";
   int port = 50055;
   std::string advertise;
+  // Ours (docs/distributed.md, "Coordinator high availability"): the
+  // coordinator runs inside `dagu scheduler` / `start-all`, served only by
+  // the active instance, with its tasks recorded in <data>/coordinator/tasks.
+  bool ha = false;
 };
 
 // `dagu worker` (docs/distributed.md): its ID ("" = <hostname>@<pid>), the

@@ -191,6 +191,7 @@ Status BuildCoordinator(const Reader& r, CoordinatorConfig* c) {
   DAGU_RETURN_IF_ERROR(r.String("coordinator.host", &c->host));
   DAGU_RETURN_IF_ERROR(r.Int("coordinator.port", 0, 65535, &c->port));
   DAGU_RETURN_IF_ERROR(r.String("coordinator.advertise", &c->advertise));
+  DAGU_RETURN_IF_ERROR(r.Bool("coordinator.ha", &c->ha));
   return Status::OK();
 }
 

@@ -338,6 +338,17 @@ TEST_F(ConfigTest, PeerKeysFromFileEnvAndFlagsInBothDialects) {
   EXPECT_THAT(LoadError(flags), HasSubstr("DAGU_PEER_INSECURE"));
 }
 
+TEST_F(ConfigTest, CoordinatorHaFromFileAndEnv) {
+  EXPECT_FALSE(MustLoad().coordinator.ha);
+  HomeWithConfig("coordinator:\n  ha: true\n");
+  EXPECT_TRUE(MustLoad().coordinator.ha);
+  env_["DAGU_COORDINATOR_HA"] = "false";
+  EXPECT_FALSE(MustLoad().coordinator.ha);
+  HomeWithConfig("coordinator:\n  ha: maybe\n");
+  env_.erase("DAGU_COORDINATOR_HA");
+  EXPECT_THAT(LoadError({}), HasSubstr("coordinator.ha"));
+}
+
 TEST_F(ConfigTest, WorkerKeysFromFileEnvAndFlagsInBothDialects) {
   Config c = MustLoad();
   EXPECT_EQ(c.worker.id, "");

@@ -129,6 +129,7 @@ const std::vector<KeySpec>& Table() {
       {"coordinator.host", "", VT::kString, ""},
       {"coordinator.port", "", VT::kInt, ""},
       {"coordinator.advertise", "", VT::kString, ""},
+      {"coordinator.ha", "", VT::kBool, ""},
       {"worker.id", "", VT::kString, ""},
       {"worker.max_active_runs", "worker.maxActiveRuns", VT::kInt, ""},
       {"worker.labels", "", VT::kLabels, ""},

@@ -12,7 +12,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "distributed/task_record.h"
 
 namespace dagu::distributed {
 
@@ -41,6 +44,9 @@ struct CoordinatorOptions {
   std::string bind_host = "127.0.0.1";
   int port = 50055;  // 0: any free port (tests)
   PeerTls tls;
+  // Non-null: tasks are recorded here before Dispatch answers, and the
+  // records found at start are loaded (task_board.h). Must outlive the server.
+  TaskStore* tasks = nullptr;
 };
 
 // A running coordinator: coordinator.v1.CoordinatorService and
@@ -52,6 +58,12 @@ class CoordinatorServer {
   // The port it listens on (the bound one when the options asked for 0).
   virtual int port() const = 0;
   virtual size_t waiting_pollers() const = 0;
+  // The recorded tasks (zero without CoordinatorOptions::tasks).
+  virtual size_t waiting_tasks() const = 0;
+  virtual size_t dispatched_tasks() const = 0;
+  // Each worker heard from (sorted by ID) and how many tasks its last
+  // heartbeat said it runs.
+  virtual std::vector<std::pair<std::string, int>> running_per_worker() const = 0;
   // Health NOT_SERVING, then stops: waiting polls end (CANCELLED), calls in
   // flight get up to 2 s. Idempotent; the destructor calls it.
   virtual void Shutdown() = 0;

@@ -202,6 +202,7 @@ Status SchedulerService::Start() {
   p->active_parts = MakeActiveParts(config_, deps);
   std::vector<ActiveComponent*> raw_parts;
   for (auto& part : p->active_parts) raw_parts.push_back(part.get());
+  for (ActiveComponent* part : options_.extra_active_parts) raw_parts.push_back(part);
 
   Parts* raw = p.get();
   auto snapshot = [raw] { return raw->machine->Snapshot(); };
@@ -355,6 +356,7 @@ void SchedulerService::CollectMetrics(std::vector<metrics::MetricFamily>* out) c
     if (parts_) counters = parts_->counters;
   }
   CollectInstanceMetrics(Snapshot(), counters.get(), out);
+  if (options_.extra_metrics) options_.extra_metrics(out);
 }
 
 const std::string& SchedulerService::instance_id() const {

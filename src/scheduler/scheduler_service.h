@@ -54,6 +54,7 @@
 #include "core/mutex.h"
 #include "core/status.h"
 #include "metrics/exposition.h"
+#include "role/lease.h"
 #include "role/role_snapshot.h"
 
 namespace dagu {
@@ -73,6 +74,12 @@ struct SchedulerServiceOptions {
   // Overrides the instance ID (default <hostname>-<pid>-<unix>); for tests
   // that run several instances in one process.
   std::string instance_id;
+  // Parts of the caller's (the coordinator of coordinator.ha) that run only
+  // while this instance is active: started after the scheduling parts,
+  // stopped before them. Must outlive the service.
+  std::vector<ActiveComponent*> extra_active_parts;
+  // Adds the caller's families to /metrics (the coordinator's); any thread.
+  std::function<void(std::vector<metrics::MetricFamily>*)> extra_metrics;
 };
 
 class SchedulerService {

@@ -10,6 +10,7 @@
 //   <scheduler>/tick_ledger.json                     the tick ledger (store/tick_ledger.h)
 //   <service-registry>/scheduler/<SafeName(id)>.json an instance's entry (store/service_registry.h)
 //   <service-registry>/coordinator/<SafeName(id)>.json a coordinator's entry (distributed/coordinator_registration.h)
+//   <data>/coordinator/tasks/<name>.json             a task the coordinator accepted (distributed/task_journal.h)
 //
 // Dagu 1.30.2 uses the same lock directory and registry layout
 // (docs/storage.md, docs/ha-protocol.md). Pure functions.
@@ -33,6 +34,10 @@ inline constexpr char kTickLedgerName[] = "tick_ledger.json";
 inline constexpr char kSchedulerServiceName[] = "scheduler";
 // The service name of coordinators (`dagu coordinator`) in the service registry.
 inline constexpr char kCoordinatorServiceName[] = "coordinator";
+
+// The coordinator's task records (ours only; Dagu 1.30.2 keeps tasks in memory).
+inline constexpr char kCoordinatorTasksDir[] = "coordinator/tasks";
+inline std::string CoordinatorTasksDir(const std::string& data_dir) { return JoinPath(data_dir, kCoordinatorTasksDir); }
 
 inline std::string SchedulerLocksDir(const std::string& scheduler_dir) {
   return JoinPath(scheduler_dir, kSchedulerLocksDirName);

@@ -18,6 +18,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "coordinator/v1/coordinator.grpc.pb.h"
 
@@ -87,6 +89,8 @@ grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* context, const grpc:
 
 class Service final : public v1::CoordinatorService::CallbackService {
  public:
+  explicit Service(TaskStore* tasks) : board_(tasks) {}
+  bool Load(std::string* error) { return board_.Load(error); }
   grpc::ServerUnaryReactor* Poll(grpc::CallbackServerContext* context, const v1::PollRequest* request,
                                  v1::PollResponse* response) override {
     if (request->poller_id().empty()) {
@@ -100,7 +104,14 @@ class Service final : public v1::CoordinatorService::CallbackService {
     if (!request->has_task()) {
       return Done(context, grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "task is required"));
     }
-    DispatchError e = board_.Dispatch(ToLabels(request->task().worker_selector()), request->task().SerializeAsString());
+    DispatchError e = board_.Dispatch(ToLabels(request->task().worker_selector()), request->task().SerializeAsString(),
+                                      request->task().dag_run_id());
+    if (e == DispatchError::kDuplicate) {
+      return Done(context, grpc::Status(grpc::StatusCode::ALREADY_EXISTS, DispatchErrorMessage(e)));
+    }
+    if (e == DispatchError::kNotRecorded) {
+      return Done(context, grpc::Status(grpc::StatusCode::UNAVAILABLE, DispatchErrorMessage(e)));
+    }
     if (e != DispatchError::kNone) {
       return Done(context, grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, DispatchErrorMessage(e)));
     }
@@ -131,13 +142,25 @@ class Service final : public v1::CoordinatorService::CallbackService {
     if (request->worker_id().empty()) {
       return Done(context, grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "worker_id is required"));
     }
+    std::vector<std::string> running;
+    for (const v1::RunningTask& t : request->stats().running_tasks()) running.push_back(t.dag_run_id());
     board_.Heartbeat(request->worker_id(), ToLabels(request->labels()),
                      request->has_stats() ? request->stats().SerializeAsString() : std::string(),
-                     std::chrono::system_clock::now());
+                     std::chrono::system_clock::now(), running);
     return Done(context, grpc::Status::OK);
   }
 
   size_t waiting_pollers() const { return board_.WaitingPollers(); }
+  TaskCounts task_counts() const { return board_.Counts(); }
+  std::vector<std::pair<std::string, int>> running_per_worker() const {
+    std::vector<std::pair<std::string, int>> out;
+    for (const WorkerRecord& w : board_.Workers(std::chrono::system_clock::now())) {
+      v1::WorkerStats stats;
+      int running = !w.stats.empty() && stats.ParseFromString(w.stats) ? stats.running_tasks_size() : 0;
+      out.emplace_back(w.worker_id, running);
+    }
+    return out;
+  }
 
  private:
   TaskBoard board_;
@@ -145,9 +168,15 @@ class Service final : public v1::CoordinatorService::CallbackService {
 
 class Server final : public CoordinatorServer {
  public:
+  explicit Server(TaskStore* tasks) : service_(tasks) {}
   ~Server() override { Shutdown(); }
 
   bool Start(const CoordinatorOptions& options, std::string* error) {
+    // The tasks a predecessor accepted, before anyone can call.
+    if (std::string load_error; !service_.Load(&load_error)) {
+      *error = "cannot load the recorded tasks: " + load_error;
+      return false;
+    }
     grpc::EnableDefaultHealthCheckService(true);
     grpc::ServerBuilder builder;
     // gRPC sets SO_REUSEPORT by default: a second coordinator on a taken port
@@ -174,6 +203,11 @@ class Server final : public CoordinatorServer {
 
   int port() const override { return port_; }
   size_t waiting_pollers() const override { return service_.waiting_pollers(); }
+  size_t waiting_tasks() const override { return service_.task_counts().waiting; }
+  size_t dispatched_tasks() const override { return service_.task_counts().dispatched; }
+  std::vector<std::pair<std::string, int>> running_per_worker() const override {
+    return service_.running_per_worker();
+  }
 
   void Shutdown() override {
     std::lock_guard<std::mutex> l(shutdown_mu_);
@@ -200,7 +234,7 @@ extern "C" __attribute__((visibility("default"))) int dagu_grpc_module_abi() {
 
 extern "C" __attribute__((visibility("default"))) dagu::distributed::CoordinatorServer* dagu_grpc_start_coordinator(
     const dagu::distributed::CoordinatorOptions* options, std::string* error) {
-  auto server = std::make_unique<dagu::distributed::Server>();
+  auto server = std::make_unique<dagu::distributed::Server>(options->tasks);
   if (!server->Start(*options, error)) return nullptr;
   return server.release();
 }
