@@ -153,6 +153,8 @@ struct WebApp::Impl {
       AddBuiltinAuthRoutes(&server, builtin.get());
       AddWebhookRoutes(&server, builtin.get(), &ctx);
       ctx.serve_api_v1 = false;
+    } else {
+      AddAuthDisabledRoutes(&server);
     }
     AddServerMetrics(&metrics, &ctx, deps.scheduler, version, started);
     AddHttpMetrics(&metrics, [this] { return server.counters(); });
