@@ -1,6 +1,7 @@
 #include "web/api_auth.h"
 
 #include <algorithm>
+#include <regex>
 
 #include "auth/auth_layout.h"
 #include "auth/secret_hash.h"
@@ -334,7 +335,11 @@ void AddAuthDisabledRoutes(WebServer* server) {
   const Handler no_webhooks = answer(401, kUnauthorized, "Webhook management is not enabled");
   const std::string v2 = "/api/v2";
   server->Post(v2 + "/auth/login", no_auth);
-  server->Get(v2 + "/auth/me", answer(401, kUnauthorized, "Not authenticated"));
+  server->Get(v2 + "/auth/me", [](const http::Request& req, http::Response& res) {
+    std::optional<Principal> who = PrincipalOf(req);
+    if (!who) return SendError(res, 401, error_code::kUnauthorized, "Not authenticated");
+    SendJson(res, 200, Json{{"user", UserJson(who->user, /*synthetic=*/true)}});
+  });
   server->Post(v2 + "/auth/change-password", no_auth);
   server->Get(v2 + "/users", no_users);
   server->Post(v2 + "/users", no_users);
@@ -355,6 +360,15 @@ void AddAuthDisabledRoutes(WebServer* server) {
   server->Delete(v2 + "/dags/([^/]+)/webhook", no_webhooks);
   server->PostWithoutBody(v2 + "/dags/([^/]+)/webhook/regenerate", no_webhooks);
   server->Post(v2 + "/dags/([^/]+)/webhook/toggle", no_webhooks);
+}
+
+void AddOidcCallbackRoute(WebServer* server, OidcAuth* oidc) {
+  std::string path = oidc->callback_path();
+  if (!server->base_path().empty() && path.starts_with(server->base_path())) {
+    path = path.substr(server->base_path().size());
+  }
+  server->Get(std::regex_replace(path, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)"),
+              [oidc](const http::Request& req, http::Response& res) { oidc->Callback(req, res); });
 }
 
 void AddDisabledApiV1Routes(WebServer* server) {
