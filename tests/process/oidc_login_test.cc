@@ -294,6 +294,20 @@ TEST_F(OidcLoginTest, AttacksAreRefused) {
   EXPECT_NE(r->get_header_value("Set-Cookie").find("oidcToken=; Path=/; Max-Age=0"), std::string::npos);
 }
 
+// A provider that cannot be reached ends the start (1.30.2: exit 1 too).
+TEST_F(OidcLoginTest, AnUnreachableProviderEndsTheStart) {
+  const int port = FreePort();
+  WriteConfig("auth:\n  oidc:\n    clientId: c\n    clientSecret: s\n    clientUrl: http://127.0.0.1:" +
+              std::to_string(port) + "\n    issuer: http://127.0.0.1:1\n");
+  DaguProcess* p = Launch("ours", "start-all");
+  auto status = p->Wait(20s);
+  ASSERT_TRUE(status.has_value()) << p->Describe();
+  EXPECT_EQ(*status, 1) << p->Describe();
+  EXPECT_NE(p->Output().find("failed to initialize OIDC: failed to init OIDC provider"), std::string::npos)
+      << p->Describe();
+  EXPECT_EQ(p->Web("/api/v2/dags").status, 0) << "never an open API";
+}
+
 TEST_F(OidcLoginTest, SameLoginAsDagu1302) {
   std::string why;
   const std::string peer = FetchPeer(&why);
