@@ -126,8 +126,17 @@ struct AuthConfig {
   std::string admin_password;            // "" : generated and printed when the first admin is created
   std::string token_secret;              // auth.builtin.token.secret (builtin: required, >= 16 bytes)
   std::chrono::nanoseconds token_ttl = std::chrono::hours(24);  // auth.builtin.token.ttl (> 0)
+  // auth.oidc (1.30.2: OIDC login is on when client_id, client_secret and
+  // issuer are all set, whatever auth.mode says; oidc_enabled says so).
+  bool oidc_enabled = false;
+  std::string oidc_client_id;
+  std::string oidc_client_secret;
+  std::string oidc_client_url;  // the redirect URL is <client_url>/oidc-callback (required when enabled)
+  std::string oidc_issuer;
+  std::vector<std::string> oidc_scopes;     // as written (1.30.2 sends them as given)
+  std::vector<std::string> oidc_whitelist;  // emails (userinfo's); empty: any user of the provider
   // Set when the settings ask for authentication this binary cannot enforce
-  // (auth.mode oidc; builtin without a token secret of 16 bytes or more; an
+  // (auth.mode oidc without auth.oidc's client and issuer; builtin without a token secret of 16 bytes or more; an
   // enabled mode without usable credentials):
   // the web server refuses to start with this message (exit 78) rather than
   // serve an open API. Names the key and where it was set.

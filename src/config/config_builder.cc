@@ -321,10 +321,24 @@ constexpr size_t kMinTokenSecretBytes = 16;
 // Any request for authentication that cannot be honoured is refused, never
 // ignored: an ignored one would leave the API open.
 std::string AuthError(const Reader& r, const AuthConfig& a, bool legacy_basic, bool legacy_token) {
-  if (a.mode == "oidc") {
-    return Origin(r, "auth.mode") + ": auth mode \"oidc\" cannot be enforced by this binary (it serves basic, "
-           "token and builtin auth); configure auth.mode: builtin, auth.basic.username/password or "
-           "auth.token.value instead, or auth.mode: none to run without authentication";
+  // 1.30.2 turns OIDC on when client id, secret and issuer are set; with
+  // auth.mode: oidc and one of them missing it serves an API nobody can
+  // sign in to. Refused here, naming what is missing.
+  if (a.mode == "oidc" && !a.oidc_enabled) {
+    const char* missing = a.oidc_client_id.empty() ? "auth.oidc.client_id" :
+                          a.oidc_client_secret.empty() ? "auth.oidc.client_secret" : "auth.oidc.issuer";
+    return Origin(r, "auth.mode") + ": auth mode \"oidc\" needs auth.oidc.client_id, auth.oidc.client_secret "
+           "and auth.oidc.issuer, and " + missing + " is not set";
+  }
+  if (a.oidc_enabled && a.mode == "builtin") {
+    // 1.30.2 would take a cookie or a builtin token; not built here.
+    return Origin(r, "auth.oidc.issuer") + ": OIDC together with auth.mode: builtin is not supported by this "
+           "binary; use one of them";
+  }
+  if (a.oidc_enabled && a.oidc_client_url.empty()) {
+    // 1.30.2: "failed to init OIDC provider: client url is empty" (exit 1).
+    return Origin(r, "auth.oidc.issuer") + ": OIDC needs auth.oidc.client_url (the URL users reach this "
+           "server at; the provider redirects to <client_url>/oidc-callback), and it is not set";
   }
   if (a.mode == "builtin") {
     // 1.30.2 refuses a missing secret too (at config load, exit 1); a weak
@@ -380,6 +394,13 @@ Status BuildAuth(const Reader& r, Config* c) {
       a.token_ttl = parsed;
     }
   }
+  DAGU_RETURN_IF_ERROR(r.String("auth.oidc.client_id", &a.oidc_client_id));
+  DAGU_RETURN_IF_ERROR(r.String("auth.oidc.client_secret", &a.oidc_client_secret));
+  DAGU_RETURN_IF_ERROR(r.String("auth.oidc.client_url", &a.oidc_client_url));
+  DAGU_RETURN_IF_ERROR(r.String("auth.oidc.issuer", &a.oidc_issuer));
+  DAGU_RETURN_IF_ERROR(r.StringList("auth.oidc.scopes", &a.oidc_scopes));
+  DAGU_RETURN_IF_ERROR(r.StringList("auth.oidc.whitelist", &a.oidc_whitelist));
+  a.oidc_enabled = !a.oidc_client_id.empty() && !a.oidc_client_secret.empty() && !a.oidc_issuer.empty();
   bool legacy_basic = false, legacy_token = false;
   DAGU_RETURN_IF_ERROR(r.Bool("is_basic_auth", &legacy_basic));
   DAGU_RETURN_IF_ERROR(r.Bool("is_auth_token", &legacy_token));

@@ -438,7 +438,13 @@ TEST_F(ConfigTest, AuthThatCannotBeEnforcedCarriesARefusal) {
        "auth.mode: auth mode \"builtin\" needs auth.builtin.token.secret"},
       {"auth:\n  mode: builtin\n  builtin:\n    token: {secret: short-secret}\n",
        "auth.builtin.token.secret is too weak: a token secret needs at least 16 bytes"},
-      {"auth:\n  mode: oidc\n", "auth.mode: auth mode \"oidc\" cannot be enforced"},
+      {"auth:\n  mode: oidc\n", "auth.mode: auth mode \"oidc\" needs auth.oidc.client_id, auth.oidc.client_secret "
+                                "and auth.oidc.issuer, and auth.oidc.client_id is not set"},
+      {"auth:\n  oidc: {clientId: c, clientSecret: s, issuer: \"http://idp\"}\n",
+       "auth.oidc.issuer: OIDC needs auth.oidc.client_url"},
+      {"auth:\n  mode: builtin\n  builtin: {token: {secret: sixteen-bytes-ok}}\n  oidc: {clientId: c, clientSecret: s, "
+       "issuer: \"http://idp\", clientUrl: \"http://dagu\"}\n",
+       "OIDC together with auth.mode: builtin is not supported"},
       {"auth:\n  mode: basic\n", "auth mode \"basic\" needs auth.basic.username and auth.basic.password"},
       {"auth:\n  mode: basic\n  token:\n    value: t\n", "auth mode \"basic\" needs"},
       {"auth:\n  basic:\n    username: u\n", "auth.basic.username is set but auth.basic.password is not"},
@@ -464,6 +470,40 @@ TEST_F(ConfigTest, AuthThatCannotBeEnforcedCarriesARefusal) {
   env_["DAGU_AUTH_MODE"] = "oidc";
   HomeWithConfig("");
   EXPECT_THAT(MustLoad().auth.error, HasSubstr("environment variable DAGU_AUTH_MODE: auth mode \"oidc\""));
+}
+
+TEST_F(ConfigTest, OidcKeysInBothSpellingsAndTheEnvironment) {
+  HomeWithConfig("auth:\n  oidc:\n    clientId: cid\n    clientSecret: csecret\n    clientUrl: http://dagu:8080/\n"
+                 "    issuer: http://idp\n    scopes: [openid, email]\n    whitelist: [a@x.org]\n");
+  Config c = MustLoad();
+  EXPECT_TRUE(c.auth.oidc_enabled) << "on when client id, secret and issuer are set, without auth.mode (1.30.2)";
+  EXPECT_EQ(c.auth.error, "");
+  EXPECT_EQ(c.auth.oidc_client_id, "cid");
+  EXPECT_EQ(c.auth.oidc_client_secret, "csecret");
+  EXPECT_EQ(c.auth.oidc_client_url, "http://dagu:8080/");
+  EXPECT_EQ(c.auth.oidc_issuer, "http://idp");
+  EXPECT_THAT(c.auth.oidc_scopes, ElementsAre("openid", "email"));
+  EXPECT_THAT(c.auth.oidc_whitelist, ElementsAre("a@x.org"));
+  HomeWithConfig("auth:\n  mode: oidc\n  oidc:\n    client_id: sid\n    client_secret: ss\n    client_url: http://d\n"
+                 "    issuer: http://i\n");
+  c = MustLoad();
+  EXPECT_TRUE(c.auth.oidc_enabled);
+  EXPECT_EQ(c.auth.oidc_client_id, "sid");
+  EXPECT_EQ(c.auth.error, "");
+  HomeWithConfig("");
+  env_["DAGU_AUTH_OIDC_CLIENT_ID"] = "eid";
+  env_["DAGU_AUTH_OIDC_CLIENT_SECRET"] = "es";
+  env_["DAGU_AUTH_OIDC_CLIENT_URL"] = "http://e";
+  env_["DAGU_AUTH_OIDC_ISSUER"] = "http://ei";
+  env_["DAGU_AUTH_OIDC_SCOPES"] = "openid,profile";
+  env_["DAGU_AUTH_OIDC_WHITELIST"] = "b@x.org";
+  c = MustLoad();
+  EXPECT_TRUE(c.auth.oidc_enabled);
+  EXPECT_EQ(c.auth.oidc_client_id, "eid");
+  EXPECT_THAT(c.auth.oidc_scopes, ElementsAre("openid", "profile"));
+  EXPECT_THAT(c.auth.oidc_whitelist, ElementsAre("b@x.org"));
+  env_["DAGU_AUTH_OIDC_CLIENT_SECRET"] = "";
+  EXPECT_FALSE(MustLoad().auth.oidc_enabled) << "the three are needed";
 }
 
 TEST_F(ConfigTest, AllowedHostsHealthDetailsAndHealthHost) {

@@ -71,6 +71,12 @@ const std::vector<EnvBinding>& EnvBindings() {
       {"DAGU_AUTH_ADMIN_PASSWORD", "auth.builtin.admin.password", ""},
       {"DAGU_AUTH_TOKEN_SECRET", "auth.builtin.token.secret", ""},
       {"DAGU_AUTH_TOKEN_TTL", "auth.builtin.token.ttl", ""},
+      {"DAGU_AUTH_OIDC_CLIENT_ID", "auth.oidc.client_id", ""},
+      {"DAGU_AUTH_OIDC_CLIENT_SECRET", "auth.oidc.client_secret", ""},
+      {"DAGU_AUTH_OIDC_CLIENT_URL", "auth.oidc.client_url", ""},
+      {"DAGU_AUTH_OIDC_ISSUER", "auth.oidc.issuer", ""},
+      {"DAGU_AUTH_OIDC_SCOPES", "auth.oidc.scopes", ""},
+      {"DAGU_AUTH_OIDC_WHITELIST", "auth.oidc.whitelist", ""},
       {"DAGU_CERT_FILE", "tls.cert_file", ""},
       {"DAGU_KEY_FILE", "tls.key_file", ""},
       // Paths (DAGU_DAGS_DIR wins over DAGU_DAGS).

@@ -1,6 +1,7 @@
 #include "web/api_auth.h"
 
 #include <algorithm>
+#include <regex>
 
 #include "auth/auth_layout.h"
 #include "auth/secret_hash.h"
@@ -319,6 +320,55 @@ void AddBuiltinAuthRoutes(WebServer* server, BuiltinAuth* auth) {
   server->Get(v2 + "/api-keys/([^/]+)", bind(GetKey));
   server->Patch(v2 + "/api-keys/([^/]+)", bind(UpdateKey));
   server->Delete(v2 + "/api-keys/([^/]+)", bind(DeleteKey));
+}
+
+void AddAuthDisabledRoutes(WebServer* server) {
+  auto answer = [](int status, const char* code, const char* message) -> Handler {
+    return [status, code, message](const http::Request&, http::Response& res) {
+      SendError(res, status, code, message);
+    };
+  };
+  using namespace error_code;
+  const Handler no_auth = answer(401, kUnauthorized, "Authentication is not enabled");
+  const Handler no_users = answer(401, kUnauthorized, "User management is not enabled");
+  const Handler no_keys = answer(403, kForbidden, "API key management is not available");
+  const Handler no_webhooks = answer(401, kUnauthorized, "Webhook management is not enabled");
+  const std::string v2 = "/api/v2";
+  server->Post(v2 + "/auth/login", no_auth);
+  server->Get(v2 + "/auth/me", [](const http::Request& req, http::Response& res) {
+    std::optional<Principal> who = PrincipalOf(req);
+    if (!who) return SendError(res, 401, error_code::kUnauthorized, "Not authenticated");
+    SendJson(res, 200, Json{{"user", UserJson(who->user, /*synthetic=*/true)}});
+  });
+  server->Post(v2 + "/auth/change-password", no_auth);
+  server->Get(v2 + "/users", no_users);
+  server->Post(v2 + "/users", no_users);
+  server->Get(v2 + "/users/([^/]+)", no_users);
+  server->Patch(v2 + "/users/([^/]+)", no_users);
+  server->Delete(v2 + "/users/([^/]+)", no_users);
+  server->Post(v2 + "/users/([^/]+)/reset-password", no_users);
+  server->Get(v2 + "/api-keys", no_keys);
+  server->Post(v2 + "/api-keys", no_keys);
+  server->Get(v2 + "/api-keys/([^/]+)", no_keys);
+  server->Patch(v2 + "/api-keys/([^/]+)", no_keys);
+  server->Delete(v2 + "/api-keys/([^/]+)", no_keys);
+  server->Get(v2 + "/webhooks", no_webhooks);
+  server->PostWithoutBody(v2 + "/webhooks/([^/]+)",
+                          answer(404, kNotFound, "webhook triggering is not configured on this server"));
+  server->Get(v2 + "/dags/([^/]+)/webhook", no_webhooks);
+  server->PostWithoutBody(v2 + "/dags/([^/]+)/webhook", no_webhooks);
+  server->Delete(v2 + "/dags/([^/]+)/webhook", no_webhooks);
+  server->PostWithoutBody(v2 + "/dags/([^/]+)/webhook/regenerate", no_webhooks);
+  server->Post(v2 + "/dags/([^/]+)/webhook/toggle", no_webhooks);
+}
+
+void AddOidcCallbackRoute(WebServer* server, OidcAuth* oidc) {
+  std::string path = oidc->callback_path();
+  if (!server->base_path().empty() && path.starts_with(server->base_path())) {
+    path = path.substr(server->base_path().size());
+  }
+  server->Get(std::regex_replace(path, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)"),
+              [oidc](const http::Request& req, http::Response& res) { oidc->Callback(req, res); });
 }
 
 void AddDisabledApiV1Routes(WebServer* server) {

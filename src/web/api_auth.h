@@ -47,6 +47,20 @@ void AddBuiltinAuthRoutes(WebServer* server, BuiltinAuth* auth);
 // through ctx->cli.
 void AddWebhookRoutes(WebServer* server, BuiltinAuth* auth, const ApiContext* ctx);
 
+// Without builtin auth: every operation above answers as 1.30.2 does when it
+// has no auth service (api/v2 auth.go, users.go, apikeys.go, webhooks.go):
+// login and change-password 401 "Authentication is not enabled", /auth/me
+// 401 "Not authenticated", users 401 "User management is not enabled", API
+// keys 403 "API key management is not available", webhook management 401
+// "Webhook management is not enabled", a trigger 404 "webhook triggering is
+// not configured on this server". Basic/token auth, when set, still comes first.
+// With OIDC, /auth/me answers {user} of the signed-in OIDC user (an admin
+// with zero times, as 1.30.2).
+void AddAuthDisabledRoutes(WebServer* server);
+
+// GET <callback path> (oidc_auth.h): OidcAuth::Callback.
+void AddOidcCallbackRoute(WebServer* server, OidcAuth* oidc);
+
 // A route group that answers 404 "404 page not found" (text/plain) to every
 // /api/v1 request, as 1.30.2 does when an auth mode is set.
 void AddDisabledApiV1Routes(WebServer* server);

@@ -20,6 +20,7 @@
 #include "web/api_auth.h"
 #include "web/api_context.h"
 #include "web/builtin_auth.h"
+#include "web/oidc_auth.h"
 #include "web/api_routes.h"
 #include "web/cli_runner.h"
 #include "web/dag_files.h"
@@ -167,6 +168,14 @@ struct WebApp::Impl {
       AddBuiltinAuthRoutes(&server, builtin.get());
       AddWebhookRoutes(&server, builtin.get(), &ctx);
       ctx.serve_api_v1 = false;
+    } else {
+      AddAuthDisabledRoutes(&server);
+    }
+    if (config.auth.oidc_enabled && config.auth.error.empty()) {
+      oidc = std::make_unique<OidcAuth>(config.auth, clock, !config.tls.cert_file.empty());
+      server.UseOidc(oidc.get());
+      AddOidcCallbackRoute(&server, oidc.get());
+      ctx.serve_api_v1 = false;  // 1.30.2 turns /api/v1 off under an auth mode
     }
     AddServerMetrics(&metrics, &ctx, deps.scheduler, version, started);
     AddHttpMetrics(&metrics, [this] { return server.counters(); });
@@ -202,6 +211,7 @@ struct WebApp::Impl {
   ResourceHistory resources;
   CliRunner cli;
   std::unique_ptr<BuiltinAuth> builtin;  // auth.mode: builtin
+  std::unique_ptr<OidcAuth> oidc;        // auth.oidc's client and issuer set
   ApiContext ctx;
   metrics::Registry metrics;
   WebServer server;
@@ -215,6 +225,7 @@ Status WebApp::Start() {
   // Never serve an open API for settings that ask for authentication.
   if (!impl_->auth_error.empty()) return Status::InvalidArgument("configuration error: " + impl_->auth_error);
   if (impl_->builtin) DAGU_RETURN_IF_ERROR(InitBuiltinAuth(impl_->builtin.get(), impl_->admin_username));
+  if (impl_->oidc) DAGU_RETURN_IF_ERROR(impl_->oidc->Init().WithContext("failed to initialize OIDC"));
   DAGU_RETURN_IF_ERROR(impl_->server.Start());
   spdlog::info("web: serving on {}", impl_->server.Url());
   return Status::OK();

@@ -163,6 +163,40 @@ bool WebServer::AdmitBuiltin(http::Request* req, http::Response& res) const {
   return true;
 }
 
+bool WebServer::NeedsOidc(const http::Request& req) const {
+  if (oidc_ == nullptr || IsPublic(req) || !req.path.starts_with(options_.base_path)) return false;
+  if (req.path == oidc_->callback_path()) return false;
+  std::string_view rest = std::string_view(req.path).substr(options_.base_path.size());
+  if (rest.starts_with("/assets/")) return false;
+  // Basic or token credentials, when configured, still admit (as 1.30.2).
+  return !(auth_.enabled() && auth_.Allows(req.get_header_value("Authorization")));
+}
+
+namespace {
+bool IsApiPath(std::string_view rest) { return rest.starts_with("/api/") || rest == "/metrics"; }
+}  // namespace
+
+bool WebServer::AdmitOidc(http::Request* req, http::Response& res) const {
+  req->context.clear();
+  if (!NeedsOidc(*req)) return true;
+  const bool had_cookie = !CookieValue(req->get_header_value("Cookie"), kOidcTokenCookie).empty();
+  if (std::optional<Principal> who = oidc_->Authenticate(*req)) {
+    SetPrincipal(*who, req);
+    return true;
+  }
+  res = http::Response();
+  if (had_cookie) oidc_->SetCookie(*req, res, kOidcTokenCookie, "", -1);
+  if (IsApiPath(std::string_view(req->path).substr(options_.base_path.size()))) {
+    res.status = 401;
+    res.set_content(had_cookie ? "Authentication failed: invalid or expired OIDC token\n"
+                               : "Authentication required: OIDC token cookie not found\n",
+                    "text/plain; charset=utf-8");
+    return false;
+  }
+  oidc_->BeginLogin(*req, res);
+  return false;
+}
+
 bool WebServer::Screen(const http::Request& req, http::Response& res) const {
   auto refuse = [&](int status, const std::string& message) {
     SendError(res, status, CodeOf(status), message);
@@ -181,6 +215,14 @@ bool WebServer::Screen(const http::Request& req, http::Response& res) const {
       BuiltinUnauthorized(res);
       SecurityHeaders(req.path, options_.base_path, res);
       return true;
+    }
+  } else if (oidc_ != nullptr) {
+    // A wrong basic/token credential is refused here; the cookie is checked
+    // on a handler thread (AdmitOidc).
+    std::string header = req.get_header_value("Authorization");
+    if (auth_.enabled() && !header.empty() && !IsPublic(req) && !auth_.Allows(header)) {
+      res.set_header("WWW-Authenticate", auth_.Challenge());
+      return refuse(401, "authentication required");
     }
   } else if (auth_.enabled() && !IsPublic(req) && !auth_.Allows(req.get_header_value("Authorization"))) {
     res.set_header("WWW-Authenticate", auth_.Challenge());
@@ -216,7 +258,7 @@ void WebServer::Handle(const http::Request& in, http::Response& res) const {
   const Route* route = FindRoute(req, nullptr);
   if (route == nullptr) {
     SendError(res, 404, error_code::kNotFound, "no such endpoint: " + req.method + " " + req.path);
-  } else if (builtin_ == nullptr || AdmitBuiltin(&req, res)) {
+  } else if (oidc_ != nullptr ? AdmitOidc(&req, res) : (builtin_ == nullptr || AdmitBuiltin(&req, res))) {
     std::regex_match(req.path, req.matches, route->pattern);
     try {
       route->handler(req, res);

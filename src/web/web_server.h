@@ -41,6 +41,7 @@
 #include "web/auth.h"
 #include "web/api_permissions.h"
 #include "web/builtin_auth.h"
+#include "web/oidc_auth.h"
 #include "web/request_guard.h"
 
 namespace dagu::web {
@@ -97,6 +98,15 @@ class WebServer {
   // {"code":"forbidden","message":"Insufficient permissions"}, else passes
   // the principal to the handler (PrincipalOf).
   void UseBuiltinAuth(BuiltinAuth* auth) { builtin_ = auth; }
+  // OIDC (oidc_auth.h; call before Start(), not with builtin auth): a
+  // request that basic/token auth (when set) does not admit needs a valid
+  // `oidcToken` cookie. Without one, /api/ and /metrics answer 401 in plain
+  // text as 1.30.2 ("Authentication required: OIDC token cookie not found",
+  // or "Authentication failed: invalid or expired OIDC token" clearing the
+  // cookie) and a UI page is redirected to the provider (BeginLogin). The
+  // callback path, assets and the probes need nothing. The cookie is
+  // verified on a handler thread (a JWKS refetch is network I/O).
+  void UseOidc(OidcAuth* oidc) { oidc_ = oidc; }
 
   // Binds host:port and starts serving on threads of its own. IOError naming
   // the address when it cannot bind; InvalidArgument when the TLS files
@@ -136,10 +146,14 @@ class WebServer {
   // answering 401/403 into `res` (400 instead of 403 when the body is not a
   // JSON object: 1.30.2 decodes the body before the role check).
   bool AdmitBuiltin(http::Request* req, http::Response& res) const;
+  // OIDC: whether `req` needs the cookie, and its admission (false after answering).
+  bool NeedsOidc(const http::Request& req) const;
+  bool AdmitOidc(http::Request* req, http::Response& res) const;
 
   WebServerOptions options_;
   Authenticator auth_;
   BuiltinAuth* builtin_ = nullptr;
+  OidcAuth* oidc_ = nullptr;
   GuardConfig guard_;
   std::vector<Route> routes_;
   std::unique_ptr<http::Server> server_;

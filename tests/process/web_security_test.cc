@@ -92,7 +92,7 @@ TEST_F(WebSecurityTest, AuthItCannotEnforceEndsStartupWith78) {
   std::string text = config.Output();
   EXPECT_NE(text.find("\"error\": \""), std::string::npos) << text;
   EXPECT_NE(text.find("would refuse to start (exit 78)"), std::string::npos) << text;
-  EXPECT_NE(text.find("auth mode \\\"oidc\\\" cannot be enforced"), std::string::npos) << text;
+  EXPECT_NE(text.find("auth mode \\\"oidc\\\" needs auth.oidc.client_id"), std::string::npos) << text;
 }
 
 // Item 2: a cross-site page cannot start a run, with or without the
