@@ -96,7 +96,7 @@ export function DagsPage({ route, canWrite }: { route: Route; canWrite: boolean 
     if (tag) qs.set("tag", tag);
     const [list, tags] = await Promise.all([get("/dags?" + qs), get("/dags/tags").catch(() => ({ tags: [] }))]);
     return { list, tags: (tags.tags || []) as string[] };
-  }, [name, tag, page, sort, order]);
+  }, [name, tag, page, sort, order], undefined, () => true);
 
   const data = poll.data;
   const dags = (data?.list.dags || []) as DagEntry[];
