@@ -123,6 +123,7 @@ enum class Phase {
   kWorking,  // a worker has the request
   kWriting,  // sending the response
   kLinger,   // answered and half-closed: discarding input until the peer closes (bounded)
+  kStreaming,  // head sent; sending a BodyStream's bytes as they come, until it or the client ends
 };
 
 constexpr auto kLingerTime = std::chrono::seconds(2);
@@ -151,7 +152,11 @@ struct Conn {
   BodyFraming framing;
   std::unique_ptr<ChunkDecoder> chunks;
 
+  std::shared_ptr<BodyStream> stream;  // kStreaming
+  bool stream_ended = false;           // the stream closed: close once `out` is sent
+
   ~Conn() {
+    if (stream) stream->Detach();
     if (ssl != nullptr) SSL_free(ssl);
     if (fd >= 0) ::close(fd);
   }
@@ -161,7 +166,12 @@ struct Completion {
   uint64_t conn_id;
   std::string bytes;
   bool close;
+  std::shared_ptr<BodyStream> stream;  // set: `bytes` is the head of a streamed body
 };
+
+// Bytes queued for a streaming connection beyond which its stream is not
+// drained: the stream's own bound then drops a client that does not read.
+constexpr size_t kStreamOutLimit = 64 * 1024;
 
 std::string PeerAddress(const sockaddr_storage& addr, int* port) {
   char buf[INET6_ADDRSTRLEN] = {0};
@@ -202,6 +212,11 @@ std::string SerializeResponse(const Request& req, const Response& res, bool keep
     bool clean = value.find_first_of("\r\n") == std::string::npos && name.find_first_of("\r\n:") == std::string::npos;
     if (!clean) continue;  // never let a value split the head
     out += name + ": " + value + "\r\n";
+  }
+  if (res.stream) {
+    // A streamed body ends when the connection does.
+    out += "Connection: close\r\n\r\n";
+    return out;
   }
   if (status >= 200 && status != 204 && status != 304) out += "Content-Length: " + std::to_string(res.body.size()) + "\r\n";
   out += keep_alive ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
@@ -245,6 +260,7 @@ struct Server::Impl {
   void DrainTls(Conn& c);
   bool WantsInput(const Conn& c) const;
   void TakeCompletions(SteadyTime now);
+  void PumpStream(Conn& c, SteadyTime now);
   void SweepDeadlines(SteadyTime now);
   bool Flush(Conn& c);
 
@@ -263,6 +279,7 @@ struct Server::Impl {
 
   std::mutex done_mu;
   std::vector<Completion> done;
+  std::vector<uint64_t> streams_ready;  // connections whose BodyStream has news
 
   // Loop thread only.
   std::map<uint64_t, std::unique_ptr<Conn>> conns;
@@ -468,7 +485,7 @@ void Server::Impl::AnswerError(Conn& c, int status, const std::string& message, 
 // current phase may still need, so memory stays within the limits.
 bool Server::Impl::WantsInput(const Conn& c) const {
   if (c.eof) return false;
-  if (c.phase == Phase::kLinger) return true;
+  if (c.phase == Phase::kLinger || c.phase == Phase::kStreaming) return true;
   if (c.phase == Phase::kHead) return c.in.size() < options.limits.head.max_head_bytes + kReadChunk;
   if (c.phase == Phase::kBody) return c.in.size() < options.limits.max_body_bytes + kReadChunk;
   return false;
@@ -478,10 +495,11 @@ void Server::Impl::OnReadable(Conn& c, SteadyTime now) {
   char buf[kReadChunk];
   ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-  if (n < 0 || (c.phase == Phase::kLinger && (n == 0 || (c.discarded += static_cast<size_t>(n)) > kLingerBytes))) {
+  bool discarding = c.phase == Phase::kLinger || c.phase == Phase::kStreaming;
+  if (n < 0 || (discarding && (n == 0 || (c.discarded += static_cast<size_t>(n)) > kLingerBytes))) {
     return CloseConn(c.id);
   }
-  if (c.phase == Phase::kLinger) return;
+  if (discarding) return;  // a streaming client has nothing to say; its close is what counts
   if (n == 0) {
     c.eof = true;
   } else if (c.ssl == nullptr) {
@@ -592,12 +610,16 @@ void Server::Impl::Dispatch(Conn& c, SteadyTime now) {
       handlers.error(500, "internal error", res);
     }
     if (res.status < 0) res.status = 200;
-    bool close = !keep_alive || res.get_header_value("Connection") == "close";
+    if (res.stream && req->method == "HEAD") {
+      res.stream->Detach();  // the producer sees it closed
+      res.stream.reset();
+    }
+    bool close = !keep_alive || res.stream || res.get_header_value("Connection") == "close";
     std::string bytes = SerializeResponse(*req, res, !close);
     counters.handled++;
     {
       std::lock_guard<std::mutex> l(done_mu);
-      done.push_back({id, std::move(bytes), close});
+      done.push_back({id, std::move(bytes), close, res.stream});
     }
     Wake();
   };
@@ -611,19 +633,67 @@ void Server::Impl::Dispatch(Conn& c, SteadyTime now) {
 
 void Server::Impl::TakeCompletions(SteadyTime now) {
   std::vector<Completion> taken;
+  std::vector<uint64_t> ready;
   {
     std::lock_guard<std::mutex> l(done_mu);
     taken.swap(done);
+    ready.swap(streams_ready);
   }
   for (Completion& d : taken) {
     auto it = conns.find(d.conn_id);
-    if (it == conns.end()) continue;
+    if (it == conns.end()) {
+      if (d.stream) d.stream->Detach();
+      continue;
+    }
     Conn& c = *it->second;
+    if (d.stream) {
+      QueueBytes(c, d.bytes);
+      c.phase = Phase::kStreaming;
+      c.stream = d.stream;
+      c.deadline = now + options.limits.write_timeout;  // for the head
+      uint64_t id = c.id;
+      c.stream->Attach([this, id] {
+        {
+          std::lock_guard<std::mutex> l(done_mu);
+          streams_ready.push_back(id);
+        }
+        Wake();
+      });
+      OnWritable(c, now);
+      continue;
+    }
     QueueBytes(c, d.bytes);
     c.close_after_write = d.close;
     c.phase = Phase::kWriting;
     c.deadline = now + options.limits.write_timeout;
     OnWritable(c, now);
+  }
+  for (uint64_t id : ready) {
+    auto it = conns.find(id);
+    if (it != conns.end() && it->second->phase == Phase::kStreaming) PumpStream(*it->second, now);
+  }
+}
+
+// Moves what the stream has into c.out (unless the client is behind) and
+// sends it; closes the connection when the stream has ended and all is sent.
+void Server::Impl::PumpStream(Conn& c, SteadyTime now) {
+  // Twice: bytes left behind while c.out was full are taken once it drained
+  // (no POLLOUT would be asked for them with c.out empty).
+  for (int round = 0; round < 2; ++round) {
+    if (!c.stream_ended && c.out.size() < kStreamOutLimit) {
+      bool ended = false;
+      std::string bytes = c.stream->Take(&ended);
+      if (!bytes.empty()) QueueBytes(c, bytes);
+      c.stream_ended = ended;
+    }
+    if (!Flush(c)) return CloseConn(c.id);
+    if (!c.out.empty()) break;
+  }
+  if (c.out.empty()) {
+    if (c.stream_ended || stopping) return CloseConn(c.id);
+    c.deadline = SteadyTime::max();
+  } else if (c.deadline == SteadyTime::max()) {
+    c.deadline = now + options.limits.write_timeout;  // a client that stops reading is closed
   }
 }
 
@@ -643,6 +713,7 @@ bool Server::Impl::Flush(Conn& c) {
 }
 
 void Server::Impl::OnWritable(Conn& c, SteadyTime now) {
+  if (c.phase == Phase::kStreaming) return PumpStream(c, now);
   if (!Flush(c)) return CloseConn(c.id);
   if (!c.out.empty() || c.phase != Phase::kWriting) return;
   if (c.close_after_write || c.eof || stopping) {
@@ -678,7 +749,7 @@ void Server::Impl::SweepDeadlines(SteadyTime now) {
       AnswerError(c, 408, c.phase == Phase::kHead ? "request head not received in time" : "request body not received in time", now);
       c.deadline = now + std::chrono::seconds(1);  // a short grace to send the 408
       c.phase = Phase::kWriting;
-    } else if (c.phase == Phase::kWriting || c.phase == Phase::kLinger) {
+    } else if (c.phase == Phase::kWriting || c.phase == Phase::kLinger || c.phase == Phase::kStreaming) {
       CloseConn(id);
     }
   }

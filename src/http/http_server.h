@@ -23,7 +23,14 @@
 //     the priority pool (the /health probes: nothing else can occupy it),
 //     else the general pool. A full queue is answered 503 at once;
 //   - it writes every response itself, with limits.write_timeout, so a
-//     client that does not read occupies no worker.
+//     client that does not read occupies no worker;
+//   - a response with a BodyStream (http_types.h) is a head, then the
+//     stream's bytes as the producer writes them, until the stream or the
+//     client ends (Connection: close). The loop drains a stream only while
+//     less than 64 KiB wait for the client, so a client that stops reading
+//     overflows its own stream (closed) and never holds up the producer;
+//     one that reads nothing for limits.write_timeout with bytes pending
+//     is closed.
 // Worker threads only run handlers.handle. Stop() wakes the loop at once,
 // closes every connection and joins the threads (a handler in progress is
 // waited for).

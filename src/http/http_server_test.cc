@@ -80,6 +80,14 @@ struct TestServer {
       if (req.path == "/block") gate.Wait();
       if (req.path == "/throw") throw std::runtime_error("boom");
       if (req.path == "/big") return res.set_content(std::string(8 << 20, 'x'), "text/plain");
+      if (req.path == "/stream") {
+        auto stream = std::make_shared<BodyStream>(64 * 1024);
+        res.set_header("Content-Type", "text/event-stream");
+        res.stream = stream;
+        std::lock_guard<std::mutex> l(stream_mu);
+        streams.push_back(stream);
+        return;
+      }
       res.set_content(req.method + " " + req.path + " " + req.body, "text/plain");
     };
     server = std::make_unique<Server>(o, h);
@@ -102,8 +110,21 @@ struct TestServer {
     return c.ReadResponse(timeout);
   }
 
+  // The n-th stream a /stream request opened, once its handler ran.
+  std::shared_ptr<BodyStream> Stream(size_t n) {
+    std::shared_ptr<BodyStream> found;
+    dagu::testing::PollUntil([&] {
+      std::lock_guard<std::mutex> l(stream_mu);
+      if (streams.size() > n) found = streams[n];
+      return found != nullptr;
+    }, 5s, 5ms);
+    return found;
+  }
+
   Gate gate;
   std::atomic<int> handled{0};
+  std::mutex stream_mu;
+  std::vector<std::shared_ptr<BodyStream>> streams;
   std::unique_ptr<Server> server;
 };
 
@@ -265,6 +286,81 @@ TEST(HttpServerTest, AClientThatDoesNotReadHoldsNoWorker) {
   // The write deadline closes them; reading here would unstick them.
   EXPECT_TRUE(dagu::testing::PollUntil([&] { return t.server->counters().open == 0; }, 15s, 20ms))
       << t.server->counters().open << " still open";
+}
+
+TEST(HttpServerTest, AStreamedBodyIsSentAsItIsWrittenUntilItCloses) {
+  TestServer t;
+  RawClient c = t.Connect();
+  ASSERT_TRUE(c.Send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n"));
+  std::shared_ptr<BodyStream> stream = t.Stream(0);
+  ASSERT_NE(stream, nullptr);
+  ASSERT_TRUE(c.ReadUntil("\r\n\r\n", 2s)) << "the head comes before any byte of the body";
+  std::string head = c.TakeReceived();
+  EXPECT_NE(head.find("HTTP/1.1 200"), std::string::npos) << head;
+  EXPECT_NE(head.find("Connection: close"), std::string::npos) << head;
+  EXPECT_EQ(head.find("Content-Length"), std::string::npos) << head;
+  EXPECT_TRUE(stream->Write("data: one\n\n"));
+  EXPECT_TRUE(c.ReadUntil("data: one\n\n", 2s));
+  EXPECT_TRUE(stream->Write("data: two\n\n"));
+  EXPECT_TRUE(c.ReadUntil("data: two\n\n", 2s)) << "the connection stays open between writes";
+  EXPECT_FALSE(c.WaitClosed(100ms));
+  stream->Write("data: last\n\n");
+  stream->Close();
+  EXPECT_TRUE(c.WaitClosed(2s)) << "Close() ends the body";
+  EXPECT_NE(c.TakeReceived().find("data: last"), std::string::npos) << "what was written before Close() is sent";
+  EXPECT_FALSE(stream->Write("late")) << "a closed stream takes nothing";
+  EXPECT_EQ(t.Get("/x").status, 200);
+}
+
+TEST(HttpServerTest, AClientThatLeavesClosesItsStream) {
+  TestServer t;
+  RawClient c = t.Connect();
+  ASSERT_TRUE(c.Send("GET /stream HTTP/1.1\r\n\r\n"));
+  std::shared_ptr<BodyStream> stream = t.Stream(0);
+  ASSERT_NE(stream, nullptr);
+  ASSERT_TRUE(c.ReadUntil("\r\n\r\n", 2s));
+  c.Close();
+  EXPECT_TRUE(dagu::testing::PollUntil([&] { return stream->closed(); }, 5s, 5ms)) << "the producer learns it";
+  EXPECT_TRUE(dagu::testing::PollUntil([&] { return t.server->counters().open == 0; }, 5s, 5ms));
+}
+
+TEST(HttpServerTest, AStreamToAClientThatDoesNotReadOverflowsWithoutBlockingTheWriter) {
+  Limits limits = FastLimits();
+  limits.write_timeout = 30s;  // the overflow, not the deadline, must end it
+  TestServer t(limits);
+  RawClient stuck = t.Connect();
+  stuck.SetReceiveBuffer(4096);
+  ASSERT_TRUE(stuck.Send("GET /stream HTTP/1.1\r\n\r\n"));
+  std::shared_ptr<BodyStream> a = t.Stream(0);
+  ASSERT_NE(a, nullptr);
+  RawClient reader = t.Connect();
+  ASSERT_TRUE(reader.Send("GET /stream HTTP/1.1\r\n\r\n"));
+  std::shared_ptr<BodyStream> b = t.Stream(1);
+  ASSERT_NE(b, nullptr);
+  // The stuck client's stream fails a write once the socket buffers and its
+  // 64 KiB are full; every write returns at once. Bounded: 64 MiB at most.
+  const std::string chunk(1024, 'e');
+  bool overflowed = false;
+  for (size_t i = 0; i < 64 * 1024 && !overflowed; ++i) overflowed = !a->Write(chunk);
+  ASSERT_TRUE(overflowed) << "a client that does not read must overflow its stream";
+  EXPECT_TRUE(a->closed());
+  EXPECT_TRUE(stuck.WaitClosed(5s)) << "and its connection is closed";
+  EXPECT_TRUE(b->Write("data: still here\n\n")) << "the other stream is untouched";
+  EXPECT_TRUE(reader.ReadUntil("data: still here", 2s));
+  EXPECT_EQ(t.Get("/x").status, 200) << "and the server goes on";
+}
+
+TEST(HttpServerTest, StopEndsOpenStreams) {
+  auto t = std::make_unique<TestServer>();
+  RawClient c = t->Connect();
+  ASSERT_TRUE(c.Send("GET /stream HTTP/1.1\r\n\r\n"));
+  std::shared_ptr<BodyStream> stream = t->Stream(0);
+  ASSERT_NE(stream, nullptr);
+  ASSERT_TRUE(c.ReadUntil("\r\n\r\n", 2s));
+  t->server->Stop();
+  EXPECT_TRUE(c.WaitClosed(2s));
+  EXPECT_TRUE(stream->closed());
+  EXPECT_FALSE(stream->Write("x"));
 }
 
 TEST(HttpServerTest, AnExceptionIsA500AndTheServerGoesOn) {

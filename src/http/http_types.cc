@@ -51,4 +51,51 @@ void Response::set_content(std::string content, const std::string& content_type)
   set_header("Content-Type", content_type);
 }
 
+bool BodyStream::Write(std::string_view bytes) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (closed_) return false;
+  if (pending_.size() + bytes.size() > max_pending_) {
+    closed_ = true;  // too slow: dropped, never waited for
+    pending_.clear();
+    if (notify_) notify_();
+    return false;
+  }
+  pending_.append(bytes);
+  if (notify_) notify_();
+  return true;
+}
+
+void BodyStream::Close() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (closed_) return;
+  closed_ = true;
+  if (notify_) notify_();
+}
+
+bool BodyStream::closed() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return closed_;
+}
+
+void BodyStream::Attach(std::function<void()> notify) {
+  std::lock_guard<std::mutex> l(mu_);
+  notify_ = std::move(notify);
+  if (notify_ && (closed_ || !pending_.empty())) notify_();
+}
+
+void BodyStream::Detach() {
+  std::lock_guard<std::mutex> l(mu_);
+  closed_ = true;
+  pending_.clear();
+  notify_ = nullptr;
+}
+
+std::string BodyStream::Take(bool* ended) {
+  std::lock_guard<std::mutex> l(mu_);
+  std::string out;
+  out.swap(pending_);
+  *ended = closed_;
+  return out;
+}
+
 }  // namespace dagu::http

@@ -13,18 +13,72 @@
 //             without the query), params, headers, body (de-chunked). The
 //             web routes put their regex captures of path into matches.
 //   Response  status, headers and body to answer with. status stays -1 until
-//             set: the server answers -1 as 200.
+//             set: the server answers -1 as 200. A handler that sets
+//             `stream` answers with a body sent as it is produced (see
+//             BodyStream).
 //
 // Lookups of a key that is absent give "" (get_*_value) or false (has_*);
 // `id` picks the id-th of a repeated key (0: the first).
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <regex>
 #include <string>
+#include <string_view>
 
 namespace dagu::http {
+
+// BodyStream: the body of a response that stays open (server-sent events).
+// A handler creates one, keeps a shared_ptr where its producer can reach it,
+// and sets Response::stream; the server sends the head (no Content-Length,
+// `Connection: close`: the body ends when the connection does), then
+// whatever is written, until the stream is closed or the client goes away.
+//
+// Never blocks: Write() appends to a buffer of at most `max_pending` bytes
+// that the server's loop drains as fast as the client reads. A client that
+// does not read makes Write() fail and close the stream (the connection is
+// then closed), so a slow client never holds up a producer writing to many.
+//
+// Thread-safe. The server attaches a notifier (called under the stream's
+// lock; it must not block) and detaches it when the connection closes.
+class BodyStream {
+ public:
+  explicit BodyStream(size_t max_pending = 256 * 1024) : max_pending_(max_pending) {}
+  BodyStream(const BodyStream&) = delete;
+  BodyStream& operator=(const BodyStream&) = delete;
+
+  // Appends `bytes`; false (and nothing written) when the stream is closed,
+  // or when the unsent bytes would exceed max_pending (the stream is then
+  // closed: the client is too slow).
+  bool Write(std::string_view bytes);
+  // Ends the body: the server closes the connection once the pending bytes
+  // are sent. Idempotent.
+  void Close();
+  // Closed by Close(), an overflow, the client going away or the server
+  // stopping.
+  bool closed() const;
+
+  // The server's side.
+  // Called after every Write()/Close() while attached.
+  void Attach(std::function<void()> notify);
+  // The connection is gone: closed, the notifier dropped (not called after
+  // Detach returns).
+  void Detach();
+  // Takes the pending bytes; *ended is true when the stream is closed (what
+  // is returned is the last of it).
+  std::string Take(bool* ended);
+
+ private:
+  const size_t max_pending_;
+  mutable std::mutex mu_;
+  std::string pending_;
+  bool closed_ = false;
+  std::function<void()> notify_;
+};
 
 // Orders strings as their ASCII lower-case forms do.
 struct CaseInsensitiveLess {
@@ -59,6 +113,7 @@ struct Response {
   int status = -1;  // -1: not set (answered as 200)
   Headers headers;
   std::string body;
+  std::shared_ptr<BodyStream> stream;  // set: `body` is ignored, the stream is the body
 
   bool has_header(const std::string& key) const;
   std::string get_header_value(const std::string& key, size_t id = 0) const;

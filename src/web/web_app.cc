@@ -18,6 +18,7 @@
 #include "store/service_registry.h"
 #include "web/resource_history.h"
 #include "web/api_auth.h"
+#include "web/api_events.h"
 #include "web/api_context.h"
 #include "web/builtin_auth.h"
 #include "web/oidc_auth.h"
@@ -131,6 +132,8 @@ struct WebApp::Impl {
         journal(fs, RoleJournalPath(config.paths.scheduler_dir)),
         resources(clock, config.paths.data_dir),
         cli(deps.spawner ? deps.spawner : PosixProcessSpawner(), Launch(config)),
+        live_runs(fs, clock, config.paths.dag_runs_dir),
+        live(LivePaths{config.paths.dags_dir, config.paths.proc_dir, config.paths.queue_dir}, &hub, &live_runs),
         server(ServerOptions(config)) {
     std::string version = deps.version.empty() ? kVersion : deps.version;
     // Day folders' runs and run summaries, kept while unchanged
@@ -181,6 +184,9 @@ struct WebApp::Impl {
     AddHttpMetrics(&metrics, [this] { return server.counters(); });
     AddSystemRoutes(&server, &metrics, clock, started, version);
     AddApiRoutes(&server, &ctx);
+    // Live updates from inotify, which sees only the real file system.
+    live_enabled = fs == PosixFileSystem();
+    AddEventRoutes(&server, &hub, live_enabled ? &live : nullptr);
     UiSettings ui;
     ui.title = config.navbar_title;
     ui.navbar_color = config.navbar_color;
@@ -210,6 +216,12 @@ struct WebApp::Impl {
   RoleJournal journal;
   ResourceHistory resources;
   CliRunner cli;
+  EventHub hub;
+  // The live source's own view of the runs: straight from the file system
+  // (a run folder it looks up has just been made; no listing cache).
+  RunStore live_runs;
+  LiveEventSource live;
+  bool live_enabled = false;
   std::unique_ptr<BuiltinAuth> builtin;  // auth.mode: builtin
   std::unique_ptr<OidcAuth> oidc;        // auth.oidc's client and issuer set
   ApiContext ctx;
@@ -227,12 +239,15 @@ Status WebApp::Start() {
   if (impl_->builtin) DAGU_RETURN_IF_ERROR(InitBuiltinAuth(impl_->builtin.get(), impl_->admin_username));
   if (impl_->oidc) DAGU_RETURN_IF_ERROR(impl_->oidc->Init().WithContext("failed to initialize OIDC"));
   DAGU_RETURN_IF_ERROR(impl_->server.Start());
+  if (impl_->live_enabled) impl_->live.Start();
   spdlog::info("web: serving on {}", impl_->server.Url());
   return Status::OK();
 }
 
 void WebApp::Stop() {
   impl_->cli.CancelWaits();  // requests waiting for a command answer at once
+  impl_->hub.Close();        // live update streams end; new ones get 503
+  impl_->live.Stop();
   impl_->server.Stop();
 }
 

@@ -10,7 +10,8 @@
 // file, a bad edit shows the loader's error in place and is not saved, the
 // history grid), Runs (filters, the started run, its graph, steps and step
 // logs with head/tail paging, retry from a step; a parent's sub-DAG runs
-// with their status and a link to the child's page), and Queue. A fifth
+// with their status and a link to the child's page), live updates (a run
+// page turns from running to succeeded without a reload), and Queue. A fifth
 // instance with builtin auth under a base path shows the login form and,
 // signed in, the DAG list. Any uncaught page error or console error fails
 // the test.
@@ -446,6 +447,13 @@ async function main() {
   // A parent's page lists its sub-DAG runs; each links to the child's page.
   await page.goto(base + "#/runs/family/fam-1");
   await page.waitForSelector("#subruns-table tr[data-subrun]", { timeout: 15000 });
+  // In the graph, the sub-DAG step opens the child run.
+  await page.locator('svg.graph g.node[data-step="ask"]').click();
+  await page.waitForFunction(() => /^#\/runs\/family\/fam-1\/sub\/[^/?]+$/.test(location.hash), null, { timeout: 10000 });
+  await page.waitForSelector('#steps-table tr[data-step="answer"]', { timeout: 15000 });
+  check(true, "Runs: the sub-DAG step in the parent's graph opens the child run (" + decodeURIComponent(page.url().split("#")[1]) + ")");
+  await page.goto(base + "#/runs/family/fam-1");
+  await page.waitForSelector("#subruns-table tr[data-subrun]", { timeout: 15000 });
   const subRow = page.locator("#subruns-table tr[data-subrun]").first();
   const subText = await subRow.innerText();
   check(subText.includes("kid") && subText.includes("succeeded") && subText.includes('WHO="e2e"'),
@@ -458,9 +466,27 @@ async function main() {
     document.getElementById("log").textContent.includes("kid says hi to e2e"), null, { timeout: 15000 });
   check(true, "Runs: the child's step log is shown");
 
-  // ---- approval of a waiting step, reschedule, reject ----
+  // ---- live updates: a run page follows its run without a reload ----
   const postJson = (target, body) => fetch("http://127.0.0.1:" + b.webPort + target,
     { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  // (written now: the DAG list's checks above count six DAGs)
+  fs.writeFileSync(path.join(home, "dags", "slow.yaml"),
+    "steps:\n  - name: wait\n    command: sleep 4\n  - name: end\n    command: echo end\n    depends: [wait]\n");
+  check((await postJson("/api/v2/dags/slow/start", { dagRunId: "live-1" })).ok, "Live: started the slow DAG");
+  await page.goto(base + "#/runs/slow/live-1");
+  await page.waitForFunction(() => document.documentElement.dataset.live === "on", null, { timeout: 15000 });
+  check(true, "Live: the page follows the server's event stream (GET /api/v2/events)");
+  await page.waitForFunction(() => document.querySelector(".page-head .badge") &&
+    document.querySelector(".page-head .badge").textContent === "running", null, { timeout: 15000 });
+  await page.evaluate(() => { window.__notReloaded = true; });
+  // While live the page polls only every 60 s: the change within 20 s is pushed.
+  await page.waitForFunction(() => document.querySelector(".page-head .badge") &&
+    document.querySelector(".page-head .badge").textContent === "succeeded", null, { timeout: 20000 });
+  check(await page.evaluate(() => window.__notReloaded === true) &&
+    (await page.locator('#steps-table tr[data-step="end"]').innerText()).includes("succeeded"),
+    "Live: the run page turned from running to succeeded by itself (no reload), its steps too");
+
+  // ---- approval of a waiting step, reschedule, reject ----
   check((await postJson("/api/v2/dags/gated/start", { dagRunId: "g1" })).ok, "Approval: started the gated DAG");
   await pollUntil(async () => (await getJson(b.webPort, "/api/v2/dag-runs/gated/g1")).dagRunDetails.statusLabel === "waiting", 30000, "g1 to wait");
   await page.goto(base + "#/runs/gated/g1");
@@ -511,6 +537,9 @@ async function main() {
   await page.locator('#dash-timeline .lane[data-dag="diamond"] .bar').first().click();
   await page.waitForSelector("#steps-table tr[data-step]", { timeout: 10000 });
   check(/#\/runs\/diamond\//.test(page.url()), "Dashboard: a bar opens its run");
+  await page.goto(base + "#/dashboard");
+  await page.waitForSelector("#dash-workers, #dash-workers-none", { timeout: 15000 });
+  check(true, "Dashboard: the workers panel is shown (" + (await page.locator("#dash-workers, #dash-workers-none").first().innerText()).replace(/\s+/g, " ").slice(0, 80) + ")");
   await page.goto(base + "#/dashboard?date=2001-01-01");
   await page.waitForFunction(() => /No runs on this day/.test(document.body.textContent), null, { timeout: 10000 });
   check(true, "Dashboard: another day (2001-01-01) shows no runs");
@@ -520,6 +549,33 @@ async function main() {
   await page.waitForSelector("h1", { timeout: 10000 });
   check((await page.locator("h1").innerText()) === "Queues", "Queue: the page renders");
   check((await page.locator(".cards .card").count()) === 4, "Queue: the summary cards are shown");
+  // Clear: three runs of a one-at-a-time DAG enqueued; Clear dequeues the waiting ones.
+  fs.writeFileSync(path.join(home, "dags", "slow.yaml"), "maxActiveRuns: 1\n" + fs.readFileSync(path.join(home, "dags", "slow.yaml"), "utf8"));
+  for (const id of ["q-1", "q-2", "q-3"]) {
+    check((await postJson("/api/v2/dags/slow/enqueue", { dagRunId: id })).ok, "Queue: enqueued " + id);
+  }
+  await page.waitForFunction(() => /1 \/ 1 running, 2 queued/.test((document.querySelector('.queue[data-queue="slow"] h2') || {}).textContent || ""),
+    null, { timeout: 15000 });
+  page.once("dialog", (d) => d.accept());
+  await page.locator('.queue[data-queue="slow"] button[data-act="clear-queue"]').click();
+  await page.waitForFunction(() => /Cleared slow/.test(document.getElementById("toast").textContent), null, { timeout: 10000 });
+  // A dequeued run that never ran has its attempt hidden: 404 (as 1.30.2), or aborted.
+  const qLabels = [];
+  for (const id of ["q-1", "q-2", "q-3"]) {
+    const res = await fetch("http://127.0.0.1:" + b.webPort + "/api/v2/dag-runs/slow/" + id);
+    qLabels.push(res.status === 404 ? "dequeued" : (await res.json()).dagRunDetails.statusLabel);
+  }
+  check(qLabels.filter((l) => l === "dequeued" || l === "aborted").length === 2 && !qLabels.includes("queued"),
+    "Queue: Clear dequeued the waiting runs (" + qLabels.join(", ") + ")");
+  await pageShot(page, "queues");
+
+  // ---- a DAG's Log tab: the scheduler log of its runs ----
+  await page.goto(base + "#/dags/hello?tab=log");
+  await page.waitForSelector("#log-run", { timeout: 15000 });
+  await page.waitForFunction(() => ((document.getElementById("log") || {}).textContent || "").length > 20, null, { timeout: 15000 });
+  check((await page.locator("#log-run option").count()) >= 1, "DAG Log tab: the scheduler log of a run, a list to pick another (" +
+    (await page.locator("#log").innerText()).split("\n")[0].slice(0, 60) + ")");
+  await pageShot(page, "dag-log");
 
   // Dark mode follows the system setting.
   const rootBg = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
@@ -562,6 +618,8 @@ async function main() {
   await authPage.locator('#login-form button[type="submit"]').click();
   await authPage.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 15000 });
   check(true, "Auth: signed in, the DAG list loads with the token, under the base path /dagu");
+  await authPage.waitForFunction(() => document.documentElement.dataset.live === "on", null, { timeout: 20000 });
+  check(true, "Live: the event stream opens with the token under the base path");
   check((await authPage.locator(".topbar .user").innerText()).includes("admin"), "Auth: the top bar names the signed-in user");
   // Times in the viewer's zone (this page: Asia/Tokyo, UTC+9) or in UTC.
   const nextRunText = async () => (await authPage.locator('#dags-table tr[data-dag="hello"] td').nth(2).innerText()).trim();

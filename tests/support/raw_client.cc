@@ -118,6 +118,16 @@ bool RawClient::WaitClosed(std::chrono::milliseconds timeout) {
   return true;
 }
 
+bool RawClient::ReadUntil(std::string_view needle, std::chrono::milliseconds timeout) {
+  auto deadline = Steady::now() + timeout;
+  while (buffer_.find(needle) == std::string::npos) {
+    int left = RemainingMs(deadline);
+    if (left == 0 || closed_) return false;
+    Fill(std::chrono::milliseconds(std::min(left, 50)));
+  }
+  return true;
+}
+
 void RawClient::Close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;

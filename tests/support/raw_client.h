@@ -34,6 +34,9 @@ class RawClient {
   // Waits up to `timeout` for the server to close the connection (EOF or
   // reset); bytes received meanwhile are kept for ReadResponse.
   bool WaitClosed(std::chrono::milliseconds timeout);
+  // Reads until the bytes received hold `needle` (a streamed body); false
+  // when they do not within `timeout` or the connection ended first.
+  bool ReadUntil(std::string_view needle, std::chrono::milliseconds timeout);
   // The bytes received and not yet returned by ReadResponse; clears them.
   std::string TakeReceived() { return std::exchange(buffer_, std::string()); }
   void Close();

@@ -1,7 +1,13 @@
 // usePoll: loads a page's data and reloads it every refreshMs while the page
-// is shown; late answers of an older load are dropped.
+// is shown; late answers of an older load are dropped. With `liveFilter`
+// the page follows the live updates stream (live.ts) instead: while it is
+// live, an event the filter accepts reloads the page (at most every
+// LIVE_DEBOUNCE_MS) and the timer only runs every LIVE_SAFETY_MS.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { config } from "./config";
+import { isLive, LIVE_SAFETY_MS, onLiveChange, subscribe, type LiveEvent } from "./live";
+
+const LIVE_DEBOUNCE_MS = 250;
 
 export interface Poll<T> {
   data: T | undefined;
@@ -9,13 +15,21 @@ export interface Poll<T> {
   reload: () => void;
 }
 
-export function usePoll<T>(load: () => Promise<T>, deps: unknown[], intervalMs = config.refreshMs): Poll<T> {
+export function usePoll<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+  intervalMs = config.refreshMs,
+  liveFilter?: (ev: LiveEvent) => boolean,
+): Poll<T> {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<Error | null>(null);
   const gen = useRef(0);
   const timer = useRef<number | undefined>(undefined);
   const loadRef = useRef(load);
   loadRef.current = load;
+  const filterRef = useRef(liveFilter);
+  filterRef.current = liveFilter;
+  const following = liveFilter !== undefined && intervalMs > 0;
 
   const run = useCallback(() => {
     const mine = ++gen.current;
@@ -31,9 +45,28 @@ export function usePoll<T>(load: () => Promise<T>, deps: unknown[], intervalMs =
         setError(e instanceof Error ? e : new Error(String(e)));
       },
     ).then(() => {
-      if (mine === gen.current && intervalMs > 0) timer.current = window.setTimeout(run, intervalMs);
+      if (mine === gen.current && intervalMs > 0) {
+        timer.current = window.setTimeout(run, following && isLive() ? LIVE_SAFETY_MS : intervalMs);
+      }
     });
-  }, [intervalMs]);
+  }, [intervalMs, following]);
+
+  // Live: reload on a matching event (debounced); back to the interval when
+  // the stream goes down.
+  useEffect(() => {
+    if (!following) return;
+    let pending: number | undefined;
+    const unsub = subscribe((ev) => {
+      if (filterRef.current && !filterRef.current(ev)) return;
+      if (pending === undefined) pending = window.setTimeout(() => { pending = undefined; run(); }, LIVE_DEBOUNCE_MS);
+    });
+    const unstate = onLiveChange((on) => { if (!on) run(); });
+    return () => {
+      unsub();
+      unstate();
+      window.clearTimeout(pending);
+    };
+  }, [following, run]);
 
   useEffect(() => {
     setData(undefined);

@@ -1,6 +1,7 @@
 // The graph of a DAG's steps and dependencies, laid out by dagre (left to
 // right or top to bottom), drawn as SVG and colored by each step's status.
-// A click on a step calls onSelect with its name.
+// A click on a step calls onSelect with its name; a sub-DAG step whose run
+// started (`child`: the link to the child run) opens that run instead.
 import { graphlib, layout } from "@dagrejs/dagre";
 import { useMemo, useState } from "preact/hooks";
 
@@ -8,6 +9,7 @@ export interface GraphStep {
   name: string;
   depends?: string[];
   status?: string; // statusLabel; not_started when absent
+  child?: string; // href of the sub-DAG run this step started
 }
 
 const NODE_W = 170, NODE_H = 40;
@@ -15,7 +17,7 @@ const NODE_W = 170, NODE_H = 40;
 interface Laid {
   width: number;
   height: number;
-  nodes: { name: string; x: number; y: number; status: string }[];
+  nodes: { name: string; x: number; y: number; status: string; child?: string }[];
   edges: { from: string; to: string; points: { x: number; y: number }[] }[];
 }
 
@@ -33,7 +35,7 @@ function lay(steps: GraphStep[], dir: "LR" | "TB"): Laid {
     height: graph.height || 0,
     nodes: steps.map((s) => {
       const n = g.node(s.name);
-      return { name: s.name, x: n.x, y: n.y, status: s.status || "not_started" };
+      return { name: s.name, x: n.x, y: n.y, status: s.status || "not_started", child: s.child };
     }),
     edges: g.edges().map((e) => ({ from: e.v, to: e.w, points: g.edge(e).points || [] })),
   };
@@ -46,7 +48,7 @@ function clip(text: string, max: number) {
 export function Graph({ steps, selected, onSelect }: { steps: GraphStep[]; selected?: string | null; onSelect?: (name: string) => void }) {
   const [dir, setDir] = useState<"LR" | "TB">("LR");
   const [zoom, setZoom] = useState(1);
-  const key = JSON.stringify(steps.map((s) => [s.name, s.depends || [], s.status || ""])) + dir;
+  const key = JSON.stringify(steps.map((s) => [s.name, s.depends || [], s.status || "", s.child || ""])) + dir;
   const laid = useMemo(() => lay(steps, dir), [key]);
   if (!steps.length) return <div class="empty">No steps.</div>;
   return (
@@ -74,17 +76,21 @@ export function Graph({ steps, selected, onSelect }: { steps: GraphStep[]; selec
             <path key={e.from + "->" + e.to} class="edge" data-from={e.from} data-to={e.to} marker-end="url(#arrow)"
               d={e.points.map((p, i) => (i ? "L" : "M") + p.x.toFixed(1) + " " + p.y.toFixed(1)).join(" ")} />
           ))}
-          {laid.nodes.map((n) => (
-            <g key={n.name} class={"node " + n.status + (selected === n.name ? " selected" : "")} data-step={n.name}
-              data-status={n.status} transform={`translate(${n.x - NODE_W / 2},${n.y - NODE_H / 2})`}
-              onClick={() => onSelect?.(n.name)} tabIndex={0}
-              onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && onSelect?.(n.name)}>
-              <title>{n.name + " (" + n.status.replace(/_/g, " ") + ")"}</title>
-              <rect width={NODE_W} height={NODE_H} rx="8" />
-              <circle cx="16" cy={NODE_H / 2} r="5" class="dot" />
-              <text x="30" y={NODE_H / 2 + 4}>{clip(n.name, 18)}</text>
-            </g>
-          ))}
+          {laid.nodes.map((n) => {
+            const open = () => (n.child ? (location.hash = n.child.replace(/^[^#]*/, "")) : onSelect?.(n.name));
+            return (
+              <g key={n.name} class={"node " + n.status + (selected === n.name ? " selected" : "") + (n.child ? " sub" : "")}
+                data-step={n.name} data-status={n.status} data-child={n.child}
+                transform={`translate(${n.x - NODE_W / 2},${n.y - NODE_H / 2})`}
+                onClick={open} tabIndex={0} onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && open()}>
+                <title>{n.name + " (" + n.status.replace(/_/g, " ") + ")" + (n.child ? ": opens the sub-DAG run" : "")}</title>
+                <rect width={NODE_W} height={NODE_H} rx="8" />
+                <circle cx="16" cy={NODE_H / 2} r="5" class="dot" />
+                <text x="30" y={NODE_H / 2 + 4}>{clip(n.name, n.child ? 16 : 18)}</text>
+                {n.child && <text x={NODE_W - 18} y={NODE_H / 2 + 4} class="sub-mark">↗</text>}
+              </g>
+            );
+          })}
         </svg>
       </div>
     </div>

@@ -14,6 +14,12 @@ export interface NodeInfo {
   subRunsRepeated?: { dagRunId: string }[];
 }
 
+// The latest sub-DAG run a step started, or undefined.
+export function childRunOf(n: NodeInfo): string | undefined {
+  const all = [...(n.subRuns || []), ...(n.subRunsRepeated || [])];
+  return all.length ? all[all.length - 1].dagRunId : undefined;
+}
+
 export function StepsTable({ nodes, selected, onSelect, onRetryFrom }: {
   nodes: NodeInfo[]; selected?: string | null; onSelect: (name: string | null) => void; onRetryFrom?: (name: string) => void;
 }) {

@@ -1,6 +1,7 @@
 // A DAG's page: header with the latest run and actions, and tabs for the
 // latest run (graph, steps, log), the spec (CodeMirror, validation, save)
 // and the history grid (last runs x steps).
+import { DagLogTab } from "../components/DagLogTab";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, enc, get } from "../api";
 import { Badge, ErrorBox, Loading, StatusBadge, toast } from "../components/common";
@@ -9,7 +10,7 @@ import { LogViewer } from "../components/LogViewer";
 import { RunButtons, RunsTable, type RunSummary } from "../components/RunsTable";
 import { SpecEditor } from "../components/SpecEditor";
 import { StartDialog } from "../components/StartDialog";
-import { StepsTable, type NodeInfo } from "../components/StepsTable";
+import { childRunOf, StepsTable, type NodeInfo } from "../components/StepsTable";
 import { fmtDuration, fmtTime, NODE_STATUS_LABELS, spanSeconds } from "../format";
 import { usePoll } from "../hooks";
 import { href, navigate, type Route } from "../router";
@@ -26,9 +27,16 @@ interface DagDetails {
   errors?: string[] | null;
 }
 
-export function graphSteps(steps: StepDef[] | undefined, nodes: NodeInfo[] | undefined): GraphStep[] {
-  const status = new Map((nodes || []).map((n) => [n.step?.name || "", n.statusLabel || "not_started"]));
-  return (steps || []).map((s) => ({ name: s.name, depends: s.depends || [], status: status.get(s.name) }));
+// `childHref` links a sub-DAG step to the child run it started.
+export function graphSteps(steps: StepDef[] | undefined, nodes: NodeInfo[] | undefined,
+  childHref?: (childId: string) => string): GraphStep[] {
+  const byName = new Map((nodes || []).map((n) => [n.step?.name || "", n]));
+  return (steps || []).map((s) => {
+    const n = byName.get(s.name);
+    const child = n && childHref ? childRunOf(n) : undefined;
+    return { name: s.name, depends: s.depends || [], status: n?.statusLabel || "not_started",
+      child: child && childHref ? childHref(child) : undefined };
+  });
 }
 
 export function DagPage({ route, canWrite }: { route: Route; canWrite: boolean }) {
@@ -36,9 +44,12 @@ export function DagPage({ route, canWrite }: { route: Route; canWrite: boolean }
   const tab = route.query.get("tab") || "run";
   const [starting, setStarting] = useState(false);
   const canExecute = useCanExecute();
-  const poll = usePoll(() => get<DagDetails>("/dags/" + enc(file)), [file]);
+  const dagName = useRef(file);  // the DAG's own name, which live events use
+  const poll = usePoll(() => get<DagDetails>("/dags/" + enc(file)), [file], undefined,
+    (ev) => ev.kind !== "queue" && (!ev.dag || ev.dag === file || ev.dag === dagName.current));
   const d = poll.data;
   const dag = d?.dag || {};
+  dagName.current = dag.name || file;
   const latest = d?.latestDAGRun && d.latestDAGRun.dagRunId ? d.latestDAGRun : null;
   const tabLink = (t: string) => href(["dags", file], { tab: t === "run" ? undefined : t });
   return (
@@ -72,6 +83,7 @@ export function DagPage({ route, canWrite }: { route: Route; canWrite: boolean }
         <a href={tabLink("spec")} class={tab === "spec" ? "active" : ""} data-tab="spec">Spec</a>
         <a href={tabLink("history")} class={tab === "history" ? "active" : ""} data-tab="history">History</a>
         <a href={tabLink("webhook")} class={tab === "webhook" ? "active" : ""} data-tab="webhook">Webhook</a>
+        <a href={tabLink("log")} class={tab === "log" ? "active" : ""} data-tab="log">Log</a>
       </nav>
       {!d ? (!poll.error && <Loading />) : tab === "spec" ? (
         <SpecTab file={file} canWrite={canWrite} onSaved={poll.reload} />
@@ -79,6 +91,8 @@ export function DagPage({ route, canWrite }: { route: Route; canWrite: boolean }
         <HistoryTab file={file} />
       ) : tab === "webhook" ? (
         <WebhookTab file={file} />
+      ) : tab === "log" ? (
+        <DagLogTab file={file} route={route} />
       ) : (
         <LatestTab d={d} route={route} file={file} />
       )}
@@ -110,7 +124,8 @@ function LatestTab({ d, route, file }: { d: DagDetails; route: Route; file: stri
       </div>
       <div class="panel">
         <h2>Graph{latest ? "" : " (never run)"}</h2>
-        <Graph steps={graphSteps(dag.steps || [], latest?.nodes)} selected={step} onSelect={(s) => select(s === step ? null : s)} />
+        <Graph steps={graphSteps(dag.steps || [], latest?.nodes,
+          latest ? (c) => href(["runs", latest.name, latest.dagRunId, "sub", c]) : undefined)} selected={step} onSelect={(s) => select(s === step ? null : s)} />
       </div>
       {latest && (
         <>
@@ -231,9 +246,12 @@ function SpecTab({ file, canWrite, onSaved }: { file: string; canWrite: boolean;
 }
 
 function HistoryTab({ file }: { file: string }) {
-  const poll = usePoll(() => get("/dags/" + enc(file) + "/dag-runs"), [file]);
+  const dagName = useRef(file);
+  const poll = usePoll(() => get("/dags/" + enc(file) + "/dag-runs"), [file], undefined,
+    (ev) => ev.kind === "run" && (!ev.dag || ev.dag === file || ev.dag === dagName.current));
   if (!poll.data) return poll.error ? <ErrorBox error={poll.error} /> : <Loading />;
   const runs = (poll.data.dagRuns || []) as RunSummary[];
+  if (runs.length && runs[0].name) dagName.current = runs[0].name;
   const grid = (poll.data.gridData || []) as { name: string; history: number[] }[];
   // Oldest run on the left, newest on the right.
   const cols = runs.map((r, i) => ({ r, i })).reverse();

@@ -96,9 +96,12 @@ export function DagsPage({ route, canWrite }: { route: Route; canWrite: boolean 
     const qs = new URLSearchParams({ page: String(page), perPage: String(PER_PAGE), sort, order });
     if (name) qs.set("name", name);
     if (tag) qs.set("tag", tag);
-    const [list, tags] = await Promise.all([get("/dags?" + qs), get("/dags/tags").catch(() => ({ tags: [] }))]);
-    return { list, tags: (tags.tags || []) as string[] };
-  }, [name, tag, page, sort, order]);
+    return { list: await get("/dags?" + qs) };
+  }, [name, tag, page, sort, order], undefined, () => true);
+  // The tags apart: the list must not wait for them (GET /dags/tags reads
+  // every DAG file: seconds at 10,000 DAGs; docs/benchmarks.md).
+  const tagsPoll = usePoll(() => get("/dags/tags").then((t) => (t.tags || []) as string[], () => [] as string[]), [], undefined,
+    (ev) => ev.kind === "dag");
 
   const data = poll.data;
   const dags = (data?.list.dags || []) as DagEntry[];
@@ -117,7 +120,7 @@ export function DagsPage({ route, canWrite }: { route: Route; canWrite: boolean 
         <button type="submit">Search</button>
         <select id="dag-tag" value={tag} onChange={(e) => go({ tag: (e.target as HTMLSelectElement).value, page: 1 })}>
           <option value="">any tag</option>
-          {(data?.tags || []).map((t) => <option key={t} value={t}>{t}</option>)}
+          {(tagsPoll.data || []).map((t) => <option key={t} value={t}>{t}</option>)}
         </select>
         {(name || tag) && <a href={href(["dags"])} onClick={() => setSearch("")}>clear</a>}
       </form>

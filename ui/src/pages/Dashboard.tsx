@@ -1,6 +1,7 @@
 // The dashboard: the chosen day's runs on a timeline (a lane per DAG, bars
 // colored by status, a click opens the run), counts by status, the
 // scheduler instances and the host's resources.
+import { WorkersPanel, type Worker } from "../components/Workers";
 import { useState } from "preact/hooks";
 import { get } from "../api";
 import { Card, ErrorBox, Loading } from "../components/common";
@@ -38,13 +39,14 @@ export function DashboardPage({ route }: { route: Route }) {
   const poll = usePoll(async () => {
     const qs = new URLSearchParams({ fromDate: String(Math.floor(start / 1000)), toDate: String(Math.floor(end / 1000) - 1) });
     if (dag) qs.set("name", dag);
-    const [runs, sched, res] = await Promise.all([
+    const [runs, sched, res, workers] = await Promise.all([
       get("/dag-runs?" + qs),
       get("/services/scheduler").catch(() => ({ schedulers: [] })),
       get("/services/resources/history").catch(() => ({})),
+      get("/workers").then((w) => (w.workers || []) as Worker[], () => null),
     ]);
-    return { runs: (runs.dagRuns || []) as RunSummary[], schedulers: (sched.schedulers || []) as any[], res };
-  }, [day, dag]);
+    return { runs: (runs.dagRuns || []) as RunSummary[], schedulers: (sched.schedulers || []) as any[], res, workers };
+  }, [day, dag], undefined, (ev) => ev.kind !== "dag");
   const data = poll.data;
   const counts: Record<string, number> = {};
   for (const r of data?.runs || []) counts[r.statusLabel || "not_started"] = (counts[r.statusLabel || "not_started"] || 0) + 1;
@@ -111,6 +113,7 @@ export function DashboardPage({ route }: { route: Route }) {
               </div>
             )}
           </div>
+          <WorkersPanel workers={data.workers} />
           <div class="panel">
             <h2>Host resources</h2>
             <div class="cards resources">

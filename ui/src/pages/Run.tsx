@@ -8,12 +8,13 @@ import { ErrorBox, Loading, StatusBadge, toast } from "../components/common";
 import { Graph } from "../components/Graph";
 import { LogViewer } from "../components/LogViewer";
 import { RunButtons, runAction, type RunSummary } from "../components/RunsTable";
-import { StepsTable, type NodeInfo } from "../components/StepsTable";
+import { childRunOf, StepsTable, type NodeInfo } from "../components/StepsTable";
 import { StepTimeline } from "../components/StepTimeline";
 import { fmtDuration, fmtTime, spanSeconds, triggerLabel } from "../format";
 import { usePoll } from "../hooks";
 import { useCanExecute } from "../auth";
 import { href, navigate, type Route } from "../router";
+import { useRef } from "preact/hooks";
 
 interface RunDetails extends RunSummary {
   nodes?: NodeInfo[];
@@ -38,6 +39,8 @@ export function RunPage({ route }: { route: Route }) {
   const step = route.query.get("step");
   const base = "/dag-runs/" + enc(name) + "/" + enc(id) + (subId ? "/sub-dag-runs/" + enc(subId) : "");
   const children = "/dag-runs/" + enc(name) + "/" + enc(id) + "/sub-dag-runs" + (subId ? "?parentSubDAGRunId=" + enc(subId) : "");
+  // A sub-DAG run's events name the child DAG: a run with children follows all.
+  const hasSubs = useRef(false);
   const poll = usePoll(async () => {
     const [detail, subs, outputs] = await Promise.all([
       get(base),
@@ -45,11 +48,12 @@ export function RunPage({ route }: { route: Route }) {
       subId ? Promise.resolve({}) : get(base + "/outputs").then((d) => (d.outputs || {}) as Record<string, unknown>, () => ({})),
     ]);
     return { r: (detail.dagRunDetails || {}) as RunDetails, subs, outputs: outputs as Record<string, unknown> };
-  }, [base]);
+  }, [base], undefined, (ev) => ev.kind === "run" && (!ev.dag || ev.dag === name || !!subId || hasSubs.current));
   const select = (s: string | null) =>
     navigate(href(route.parts, { step: s || undefined }), true);
   if (!poll.data) return poll.error ? <ErrorBox error={poll.error} /> : <Loading />;
   const { r, subs, outputs } = poll.data;
+  hasSubs.current = subs.length > 0 || (r.nodes || []).some((n) => !!n.step?.call);
   const nodes = r.nodes || [];
   const running = r.statusLabel === "running" || r.statusLabel === "queued" || r.statusLabel === "waiting";
   // Which DAG each sub-run is: the `call` of the step that started it.
@@ -89,7 +93,11 @@ export function RunPage({ route }: { route: Route }) {
       ))}
       <div class="panel">
         <h2>Graph</h2>
-        <Graph steps={nodes.map((n) => ({ name: n.step?.name || "", depends: n.step?.depends || [], status: n.statusLabel }))}
+        <Graph steps={nodes.map((n) => {
+          const child = childRunOf(n);
+          return { name: n.step?.name || "", depends: n.step?.depends || [], status: n.statusLabel,
+            child: child ? href(["runs", name, id, "sub", child]) : undefined };
+        })}
           selected={step} onSelect={(s) => select(s === step ? null : s)} />
       </div>
       <div class="panel flush">
