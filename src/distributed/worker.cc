@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -148,20 +149,43 @@ bool Worker::Healthy(uint64_t rotate, CoordinatorEndpoint* endpoint, std::shared
     }
     return false;
   }
-  for (size_t i = 0; i < found.size(); ++i) {
-    const CoordinatorEndpoint& e = found[(rotate + i) % found.size()];
+  std::string preferred;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    preferred = last_healthy_;
+  }
+  std::optional<std::pair<CoordinatorEndpoint, CallResult>> first_failure;
+  for (size_t i : HealthCheckOrder(found, rotate, preferred)) {
+    const CoordinatorEndpoint& e = found[i];
     std::shared_ptr<CoordinatorChannel> c = ChannelFor(e);
     if (c == nullptr) return false;
     CallResult health = c->CheckHealth(kHealthTimeout);
     if (health.ok()) {
+      std::lock_guard<std::mutex> l(mu_);
+      last_healthy_ = e.id;
       *endpoint = e;
       *channel = std::move(c);
       return true;
     }
-    NoteFailure(e, health);
+    if (!first_failure) first_failure.emplace(e, health);
   }
+  if (first_failure) NoteFailure(first_failure->first, first_failure->second);
   discovery_->Invalidate();
   return false;
+}
+
+std::vector<size_t> HealthCheckOrder(const std::vector<CoordinatorEndpoint>& found, uint64_t rotate,
+                                     const std::string& preferred) {
+  std::vector<size_t> order;
+  if (found.empty()) return order;
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (!preferred.empty() && found[i].id == preferred) order.push_back(i);
+  }
+  for (size_t i = 0; i < found.size(); ++i) {
+    const size_t index = (rotate + i) % found.size();
+    if (order.empty() || order.front() != index) order.push_back(index);
+  }
+  return order;
 }
 
 void Worker::PollLoop(int slot) {

@@ -100,6 +100,14 @@ std::string DefaultWorkerId(const std::string& hostname, int64_t pid);
 
 using ChannelFactory = std::function<StatusOr<std::unique_ptr<CoordinatorChannel>>(const std::string& target)>;
 
+// The order in which a worker checks the registry's coordinators: the one
+// that last answered (`preferred`, by ID) first, then the others starting
+// at `rotate` (so pollers spread over several coordinators). After a
+// coordinator died, its registry entry stays fresh for up to 30 s: trying
+// the live one first keeps the worker from failing over and back each time.
+std::vector<size_t> HealthCheckOrder(const std::vector<CoordinatorEndpoint>& found, uint64_t rotate,
+                                     const std::string& preferred);
+
 class Worker {
  public:
   // `discovery`, `runner` and `clock` must outlive this.
@@ -120,8 +128,9 @@ class Worker {
   // A channel to `endpoint`, created once and kept; null when the module
   // cannot be loaded (logged once).
   std::shared_ptr<CoordinatorChannel> ChannelFor(const CoordinatorEndpoint& endpoint);
-  // Finds a coordinator and checks its health; false (logged on a state
-  // change) when there is none healthy. `rotate` picks which to try first.
+  // Finds a coordinator and checks its health (HealthCheckOrder); false
+  // (logged on a state change) when none is healthy. A coordinator that
+  // fails while another answers is not logged: the link is up.
   bool Healthy(uint64_t rotate, CoordinatorEndpoint* endpoint, std::shared_ptr<CoordinatorChannel>* channel);
   void NoteFailure(const CoordinatorEndpoint& endpoint, const CallResult& result);
   // Sleeps up to `d` unless `stop` turns true; false when it did.
@@ -142,6 +151,7 @@ class Worker {
   std::map<std::string, std::shared_ptr<CoordinatorChannel>> channels_;  // by target; guarded by mu_
   std::map<int, WireRunningTask> running_;                                // by slot; guarded by mu_
   bool module_error_logged_ = false;                                      // guarded by mu_
+  std::string last_healthy_;                                              // its ID; guarded by mu_
   std::vector<std::thread> pollers_;
   std::thread heartbeat_;
 };

@@ -41,6 +41,20 @@ TEST(LinkStateTest, ReportsOnlyChanges) {
   EXPECT_TRUE(s.Unreachable("c2@50055"));
 }
 
+// A killed coordinator's registry entry stays fresh for up to 30 s: the
+// coordinator that answered last is checked first, so the worker does not
+// fail over to the live one and log it every second (seen in the
+// coordinator failover test).
+TEST(HealthCheckOrderTest, LastHealthyFirstThenRotated) {
+  std::vector<CoordinatorEndpoint> found = {{"dead@1", "h", 1}, {"live@2", "h", 2}, {"other@3", "h", 3}};
+  EXPECT_EQ(HealthCheckOrder(found, 0, ""), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(HealthCheckOrder(found, 4, ""), (std::vector<size_t>{1, 2, 0}));
+  EXPECT_EQ(HealthCheckOrder(found, 0, "live@2"), (std::vector<size_t>{1, 0, 2}));
+  EXPECT_EQ(HealthCheckOrder(found, 2, "live@2"), (std::vector<size_t>{1, 2, 0}));
+  EXPECT_EQ(HealthCheckOrder(found, 0, "gone@9"), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_TRUE(HealthCheckOrder({}, 3, "live@2").empty());
+}
+
 TEST(DefaultWorkerIdTest, IsHostnameAtPidAsIn1302) {
   EXPECT_EQ(DefaultWorkerId("vm1", 4242), "vm1@4242");
   EXPECT_EQ(DefaultWorkerId("", 7), "unknown@7");
