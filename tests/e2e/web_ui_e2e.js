@@ -205,6 +205,9 @@ async function main() {
   const pageErrors = [];
   page.on("pageerror", (e) => pageErrors.push(e.message));
   page.on("console", (m) => { if (m.type() === "error") pageErrors.push(m.text()); });
+  // Chromium's console names no URL for a failed load: the answers >= 400, to say which.
+  const failedLoads = [];
+  page.on("response", (r) => { if (r.status() >= 400) failedLoads.push(r.status() + " " + r.url()); });
   const base = "http://127.0.0.1:" + b.webPort + "/";
 
   // ---- Instances ----
@@ -638,7 +641,8 @@ async function main() {
   check((await authPage.locator('button[data-act="save"]').count()) === 1, "Auth: an admin may edit the spec");
   await authPage.close();
 
-  check(pageErrors.length === 0, "no page errors" + (pageErrors.length ? ": " + pageErrors.join("; ") : ""));
+  check(pageErrors.length === 0, "no page errors" + (pageErrors.length ? ": " + pageErrors.join("; ") +
+    " (answers >= 400: " + failedLoads.join(", ") + ")" : ""));
   await browser.close();
 }
 

@@ -46,7 +46,7 @@ export function DagPage({ route, canWrite }: { route: Route; canWrite: boolean }
   const canExecute = useCanExecute();
   const dagName = useRef(file);  // the DAG's own name, which live events use
   const poll = usePoll(() => get<DagDetails>("/dags/" + enc(file)), [file], undefined,
-    (ev) => ev.kind !== "queue" && (!ev.dag || ev.dag === file || ev.dag === dagName.current));
+    (ev) => ev.kind !== "queue" && !leaving.has(file) && (!ev.dag || ev.dag === file || ev.dag === dagName.current));
   const d = poll.data;
   const dag = d?.dag || {};
   dagName.current = dag.name || file;
@@ -142,26 +142,37 @@ function LatestTab({ d, route, file }: { d: DagDetails; route: Route; file: stri
   );
 }
 
+// DAG files being renamed or deleted from their page: the page stops
+// reloading on live events for them, which the change itself raises before
+// its answer arrives (the reload would ask for a file that is gone: a 404).
+const leaving = new Set<string>();
+
 async function rename(file: string) {
   const to = window.prompt("Rename " + file + " to", file);
   if (!to || to.trim() === file) return;
+  leaving.add(file);
   try {
     await api("POST", "/dags/" + enc(file) + "/rename", { newFileName: to.trim() });
     toast("Renamed " + file + " to " + to.trim());
     navigate(href(["dags", to.trim()], { tab: "spec" }), true);
   } catch (e) {
     toast((e as Error).message, true);
+  } finally {
+    leaving.delete(file);
   }
 }
 
 async function remove(file: string) {
   if (!window.confirm("Delete the DAG file " + file + "?")) return;
+  leaving.add(file);
   try {
     await api("DELETE", "/dags/" + enc(file));
     toast("Deleted " + file);
     navigate(href(["dags"]));
   } catch (e) {
     toast((e as Error).message, true);
+  } finally {
+    leaving.delete(file);
   }
 }
 
