@@ -26,4 +26,8 @@ char AsciiLowerChar(char c);
 // A list as Go's fmt prints a []string with %v: "[a b c]", "[]" when empty.
 std::string GoStringList(const std::vector<std::string>& items);
 
+// Go's url.QueryEscape: letters, digits and "-_.~" kept, a space '+', every
+// other byte "%XX" (upper-case hex), as Go writes queries and forms.
+std::string QueryEscape(std::string_view s);
+
 }  // namespace dagu

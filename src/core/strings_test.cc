@@ -35,5 +35,11 @@ TEST(StringsTest, GoStringListIsFmtOfASlice) {
   EXPECT_EQ(GoStringList({"A=1", "B=x y"}), "[A=1 B=x y]");
 }
 
+TEST(QueryEscapeTest, AsGosUrlQueryEscape) {
+  EXPECT_EQ(QueryEscape("a-b_c.d~e AZ09"), "a-b_c.d~e+AZ09");
+  EXPECT_EQ(QueryEscape("x=1&y=/ü"), "x%3D1%26y%3D%2F%C3%BC");
+  EXPECT_EQ(QueryEscape(""), "");
+}
+
 }  // namespace
 }  // namespace dagu

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/strings.h"
 #include "dag/dag.h"
 #include "dynlib/lazy_library.h"
 #include "executors/executor_support.h"
@@ -51,23 +52,6 @@ bool ReadConfig(const StepInvocation& inv, HttpConfig* c, std::string* error) {
   c->json = config.Bool("json") || config.String("format") == "json";
   c->skip_tls_verify = config.Bool("skip_tls_verify") || config.Bool("skipTLSVerify");
   return true;
-}
-
-std::string QueryEscape(const std::string& s) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else if (c == ' ') {
-      out.push_back('+');
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0xF]);
-    }
-  }
-  return out;
 }
 
 std::string QueryUnescape(const std::string& s) {

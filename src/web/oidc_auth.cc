@@ -13,6 +13,7 @@
 
 #include "auth/secret_hash.h"
 #include "core/base64.h"
+#include "core/strings.h"
 #include "dynlib/lazy_library.h"
 #include "http/http_parse.h"
 
@@ -35,24 +36,6 @@ bool Base64UrlDecode(std::string_view in, std::string* out) {
   }
   while (s.size() % 4 != 0) s.push_back('=');
   return Base64Decode(s, out);
-}
-
-// Go's url.QueryEscape (a space is '+'), as x/oauth2 writes its queries and forms.
-std::string PercentEncode(std::string_view in) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : in) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else if (c == ' ') {
-      out.push_back('+');
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
 }
 
 // A cookie value: what Go's http.SetCookie sends unchanged stays as it is
@@ -367,15 +350,15 @@ void OidcAuth::BeginLogin(const http::Request& req, http::Response& res) const {
   std::string original = req.path;
   bool first = true;
   for (const auto& [k, v] : req.params) {
-    original += (first ? "?" : "&") + PercentEncode(k) + "=" + PercentEncode(v);
+    original += (first ? "?" : "&") + QueryEscape(k) + "=" + QueryEscape(v);
     first = false;
   }
   std::string scope;
   for (const std::string& s : config_.oidc_scopes) scope += (scope.empty() ? "" : " ") + s;
   std::string url = authorization_endpoint_ + (authorization_endpoint_.find('?') == std::string::npos ? "?" : "&");
-  url += "client_id=" + PercentEncode(config_.oidc_client_id) + "&nonce=" + no +
-         "&redirect_uri=" + PercentEncode(redirect_url_) + "&response_type=code";
-  if (!scope.empty()) url += "&scope=" + PercentEncode(scope);
+  url += "client_id=" + QueryEscape(config_.oidc_client_id) + "&nonce=" + no +
+         "&redirect_uri=" + QueryEscape(redirect_url_) + "&response_type=code";
+  if (!scope.empty()) url += "&scope=" + QueryEscape(scope);
   url += "&state=" + st;
   SetCookie(req, res, kOidcStateCookie, st, kOidcTransientCookieSeconds);
   SetCookie(req, res, kOidcNonceCookie, no, kOidcTransientCookieSeconds);
@@ -395,10 +378,10 @@ void OidcAuth::Callback(const http::Request& req, http::Response& res) {
     return PlainError(res, 400, "state did not match");
   }
   // The code for tokens (client_secret_basic, as x/oauth2 tries first).
-  const std::string form = "code=" + PercentEncode(req.get_param_value("code")) +
-                           "&grant_type=authorization_code&redirect_uri=" + PercentEncode(redirect_url_);
-  const std::string basic = Base64Encode(PercentEncode(config_.oidc_client_id) + ":" +
-                                         PercentEncode(config_.oidc_client_secret));
+  const std::string form = "code=" + QueryEscape(req.get_param_value("code")) +
+                           "&grant_type=authorization_code&redirect_uri=" + QueryEscape(redirect_url_);
+  const std::string basic = Base64Encode(QueryEscape(config_.oidc_client_id) + ":" +
+                                         QueryEscape(config_.oidc_client_secret));
   Json token;
   Status s = FetchJson(token_endpoint_,
                        {"Authorization: Basic " + basic, "Content-Type: application/x-www-form-urlencoded",
