@@ -22,7 +22,6 @@
 const fs = require("fs");
 const os = require("os");
 const path = require("path");
-const net = require("net");
 const { spawn } = require("child_process");
 
 const [daguBinary, nodeModules, outDir] = process.argv.slice(2).map((p) => path.resolve(p));
@@ -46,23 +45,7 @@ function check(ok, what) {
   else { failed++; console.log("FAIL " + what); }
   return ok;
 }
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-async function pollUntil(fn, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < deadline) {
-    try { last = await fn(); if (last) return last; } catch (e) { last = e.message; }
-    await sleep(200);
-  }
-  throw new Error("timed out waiting for " + what + " (last: " + JSON.stringify(last) + ")");
-}
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => resolve(p)); });
-    s.on("error", reject);
-  });
-}
+const { sleep, pollUntil, freePort } = require("./e2e_support");
 async function pageShot(page, name) {
   if (!process.env.DAGU_E2E_SHOTS) return;
   fs.mkdirSync(process.env.DAGU_E2E_SHOTS, { recursive: true });

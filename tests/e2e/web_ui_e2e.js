@@ -26,7 +26,6 @@
 const fs = require("fs");
 const os = require("os");
 const path = require("path");
-const net = require("net");
 const zlib = require("zlib");
 const { spawn } = require("child_process");
 
@@ -50,23 +49,7 @@ function check(ok, what) {
   else { failed++; console.log("FAIL " + what); }
   return ok;
 }
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-async function pollUntil(fn, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < deadline) {
-    try { last = await fn(); if (last) return last; } catch (e) { last = e.message; }
-    await sleep(200);
-  }
-  throw new Error("timed out waiting for " + what + " (last: " + JSON.stringify(last) + ")");
-}
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => resolve(p)); });
-    s.on("error", reject);
-  });
-}
+const { sleep, pollUntil, freePort } = require("./e2e_support");
 async function getJson(port, target) {
   const res = await fetch("http://127.0.0.1:" + port + target);
   if (!res.ok) throw new Error(target + " -> HTTP " + res.status);
