@@ -261,6 +261,7 @@ struct Server::Impl {
   bool WantsInput(const Conn& c) const;
   void TakeCompletions(SteadyTime now);
   void PumpStream(Conn& c, SteadyTime now);
+  void EndStream(Conn& c);
   void SweepDeadlines(SteadyTime now);
   bool Flush(Conn& c);
 
@@ -686,15 +687,27 @@ void Server::Impl::PumpStream(Conn& c, SteadyTime now) {
       if (!bytes.empty()) QueueBytes(c, bytes);
       c.stream_ended = ended;
     }
+    if (c.stream_ended && c.stream->overflowed()) return EndStream(c);
     if (!Flush(c)) return CloseConn(c.id);
     if (!c.out.empty()) break;
   }
   if (c.out.empty()) {
-    if (c.stream_ended || stopping) return CloseConn(c.id);
+    if (c.stream_ended || stopping) return EndStream(c);
     c.deadline = SteadyTime::max();
   } else if (c.deadline == SteadyTime::max()) {
     c.deadline = now + options.limits.write_timeout;  // a client that stops reading is closed
   }
+}
+
+// Closes a streaming connection. A stream that overflowed resets it instead:
+// the client is too slow, and a FIN queued behind what the kernel still holds
+// for it can take seconds of zero-window probes to arrive.
+void Server::Impl::EndStream(Conn& c) {
+  if (c.stream->overflowed()) {
+    linger abort{1, 0};
+    ::setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+  }
+  CloseConn(c.id);
 }
 
 // Sends what c.out holds; false when the connection failed.

@@ -56,6 +56,7 @@ bool BodyStream::Write(std::string_view bytes) {
   if (closed_) return false;
   if (pending_.size() + bytes.size() > max_pending_) {
     closed_ = true;  // too slow: dropped, never waited for
+    overflowed_ = true;
     pending_.clear();
     if (notify_) notify_();
     return false;
@@ -75,6 +76,11 @@ void BodyStream::Close() {
 bool BodyStream::closed() const {
   std::lock_guard<std::mutex> l(mu_);
   return closed_;
+}
+
+bool BodyStream::overflowed() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return overflowed_;
 }
 
 void BodyStream::Attach(std::function<void()> notify) {

@@ -61,6 +61,9 @@ class BodyStream {
   // Closed by Close(), an overflow, the client going away or the server
   // stopping.
   bool closed() const;
+  // Closed by an overflow: the server drops the connection at once, without
+  // waiting to send what its buffers hold to a client that does not read.
+  bool overflowed() const;
 
   // The server's side.
   // Called after every Write()/Close() while attached.
@@ -77,6 +80,7 @@ class BodyStream {
   mutable std::mutex mu_;
   std::string pending_;
   bool closed_ = false;
+  bool overflowed_ = false;
   std::function<void()> notify_;
 };
 
