@@ -506,6 +506,7 @@ Status RunStore::LatestAttemptInfo(const RunDir& run, AttemptDir* out, FileInfo*
   DAGU_RETURN_IF_ERROR(ListAttempts(run, false, &attempts));
   for (auto& a : attempts) {
     Status s = fs_->Stat(a.StatusPath(), status_info);
+    if (s.ok() && status_info->size == 0) continue;  // created, its first line not yet written
     if (s.ok()) {
       *out = std::move(a);
       return Status::OK();

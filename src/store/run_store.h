@@ -182,7 +182,9 @@ class RunStore {
   Status CreateAttempt(const RunDir& run, const Json* dag_json, AttemptDir* out);
   // Attempts of a run, newest first; hidden ones only when asked.
   Status ListAttempts(const RunDir& run, bool include_hidden, std::vector<AttemptDir>* out);
-  // The newest visible attempt that has a status.jsonl. NotFound when none.
+  // The newest visible attempt that has a non-empty status.jsonl (an empty
+  // one is a writer between creating it and its first line). NotFound when
+  // none.
   Status LatestAttempt(const RunDir& run, AttemptDir* out);
 
   // The attempt's record (last valid line). Corruption when no line parses,

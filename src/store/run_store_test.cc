@@ -282,6 +282,18 @@ TEST_F(RunStoreTest, LatestAttemptSkipsHiddenAndStatuslessAttempts) {
   AttemptDir latest;
   ASSERT_TRUE(store_.LatestAttempt(run, &latest).ok());
   EXPECT_EQ(latest.attempt_id, a2.attempt_id);
+  // A writer that has created its status.jsonl and not yet written the
+  // first line: readers keep the attempt before it (not a parse error).
+  ASSERT_TRUE(faulty_.WriteFile(a3.StatusPath(), "").ok());
+  ASSERT_TRUE(store_.LatestAttempt(run, &latest).ok());
+  EXPECT_EQ(latest.attempt_id, a2.attempt_id);
+  RunRecord shown;
+  ASSERT_TRUE(store_.ReadLatest("d", "r1", nullptr, nullptr, &shown).ok());
+  EXPECT_EQ(shown.status, RunStatus::kFailed);
+  ASSERT_TRUE(store_.AppendStatus(a3, Record("d", "r1", RunStatus::kRunning)).ok());
+  ASSERT_TRUE(store_.LatestAttempt(run, &latest).ok());
+  EXPECT_EQ(latest.attempt_id, a3.attempt_id);
+  ASSERT_TRUE(::unlink(a3.StatusPath().c_str()) == 0);
   ASSERT_TRUE(store_.HideAttempt(&a2).ok());
   EXPECT_EQ(BaseName(a2.path)[0], '.');
   ASSERT_TRUE(store_.LatestAttempt(run, &latest).ok());

@@ -45,11 +45,16 @@ export function DagPage({ route, canWrite }: { route: Route; canWrite: boolean }
   const [starting, setStarting] = useState(false);
   const canExecute = useCanExecute();
   const dagName = useRef(file);  // the DAG's own name, which live events use
-  const poll = usePoll(() => get<DagDetails>("/dags/" + enc(file)), [file], undefined,
+  const shown = useRef<DagDetails | undefined>(undefined);
+  // While the file is being renamed or deleted, a reload already scheduled
+  // (a debounced live event, the safety interval) keeps what is shown.
+  const poll = usePoll(() => (leaving.has(file) && shown.current ? Promise.resolve(shown.current) : get<DagDetails>("/dags/" + enc(file))), [file], undefined,
     (ev) => ev.kind !== "queue" && !leaving.has(file) && (!ev.dag || ev.dag === file || ev.dag === dagName.current));
   const d = poll.data;
+  shown.current = d;
   const dag = d?.dag || {};
   dagName.current = dag.name || file;
+  useEffect(() => () => { leaving.delete(file); }, [file]);
   const latest = d?.latestDAGRun && d.latestDAGRun.dagRunId ? d.latestDAGRun : null;
   const tabLink = (t: string) => href(["dags", file], { tab: t === "run" ? undefined : t });
   return (
@@ -144,7 +149,8 @@ function LatestTab({ d, route, file }: { d: DagDetails; route: Route; file: stri
 
 // DAG files being renamed or deleted from their page: the page stops
 // reloading on live events for them, which the change itself raises before
-// its answer arrives (the reload would ask for a file that is gone: a 404).
+// or after its answer (the reload would ask for a file that is gone: a 404).
+// A file leaves the set when its page goes away or the change failed.
 const leaving = new Set<string>();
 
 async function rename(file: string) {
@@ -156,9 +162,8 @@ async function rename(file: string) {
     toast("Renamed " + file + " to " + to.trim());
     navigate(href(["dags", to.trim()], { tab: "spec" }), true);
   } catch (e) {
-    toast((e as Error).message, true);
-  } finally {
     leaving.delete(file);
+    toast((e as Error).message, true);
   }
 }
 
@@ -170,9 +175,8 @@ async function remove(file: string) {
     toast("Deleted " + file);
     navigate(href(["dags"]));
   } catch (e) {
-    toast((e as Error).message, true);
-  } finally {
     leaving.delete(file);
+    toast((e as Error).message, true);
   }
 }
 
