@@ -284,7 +284,7 @@ TEST_F(RunStoreTest, LatestAttemptSkipsHiddenAndStatuslessAttempts) {
   EXPECT_EQ(latest.attempt_id, a2.attempt_id);
   // A writer that has created its status.jsonl and not yet written the
   // first line: readers keep the attempt before it (not a parse error).
-  ASSERT_TRUE(faulty_.WriteFile(a3.StatusPath(), "").ok());
+  ASSERT_TRUE(faulty_.WriteFile(a3.StatusPath(), "", 0644).ok());
   ASSERT_TRUE(store_.LatestAttempt(run, &latest).ok());
   EXPECT_EQ(latest.attempt_id, a2.attempt_id);
   RunRecord shown;
