@@ -106,7 +106,7 @@ Executor::Executor(const Dag& dag, const Params& params, ExecutorOptions options
       if (it != index_.end()) deps_[i].push_back(it->second);
     }
   }
-  auto handler = [](const std::optional<Step>& s, const char* name) -> std::optional<NodeState> {
+  auto handler = [](const HeapOptional<Step>& s, const char* name) -> std::optional<NodeState> {
     if (!s.has_value()) return std::nullopt;
     NodeState n;
     n.step = *s;

@@ -35,7 +35,7 @@ std::vector<std::string> ChatKeyExpressions(const Dag& dag) {
   };
   for (const Step& step : dag.steps) add(step);
   const HandlerOn& h = dag.handler_on;
-  for (const std::optional<Step>* handler : {&h.init, &h.success, &h.failure, &h.abort, &h.exit}) {
+  for (const HeapOptional<Step>* handler : {&h.init, &h.success, &h.failure, &h.abort, &h.exit}) {
     if (*handler) add(**handler);
   }
   return out;

@@ -60,7 +60,7 @@ void DirTracker::Sync() {
       }
       auto wd = by_wd_.find(ev->wd);
       if (wd == by_wd_.end()) continue;  // dropped from the budget already
-      auto it = by_path_.find(wd->second);
+      auto it = by_path_.find(*wd->second);
       if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
         // Gone or moved: watched again (a new number) when next asked.
         DropLocked(it, /*remove_watch=*/(ev->mask & IN_MOVE_SELF) != 0);
@@ -96,10 +96,12 @@ std::shared_ptr<const DirTracker::Slot> DirTracker::Watch(const std::string& dir
   if (by_wd_.count(wd) != 0) return nullptr;  // the same inode under another path
   auto slot = std::make_shared<Slot>();
   slot->generation = ++counter_;
-  lru_.push_front(dir);
-  by_path_.emplace(dir, Watched{wd, slot, lru_.begin()});
-  by_wd_.emplace(wd, dir);
-  while (by_path_.size() > max_watches_) DropLocked(by_path_.find(lru_.back()), /*remove_watch=*/true);
+  auto added = by_path_.emplace(dir, Watched{wd, slot, {}}).first;
+  const std::string* path = &added->first;
+  lru_.push_front(path);
+  added->second.lru = lru_.begin();
+  by_wd_.emplace(wd, path);
+  while (by_path_.size() > max_watches_) DropLocked(by_path_.find(*lru_.back()), /*remove_watch=*/true);
   return slot;
 }
 

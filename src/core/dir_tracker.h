@@ -83,10 +83,13 @@ class DirTracker {
   static size_t DefaultMaxWatches();
 
  private:
+  // The path is held once, as by_path_'s key (its nodes do not move);
+  // by_wd_ and lru_ point at it (a day of 10,000 watched folders: ~3 MB
+  // instead of ~5).
   struct Watched {
     int wd = -1;
     std::shared_ptr<Slot> slot;
-    std::list<std::string>::iterator lru;
+    std::list<const std::string*>::iterator lru;
   };
   void DropLocked(std::unordered_map<std::string, Watched>::iterator it, bool remove_watch);
 
@@ -95,8 +98,8 @@ class DirTracker {
   mutable std::mutex mu_;
   uint64_t counter_ = 0;                           // the last number handed out
   std::unordered_map<std::string, Watched> by_path_;  // watched directories
-  std::unordered_map<int, std::string> by_wd_;
-  std::list<std::string> lru_;  // most recently asked first
+  std::unordered_map<int, const std::string*> by_wd_;  // -> by_path_'s key
+  std::list<const std::string*> lru_;  // most recently asked first; -> by_path_'s keys
 };
 
 }  // namespace dagu

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/heap_optional.h"
 #include "cron/cron_schedule.h"
 
 namespace dagu {
@@ -230,9 +231,9 @@ struct SecretRef {
 
 // Handler steps are named onInit, onSuccess, onFailure, onCancel (abort),
 // onExit and onWait (the run stops to wait for an approval), as Dagu names
-// them.
+// them. Each on the heap: an empty one is a pointer, not a ~1.4 KB Step.
 struct HandlerOn {
-  std::optional<Step> init, success, failure, abort, exit, wait;
+  HeapOptional<Step> init, success, failure, abort, exit, wait;
 };
 
 // What the scheduler keeps of every DAG in its directory (dagwatch/

@@ -161,7 +161,7 @@ void ResolveChatSteps(ParseContext& ctx, const YAML::Node& at, const std::string
   };
   for (Step& step : dag->steps) resolve(step);
   HandlerOn& h = dag->handler_on;
-  for (std::optional<Step>* handler : {&h.init, &h.success, &h.failure, &h.abort, &h.exit}) {
+  for (HeapOptional<Step>* handler : {&h.init, &h.success, &h.failure, &h.abort, &h.exit}) {
     if (*handler) resolve(**handler);
   }
 }

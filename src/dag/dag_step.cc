@@ -518,7 +518,7 @@ void ParseHandlerOn(ParseContext& ctx, const Field& f, HandlerOn* out,
   struct Slot {
     const char* key;
     const char* step_name;
-    std::optional<Step>* target;
+    HeapOptional<Step>* target;
   };
   const Slot slots[] = {{"init", "onInit", &out->init},
                         {"success", "onSuccess", &out->success},

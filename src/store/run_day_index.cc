@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
+#include <string_view>
 #include <unordered_set>
 
 #include "core/time_format.h"
@@ -17,14 +19,16 @@ struct RunDayIndex::CellState {
   RunSummary summary;
 };
 
+// Compact, as a day holds ~33,000 of these at 10,000 DAGs (docs/web.md,
+// "At scale"): a cell is one atomic pointer, a run's folder name sits in its
+// DAG day's `names`.
 struct RunDayIndex::Cell {
-  std::mutex mu;  // guards `state` (a pointer swap)
-  std::shared_ptr<const CellState> state;
+  std::atomic<std::shared_ptr<const CellState>> state;
 };
 
 struct RunDayIndex::Run {
   WallTime created;
-  std::string name;  // the run folder's name
+  uint32_t name_pos = 0, name_len = 0;  // the run folder's name in DagDay::names
   std::shared_ptr<Cell> cell;
 };
 
@@ -35,6 +39,8 @@ struct RunDayIndex::DagDay {
   Kept kept;             // the day folder, or its nearest existing ancestor; empty: read again
   Status error;          // the folder could not be read (then nothing is kept)
   std::vector<Run> runs;  // newest first
+  std::string names;      // the runs' folder names, one after another
+  std::string_view NameOf(const Run& r) const { return std::string_view(names).substr(r.name_pos, r.name_len); }
 };
 
 struct RunDayIndex::Day {
@@ -134,9 +140,10 @@ Status RunDayIndex::List(const RunQuery& q, std::vector<RunEntry>* out) {
       RunEntry e;
       e.run.dag_name = dd.dag_dir;
       e.run.created = run.created;
-      e.run.path = JoinPath(dd.day_path, run.name);
+      const std::string_view name = dd.NameOf(run);
+      e.run.path = JoinPath(dd.day_path, std::string(name));
       WallTime unused;
-      ParseRunDirName(run.name, &unused, &e.run.run_id);
+      ParseRunDirName(name, &unused, &e.run.run_id);
       if (kept != nullptr) {
         e.attempt = kept->attempt_dir;
         e.record = FromSummary(kept->summary);
@@ -272,16 +279,21 @@ Status RunDayIndex::ReadDagDay(int64_t day, const std::string& dag_dir, const Da
   std::sort(names.rbegin(), names.rend());
   std::unordered_map<std::string_view, const std::shared_ptr<Cell>*> cells;
   if (old != nullptr) {
-    for (const Run& r : old->runs) cells.emplace(r.name, &r.cell);
+    for (const Run& r : old->runs) cells.emplace(old->NameOf(r), &r.cell);
   }
   dd->runs.reserve(names.size());
-  for (auto& n : names) {
+  size_t bytes = 0;
+  for (const auto& n : names) bytes += n.size();
+  dd->names.reserve(bytes);
+  for (const auto& n : names) {
     Run r;
     std::string id;
     if (!ParseRunDirName(n, &r.created, &id)) continue;
     auto it = cells.find(n);
     r.cell = it != cells.end() ? *it->second : std::make_shared<Cell>();
-    r.name = std::move(n);
+    r.name_pos = static_cast<uint32_t>(dd->names.size());
+    r.name_len = static_cast<uint32_t>(n.size());
+    dd->names += n;
     dd->runs.push_back(std::move(r));
   }
   *out = std::move(dd);
@@ -289,11 +301,7 @@ Status RunDayIndex::ReadDagDay(int64_t day, const std::string& dag_dir, const Da
 }
 
 std::shared_ptr<const RunDayIndex::CellState> RunDayIndex::KeptState(const Run& run) {
-  std::shared_ptr<const CellState> state;
-  {
-    std::lock_guard<std::mutex> l(run.cell->mu);
-    state = run.cell->state;
-  }
+  std::shared_ptr<const CellState> state = run.cell->state.load();
   if (state == nullptr || !state->run.Same() || !state->attempt.Same()) return nullptr;
   summary_hits_.fetch_add(1, std::memory_order_relaxed);
   return state;
@@ -314,8 +322,7 @@ void RunDayIndex::ReadRun(const Run& run, RunEntry* e) {
       fresh->summary = ToSummary(full);
       e->record = FromSummary(fresh->summary);
       if (fresh->run.slot != nullptr && fresh->attempt.slot != nullptr) {
-        std::lock_guard<std::mutex> l(run.cell->mu);
-        run.cell->state = std::move(fresh);
+        run.cell->state.store(std::move(fresh));
       }
     }
   }

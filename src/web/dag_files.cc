@@ -90,6 +90,15 @@ void TakeLoadResult(const Status& s, Dag dag, const std::vector<DagError>& error
 
 }  // namespace
 
+Dag ListingFields(Dag&& dag) {
+  Dag out;
+  static_cast<DagHeader&>(out) = std::move(static_cast<DagHeader&>(dag));
+  out.description = std::move(dag.description);
+  out.tags = std::move(dag.tags);
+  out.group = std::move(dag.group);
+  return out;
+}
+
 std::string ApiErrorText(const DagError& e, const std::string& file_name) {
   std::string out = file_name + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": ";
   if (!e.is_error()) out += "warning: ";
@@ -158,6 +167,7 @@ DagFile DagFiles::Load(const std::string& file_name, const std::string& path, bo
   Dag dag;
   std::vector<DagError> errors;
   Status s = LoadDag(path, options, &dag, &errors);
+  if (metadata_only) dag = ListingFields(std::move(dag));
   TakeLoadResult(s, std::move(dag), errors, path, file_name, &f);
   return f;
 }

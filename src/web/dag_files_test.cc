@@ -117,6 +117,49 @@ std::string DescriptionOf(const DagFiles& files, const std::string& name) {
 
 // The load cache reuses the parse of an unchanged version and parses any
 // other version again (docs/web.md, "At scale").
+// Memory at 10,000 DAG files (issue 28): what a listing keeps of each DAG is
+// what a listing shows, not the whole parse; Find still gives the whole DAG.
+TEST_F(DagFilesTest, AListingKeepsOnlyTheListedFieldsOfEachDag) {
+  dir_.WriteFile("dags/full.yaml",
+                 "name: full-dag\ndescription: d\ngroup: g\ntags: [a, b]\nschedule: \"0 3 * * *\"\n"
+                 "queue: q\nmaxActiveRuns: 3\nparams: X=1\nenv:\n  - K: v\n"
+                 "handlerOn:\n  exit:\n    command: echo bye\n"
+                 "steps:\n  - name: work\n    command: echo work\n");
+  std::vector<DagFile> all;
+  ASSERT_TRUE(files_.List(/*metadata_only=*/true, &all).ok());
+  const DagFile* listed = nullptr;
+  for (const DagFile& f : all)
+    if (f.file_name == "full") listed = &f;
+  ASSERT_NE(listed, nullptr);
+  ASSERT_TRUE(listed->dag.has_value());
+  const Dag& d = *listed->dag;
+  EXPECT_EQ(d.name, "full-dag");
+  EXPECT_EQ(d.description, "d");
+  EXPECT_EQ(d.group, "g");
+  EXPECT_THAT(d.tags, ElementsAre("a", "b"));
+  ASSERT_EQ(d.schedules.start.size(), 1u);
+  EXPECT_EQ(d.queue, "q");
+  EXPECT_EQ(d.max_active_runs, 3);
+  ASSERT_EQ(d.params.size(), 1u);
+  EXPECT_TRUE(d.steps.empty()) << "a listing does not keep the steps";
+  EXPECT_TRUE(d.env.empty());
+  EXPECT_FALSE(d.handler_on.exit.has_value());
+  EXPECT_TRUE(d.yaml_data.empty()) << "nor the file's text";
+
+  DagFile found;
+  ASSERT_TRUE(files_.Find("full", &found).ok());
+  ASSERT_TRUE(found.dag.has_value());
+  EXPECT_EQ(found.dag->steps.size(), 1u);
+  EXPECT_TRUE(found.dag->handler_on.exit.has_value());
+  EXPECT_FALSE(found.dag->yaml_data.empty());
+}
+
+// A Dag with nothing in it is small: its six handler slots are pointers.
+TEST(DagSizeTest, AnEmptyDagIsSmall) {
+  EXPECT_LT(sizeof(Dag), 2500u);
+  EXPECT_LT(sizeof(DagFile), 512u);
+}
+
 TEST_F(DagFilesTest, AParseIsReusedOnlyForTheSameVersionOfTheFile) {
   const std::string path = dir_.WriteFile("dags/c.yaml", "description: aaaa\nsteps:\n  - name: a\n    command: echo\n");
   AgeFile(path, 60);
