@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "support/dagu_process.h"
+#include "support/fleet.h"
 #include "support/peer_binary.h"
 #include "support/run_records.h"
 #include "support/subprocess.h"
@@ -28,45 +29,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::map<std::string, std::string> HomeEnv(const DaguHome& home) {
-  return {{"DAGU_HOME", home.home()}, {"DAGU_SKIP_EXAMPLES", "true"}, {"TMPDIR", home.Scratch("tmp")}};
-}
-
-size_t RegistryFiles(const DaguHome& home) {
-  std::error_code ec;
-  size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(home.data_dir() + "/service-registry/coordinator", ec)) {
-    if (e.path().extension() == ".json") ++n;
-  }
-  return n;
-}
-
-// Runs `binary args...` to its end: its exit status (-1 on time-out) and output.
-int RunToEnd(const DaguHome& home, const std::string& binary, const std::vector<std::string>& args,
-             const std::string& name, std::string* output = nullptr) {
-  Subprocess p;
-  std::vector<std::string> argv{binary};
-  argv.insert(argv.end(), args.begin(), args.end());
-  if (!p.Start(argv, HomeEnv(home), home.LogPath(name))) return -1;
-  int rc = p.Wait(30s).value_or(-1);
-  if (output != nullptr) *output = p.Output();
-  return rc;
-}
-
-bool StartCoordinator(DaguProcess* coordinator, const std::string& binary, const DaguHome& home) {
-  std::filesystem::create_directories(home.Scratch("tmp"));
-  if (!coordinator->Start(binary, {"coordinator", "--coordinator.port", std::to_string(FreePort())}, HomeEnv(home))) {
-    return false;
-  }
-  return PollUntil([&] { return RegistryFiles(home) == 1; }, 10s, 50ms);
-}
-
 bool StartOurWorker(DaguProcess* worker, const DaguHome& home) {
-  std::filesystem::create_directories(home.Scratch("tmp"));
-  return worker->Start(DAGU_BINARY,
-                       {"worker", "--worker.id", "w-ours", "--worker.labels", "pool=a,zone=z1",
-                        "--worker.max-active-runs", "2"},
-                       HomeEnv(home));
+  return StartWorker(worker, DAGU_BINARY, home,
+                     {"--worker.id", "w-ours", "--worker.labels", "pool=a,zone=z1", "--worker.max-active-runs", "2"});
 }
 
 // The files under `dir` whose name ends with `suffix` and that contain `text`.
@@ -101,15 +66,10 @@ void RunsOnOurWorker(const std::string& coordinator_binary, const std::string& p
                         100ms))
       << worker.Describe(40);
   DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
-  auto scheduler_env = HomeEnv(home);
-  scheduler_env["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
-  ASSERT_TRUE(scheduler.Start(peer, {"scheduler"}, scheduler_env));
+  ASSERT_TRUE(StartScheduler(&scheduler, peer, home));
 
   ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", "remote-1", remote}, "enqueue-remote"), 0);
-  auto latest = [&] {
-    auto runs = RunsWithId(ReadRunRecords(home.data_dir(), "remote"), "remote-1");
-    return runs.empty() ? RunRecord{} : runs.front();
-  };
+  auto latest = [&] { return LatestRun(home, "remote", "remote-1"); };
   ASSERT_TRUE(PollUntil([&] { return latest().status_code() == kRunSucceeded; }, 60s, 200ms))
       << latest().Describe() << "\n"
       << coordinator.Describe(40) << worker.Describe(40) << scheduler.Describe(40);
@@ -161,13 +121,8 @@ TEST(WorkerInteropTest, StopFromAnotherBinaryAndSigtermDrains) {
   DaguProcess worker("worker", home.LogPath("worker"));
   ASSERT_TRUE(StartOurWorker(&worker, home));
   DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
-  auto scheduler_env = HomeEnv(home);
-  scheduler_env["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
-  ASSERT_TRUE(scheduler.Start(peer, {"scheduler"}, scheduler_env));
-  auto latest = [&](const std::string& dag, const std::string& id) {
-    auto runs = RunsWithId(ReadRunRecords(home.data_dir(), dag), id);
-    return runs.empty() ? RunRecord{} : runs.front();
-  };
+  ASSERT_TRUE(StartScheduler(&scheduler, peer, home));
+  auto latest = [&](const std::string& dag, const std::string& id) { return LatestRun(home, dag, id); };
 
   ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", "long-1", long_dag}, "enqueue-long"), 0);
   ASSERT_TRUE(PollUntil([&] { return latest("long", "long-1").status_code() == kRunRunning; }, 30s, 100ms))
@@ -200,13 +155,8 @@ TEST(WorkerInteropTest, SecondSigtermStopsTheRunningTask) {
   DaguProcess worker("worker", home.LogPath("worker"));
   ASSERT_TRUE(StartOurWorker(&worker, home));
   DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
-  auto scheduler_env = HomeEnv(home);
-  scheduler_env["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
-  ASSERT_TRUE(scheduler.Start(peer, {"scheduler"}, scheduler_env));
-  auto latest = [&] {
-    auto runs = RunsWithId(ReadRunRecords(home.data_dir(), "long"), "long-1");
-    return runs.empty() ? RunRecord{} : runs.front();
-  };
+  ASSERT_TRUE(StartScheduler(&scheduler, peer, home));
+  auto latest = [&] { return LatestRun(home, "long", "long-1"); };
   ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", "long-1", long_dag}, "enqueue-long"), 0);
   ASSERT_TRUE(PollUntil([&] { return latest().status_code() == kRunRunning; }, 30s, 100ms))
       << latest().Describe() << worker.Describe(40) << scheduler.Describe(40);
