@@ -24,8 +24,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string CoordinatorRegistryDir(const DaguHome& home) { return home.data_dir() + "/service-registry/coordinator"; }
-
 bool StartCoordinatorOn(DaguProcess* coordinator, const std::string& binary, const DaguHome& home, int port) {
   std::filesystem::create_directories(home.Scratch("tmp"));
   if (!coordinator->Start(binary, {"coordinator", "--coordinator.port", std::to_string(port)}, HomeEnv(home))) {
