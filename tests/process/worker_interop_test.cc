@@ -12,7 +12,10 @@
 //     polling when one comes up; SIGTERM ends an idle worker with 0.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -196,6 +199,64 @@ TEST(WorkerInteropTest, WithoutCoordinatorItWaitsQuietlyAndConnectsWhenOneComesU
   const size_t lines_down = Lines(worker.Output());
   std::this_thread::sleep_for(4s);
   EXPECT_LE(Lines(worker.Output()), lines_down + 1) << worker.Describe(40);
+
+  worker.Signal(SIGTERM);
+  EXPECT_EQ(worker.Wait(10s), std::optional<int>(0)) << worker.Describe(40);
+}
+
+// Our worker's /metrics and /health (--worker.metrics-port, ours): before a
+// coordinator it says so (connected 0); then it runs one run that succeeds
+// and one that fails (our scheduler dispatches them) and counts both;
+// `promtool check metrics` accepts the scrape. (No Dagu 1.30.2 needed: its
+// worker serves no metrics.)
+TEST(WorkerInteropTest, MetricsEndpointCountsPollsAndTasks) {
+  DaguHome home;
+  const std::string ok_dag = home.WriteDag("ok", kRemoteDag);
+  const std::string bad_dag =
+      home.WriteDag("bad", "workerSelector:\n  pool: a\nsteps:\n  - name: s1\n    command: sh -c 'exit 3'\n");
+  const int port = FreePort();
+  DaguProcess worker("worker", home.LogPath("worker"));
+  ASSERT_TRUE(StartWorker(&worker, DAGU_BINARY, home,
+                          {"--worker.id", "w-m", "--worker.labels", "pool=a", "--worker.max-active-runs", "2",
+                           "--worker.metrics-port", std::to_string(port)}));
+  std::string scrape;
+  auto scraped = [&](const std::string& line) {
+    scrape = HttpGet(port, "/metrics").body;
+    return scrape.find(line) != std::string::npos;
+  };
+  ASSERT_TRUE(PollUntil([&] { return scraped("dagu_worker_coordinator_connected 0"); }, 10s, 100ms))
+      << scrape << worker.Describe(40);
+  EXPECT_NE(scrape.find("dagu_worker_info{worker_id=\"w-m\"} 1"), std::string::npos) << scrape;
+  EXPECT_NE(scrape.find("dagu_worker_pollers 2"), std::string::npos) << scrape;
+  HttpResponse health = HttpGet(port, "/health");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_NE(health.body.find("\"coordinatorConnected\":false"), std::string::npos) << health.body;
+
+  DaguProcess coordinator("coordinator", home.LogPath("coordinator"));
+  ASSERT_TRUE(StartCoordinator(&coordinator, DAGU_BINARY, home)) << coordinator.Describe(40);
+  DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
+  ASSERT_TRUE(StartScheduler(&scheduler, DAGU_BINARY, home));
+  ASSERT_EQ(RunToEnd(home, DAGU_BINARY, {"enqueue", "--run-id", "ok-1", ok_dag}, "enqueue-ok"), 0);
+  ASSERT_EQ(RunToEnd(home, DAGU_BINARY, {"enqueue", "--run-id", "bad-1", bad_dag}, "enqueue-bad"), 0);
+  EXPECT_TRUE(PollUntil(
+      [&] {
+        return scraped("dagu_worker_tasks_total{result=\"succeeded\"} 1") &&
+               scrape.find("dagu_worker_tasks_total{result=\"failed\"} 1") != std::string::npos;
+      },
+      60s, 200ms))
+      << scrape << worker.Describe(40) << scheduler.Describe(40);
+  EXPECT_EQ(LatestRun(home, "ok", "ok-1").status_code(), kRunSucceeded);
+  EXPECT_EQ(LatestRun(home, "bad", "bad-1").status_code(), kRunFailed);
+  EXPECT_NE(scrape.find("dagu_worker_coordinator_connected 1"), std::string::npos) << scrape;
+  EXPECT_NE(scrape.find("dagu_worker_running_tasks 0"), std::string::npos) << scrape;
+  EXPECT_EQ(scrape.find("dagu_worker_polls_total 0\n"), std::string::npos) << scrape;
+  const std::string in = home.Scratch("scrape.txt");
+  std::ofstream(in) << scrape;
+  int rc = std::system(("promtool check metrics < '" + in + "' > '" + in + ".out' 2>&1").c_str());
+  std::ifstream out(in + ".out");
+  std::stringstream why;
+  why << out.rdbuf();
+  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << why.str() << scrape;
 
   worker.Signal(SIGTERM);
   EXPECT_EQ(worker.Wait(10s), std::optional<int>(0)) << worker.Describe(40);
