@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -24,6 +25,10 @@
 #include "distributed/coordinator_loader.h"
 #include "distributed/peer_tls.h"
 #include "distributed/worker.h"
+#include "distributed/worker_metrics.h"
+#include "http/health_server.h"
+#include "http/http_server.h"
+#include "metrics/exposition.h"
 
 namespace dagu::cli {
 namespace {
@@ -63,6 +68,38 @@ int RunCoordinator(const CommonFlags& common, const DistributedFlags& d) {
   return kExitOk;
 }
 
+// GET /health and /metrics of `worker` (docs/distributed.md "Worker
+// /metrics"), on the health server's small limits; not started.
+std::unique_ptr<http::Server> WorkerMetricsServer(const WorkerConfig& config, const distributed::Worker* worker) {
+  http::Options o;
+  o.name = "worker-metrics";
+  o.host = config.metrics_host;
+  o.port = config.metrics_port;
+  o.limits = HealthServerOptions::DefaultLimits();
+  http::Handlers h;
+  h.handle = [worker](const http::Request& req, http::Response& res) {
+    if (req.path != "/health" && req.path != "/metrics") {
+      res.status = 404;
+      res.set_content("{\"error\":\"not found\"}\n", "application/json");
+      return;
+    }
+    if (req.method != "GET" && req.method != "HEAD") {
+      res.status = 405;
+      res.set_header("Allow", "GET, HEAD");
+      return;
+    }
+    const distributed::WorkerStats stats = worker->Stats();
+    res.status = 200;
+    res.set_header("Cache-Control", "no-store");
+    if (req.path == "/metrics") {
+      res.set_content(metrics::RenderText(distributed::WorkerMetricFamilies(stats)), metrics::kTextContentType);
+    } else {
+      res.set_content(distributed::WorkerHealthJson(stats), "application/json");
+    }
+  };
+  return std::make_unique<http::Server>(o, h);
+}
+
 // Polls until SIGINT or SIGTERM; then stops polling and waits for the
 // running tasks to end (a second signal stops them, as `dagu stop` would),
 // and exits 0.
@@ -73,6 +110,7 @@ int RunWorker(const CommonFlags& common, const DistributedFlags& d) {
   extra.worker_id = d.worker_id;
   extra.worker_max_active_runs = d.worker_max_active_runs;
   extra.worker_labels = d.worker_labels;
+  extra.worker_metrics_port = d.worker_metrics_port;
   ApplyPeerFlags(d, &extra);
   Config config;
   if (int rc = LoadConfigForCommand(common, extra, &config); rc != 0) return rc;
@@ -106,6 +144,14 @@ int RunWorker(const CommonFlags& common, const DistributedFlags& d) {
   std::string labels;
   for (const auto& [k, v] : options.labels) labels += (labels.empty() ? "" : ",") + k + "=" + v;
   spdlog::info("Starting worker {} (max active runs {}, labels {{{}}})", options.id, options.max_active_runs, labels);
+  std::unique_ptr<http::Server> metrics_server;
+  if (config.worker.metrics_port > 0) {
+    metrics_server = WorkerMetricsServer(config.worker, &worker);
+    if (Status s = metrics_server->Start(); !s.ok()) {
+      return CommandError("failed to start worker: " + s.ToString() + " (worker.metrics_port)");
+    }
+    spdlog::info("Worker /health and /metrics on {}:{}", config.worker.metrics_host, metrics_server->port());
+  }
   worker.Start();
   int signal = signals.Wait();
   spdlog::info("Worker stopping (signal {}): no new tasks; waiting for {} running task(s) (a second signal stops them)",
@@ -121,6 +167,7 @@ int RunWorker(const CommonFlags& common, const DistributedFlags& d) {
   signals.Wake();
   canceller.join();
   worker.Shutdown();
+  if (metrics_server) metrics_server->Stop();
   spdlog::info("Worker stopped");
   return kExitOk;
 }
@@ -202,6 +249,9 @@ void AddDistributedCommands(CLI::App& app, int* exit_code) {
   Note(worker->add_option("-m,--worker.max-active-runs", worker_flags.worker_max_active_runs,
                           "Maximum number of active runs (default: 100)")
            ->default_str("100"),
+       &worker_flags);
+  Note(worker->add_option("--worker.metrics-port", worker_flags.worker_metrics_port,
+                          "Serve /health and /metrics on this port (ours; default: 0, none)"),
        &worker_flags);
   worker->callback([exit_code] { *exit_code = RunWorker(worker_common, worker_flags); });
 }

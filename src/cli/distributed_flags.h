@@ -18,7 +18,7 @@ struct DistributedFlags {
   bool peer_skip_tls_verify = false;
   CLI::Option* peer_insecure_option = nullptr;         // given or not
   CLI::Option* peer_skip_tls_verify_option = nullptr;
-  std::string worker_id, worker_labels, worker_max_active_runs;
+  std::string worker_id, worker_labels, worker_max_active_runs, worker_metrics_port;
   bool any_given = false;  // set when any of these flags is on the command line
 };
 

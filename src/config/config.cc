@@ -58,6 +58,9 @@ void ApplyFlags(const ConfigOverrides& overrides, Settings* settings) {
     SetFlag(settings, "worker.max_active_runs", overrides.worker_max_active_runs, "--worker.max-active-runs");
   }
   if (!overrides.worker_labels.empty()) SetFlag(settings, "worker.labels", overrides.worker_labels, "--worker.labels");
+  if (!overrides.worker_metrics_port.empty()) {
+    SetFlag(settings, "worker.metrics_port", overrides.worker_metrics_port, "--worker.metrics-port");
+  }
   const std::pair<const std::string*, const char*> peer[] = {
       {&overrides.peer_cert_file, "cert_file"},           {&overrides.peer_key_file, "key_file"},
       {&overrides.peer_client_ca_file, "client_ca_file"}, {&overrides.peer_skip_tls_verify, "skip_tls_verify"},

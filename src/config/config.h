@@ -82,6 +82,10 @@ struct WorkerConfig {
   std::string id;
   int max_active_runs = 100;
   std::map<std::string, std::string> labels;
+  // Ours (docs/distributed.md "Worker /metrics"): GET /health and /metrics
+  // on metrics_host:metrics_port; 0 (the default) serves none.
+  std::string metrics_host = "127.0.0.1";
+  int metrics_port = 0;
 };
 
 // `peer.*` (docs/distributed.md "TLS"): TLS between coordinator and workers
@@ -204,6 +208,7 @@ struct ConfigOverrides {
   std::string worker_id;
   std::string worker_max_active_runs;  // checked as worker.max_active_runs is
   std::string worker_labels;
+  std::string worker_metrics_port;  // `dagu worker`'s --worker.metrics-port
   // --peer.cert-file, --peer.key-file, --peer.client-ca-file; and
   // --peer.skip-tls-verify, --peer.insecure as "true"/"false" ("" = not given).
   std::string peer_cert_file;

@@ -199,6 +199,8 @@ Status BuildWorker(const Reader& r, WorkerConfig* w) {
   DAGU_RETURN_IF_ERROR(r.String("worker.id", &w->id));
   DAGU_RETURN_IF_ERROR(r.Int("worker.max_active_runs", 1, 100000, &w->max_active_runs));
   DAGU_RETURN_IF_ERROR(r.Labels("worker.labels", &w->labels));
+  DAGU_RETURN_IF_ERROR(r.String("worker.metrics_host", &w->metrics_host));
+  DAGU_RETURN_IF_ERROR(r.Int("worker.metrics_port", 0, 65535, &w->metrics_port));
   return Status::OK();
 }
 

@@ -385,6 +385,25 @@ TEST_F(ConfigTest, WorkerKeysFromFileEnvAndFlagsInBothDialects) {
   EXPECT_THAT(LoadError(ConfigOverrides{}), HasSubstr("worker.labels"));
 }
 
+// Ours: the worker's /health and /metrics port (docs/distributed.md).
+TEST_F(ConfigTest, WorkerMetricsPortFromFileEnvAndFlag) {
+  Config c = MustLoad();
+  EXPECT_EQ(c.worker.metrics_port, 0);
+  EXPECT_EQ(c.worker.metrics_host, "127.0.0.1");
+  HomeWithConfig("worker:\n  metrics_port: 9101\n  metrics_host: 0.0.0.0\n");
+  c = MustLoad();
+  EXPECT_EQ(c.worker.metrics_port, 9101);
+  EXPECT_EQ(c.worker.metrics_host, "0.0.0.0");
+  EXPECT_TRUE(c.warnings.empty());
+  env_["DAGU_WORKER_METRICS_PORT"] = "9102";
+  EXPECT_EQ(MustLoad().worker.metrics_port, 9102);
+  ConfigOverrides flags;
+  flags.worker_metrics_port = "9103";
+  EXPECT_EQ(MustLoad(flags).worker.metrics_port, 9103);
+  flags.worker_metrics_port = "70000";
+  EXPECT_THAT(LoadError(flags), HasSubstr("--worker.metrics-port: \"70000\" is out of range"));
+}
+
 TEST_F(ConfigTest, UnknownKeyIsAWarningWithAHint) {
   HomeWithConfig("hots: 1.2.3.4\nlock_stale_threshold: 10s\nfrobnicate: 1\n");
   Config c = MustLoad();

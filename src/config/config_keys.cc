@@ -138,6 +138,8 @@ const std::vector<KeySpec>& Table() {
       {"worker.id", "", VT::kString, ""},
       {"worker.max_active_runs", "worker.maxActiveRuns", VT::kInt, ""},
       {"worker.labels", "", VT::kLabels, ""},
+      {"worker.metrics_host", "", VT::kString, ""},
+      {"worker.metrics_port", "", VT::kInt, ""},
       {"monitoring", "", VT::kIgnored, ""},
       {"remote_nodes", "remoteNodes", VT::kIgnored, ""},
       {"proc", "", VT::kIgnored, ""},

@@ -45,6 +45,8 @@ const std::vector<EnvBinding>& EnvBindings() {
       {"DAGU_WORKER_ID", "worker.id", ""},
       {"DAGU_WORKER_MAX_ACTIVE_RUNS", "worker.max_active_runs", ""},
       {"DAGU_WORKER_LABELS", "worker.labels", ""},
+      {"DAGU_WORKER_METRICS_HOST", "worker.metrics_host", ""},
+      {"DAGU_WORKER_METRICS_PORT", "worker.metrics_port", ""},
       {"DAGU_PEER_CERT_FILE", "peer.cert_file", ""},
       {"DAGU_PEER_KEY_FILE", "peer.key_file", ""},
       {"DAGU_PEER_CLIENT_CA_FILE", "peer.client_ca_file", ""},

@@ -204,12 +204,14 @@ void Worker::PollLoop(int slot) {
     CallResult r = channel->Poll(options_.id, NewUuidV7(clock_->Now()), options_.labels, &task, &got_task);
     if (!r.ok()) {
       if (stop_polling_) break;
+      poll_failures_.fetch_add(1, std::memory_order_relaxed);
       NoteFailure(endpoint, r);
       discovery_->Invalidate();
       if (!Sleep(backoff.NextDelay(jitter(rng)), stop_polling_)) break;
       continue;
     }
     backoff.Reset();
+    polls_.fetch_add(1, std::memory_order_relaxed);
     if (link_.Connected(endpoint.id)) spdlog::info("Connected to coordinator {}", Describe(endpoint));
     if (!got_task) {
       Sleep(kEmptyPollPause, stop_polling_);
@@ -238,12 +240,26 @@ void Worker::PollLoop(int slot) {
       std::lock_guard<std::mutex> l(mu_);
       running_.erase(slot);
     }
+    (done.ok() ? tasks_succeeded_ : tasks_failed_).fetch_add(1, std::memory_order_relaxed);
     if (done.ok()) {
       spdlog::info("Task finished: run {}", task.dag_run_id);
     } else {
       spdlog::error("Task failed: run {}: {}", task.dag_run_id, done.ToString());
     }
   }
+}
+
+WorkerStats Worker::Stats() const {
+  WorkerStats s;
+  s.id = options_.id;
+  s.total_pollers = std::max(1, options_.max_active_runs);
+  s.busy_pollers = busy_pollers();
+  s.coordinator_connected = link_.state() == LinkState::State::kConnected;
+  s.polls = polls_.load(std::memory_order_relaxed);
+  s.poll_failures = poll_failures_.load(std::memory_order_relaxed);
+  s.tasks_succeeded = tasks_succeeded_.load(std::memory_order_relaxed);
+  s.tasks_failed = tasks_failed_.load(std::memory_order_relaxed);
+  return s;
 }
 
 WireHeartbeat Worker::MakeHeartbeat() const {

@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -98,6 +99,19 @@ struct WorkerOptions {
 // 1.30.2's default worker ID: "<hostname>@<pid>" ("unknown" without a name).
 std::string DefaultWorkerId(const std::string& hostname, int64_t pid);
 
+// What a worker has done, for its /metrics (docs/distributed.md "Worker
+// /metrics"): counters since start and the state now.
+struct WorkerStats {
+  std::string id;
+  int total_pollers = 0;
+  int busy_pollers = 0;            // tasks running now
+  bool coordinator_connected = false;  // the last call to a coordinator answered
+  uint64_t polls = 0;              // Poll calls answered (with a task or not)
+  uint64_t poll_failures = 0;      // Poll calls that failed
+  uint64_t tasks_succeeded = 0;    // run agents that exited 0
+  uint64_t tasks_failed = 0;       // run agents that could not start or exited non-zero
+};
+
 using ChannelFactory = std::function<StatusOr<std::unique_ptr<CoordinatorChannel>>(const std::string& target)>;
 
 // The order in which a worker checks the registry's coordinators: the one
@@ -121,6 +135,8 @@ class Worker {
   void Shutdown();
 
   int busy_pollers() const;
+  // A consistent-enough snapshot (each figure read once). Thread-safe.
+  WorkerStats Stats() const;
 
  private:
   void PollLoop(int slot);
@@ -146,6 +162,10 @@ class Worker {
 
   std::atomic<bool> stop_polling_{false};
   std::atomic<bool> stop_heartbeat_{false};
+  std::atomic<uint64_t> polls_{0};
+  std::atomic<uint64_t> poll_failures_{0};
+  std::atomic<uint64_t> tasks_succeeded_{0};
+  std::atomic<uint64_t> tasks_failed_{0};
   mutable std::mutex mu_;
   std::condition_variable wake_;
   std::map<std::string, std::shared_ptr<CoordinatorChannel>> channels_;  // by target; guarded by mu_

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/dagu_process.h"
+#include "support/fleet.h"
 #include "support/peer_binary.h"
 #include "support/run_records.h"
 #include "support/subprocess.h"
@@ -23,32 +24,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::map<std::string, std::string> HomeEnv(const DaguHome& home) {
-  return {{"DAGU_HOME", home.home()}, {"DAGU_SKIP_EXAMPLES", "true"}, {"TMPDIR", home.Scratch("tmp")}};
-}
-
-std::string CoordinatorRegistryDir(const DaguHome& home) { return home.data_dir() + "/service-registry/coordinator"; }
-
-size_t RegistryFiles(const DaguHome& home) {
-  std::error_code ec;
-  size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(CoordinatorRegistryDir(home), ec)) {
-    if (e.path().extension() == ".json") ++n;
-  }
-  return n;
-}
-
-// Runs `binary args...` to its end; its exit status (-1 on time-out).
-int RunToEnd(const DaguHome& home, const std::string& binary, const std::vector<std::string>& args,
-             const std::string& name) {
-  Subprocess p;
-  std::vector<std::string> argv{binary};
-  argv.insert(argv.end(), args.begin(), args.end());
-  if (!p.Start(argv, HomeEnv(home), home.LogPath(name))) return -1;
-  return p.Wait(30s).value_or(-1);
-}
-
-bool StartCoordinator(DaguProcess* coordinator, const std::string& binary, const DaguHome& home, int port) {
+bool StartCoordinatorOn(DaguProcess* coordinator, const std::string& binary, const DaguHome& home, int port) {
   std::filesystem::create_directories(home.Scratch("tmp"));
   if (!coordinator->Start(binary, {"coordinator", "--coordinator.port", std::to_string(port)}, HomeEnv(home))) {
     return false;
@@ -56,11 +32,8 @@ bool StartCoordinator(DaguProcess* coordinator, const std::string& binary, const
   return PollUntil([&] { return RegistryFiles(home) == 1; }, 10s, 50ms);
 }
 
-bool StartWorker(DaguProcess* worker, const std::string& peer, const DaguHome& home) {
-  return worker->Start(peer,
-                       {"worker", "--worker.id", "w1", "--worker.labels", "pool=a,zone=z1", "--worker.max-active-runs",
-                        "2"},
-                       HomeEnv(home));
+bool StartPoolWorker(DaguProcess* worker, const std::string& peer, const DaguHome& home) {
+  return StartWorker(worker, peer, home, {"--worker.id", "w1", "--worker.labels", "pool=a,zone=z1", "--worker.max-active-runs", "2"});
 }
 
 const char kRemoteDag[] = "workerSelector:\n  pool: a\nsteps:\n  - name: s1\n    command: echo hello-from-worker\n";
@@ -76,9 +49,9 @@ TEST(CoordinatorInteropTest, Dagu1302WorkerAndSchedulerRunThroughOurCoordinator)
   const std::string unmatched = home.WriteDag("unmatched", kUnmatchedDag);
 
   DaguProcess coordinator("coordinator", home.LogPath("coordinator"));
-  ASSERT_TRUE(StartCoordinator(&coordinator, DAGU_BINARY, home, FreePort())) << coordinator.Describe(40);
+  ASSERT_TRUE(StartCoordinatorOn(&coordinator, DAGU_BINARY, home, FreePort())) << coordinator.Describe(40);
   DaguProcess worker("worker", home.LogPath("worker"));
-  ASSERT_TRUE(StartWorker(&worker, peer, home));
+  ASSERT_TRUE(StartPoolWorker(&worker, peer, home));
   DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
   auto scheduler_env = HomeEnv(home);
   scheduler_env["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
@@ -115,12 +88,12 @@ TEST(CoordinatorInteropTest, Dagu1302WorkerAndSchedulerRunThroughOurCoordinator)
 nlohmann::json WorkersThrough(const std::string& coordinator_binary, const std::string& peer, std::string* failure) {
   DaguHome home;
   DaguProcess coordinator("coordinator", home.LogPath("coordinator"));
-  if (!StartCoordinator(&coordinator, coordinator_binary, home, FreePort())) {
+  if (!StartCoordinatorOn(&coordinator, coordinator_binary, home, FreePort())) {
     *failure = "coordinator did not register: " + coordinator.Describe(40);
     return {};
   }
   DaguProcess worker("worker", home.LogPath("worker"));
-  if (!StartWorker(&worker, peer, home)) {
+  if (!StartPoolWorker(&worker, peer, home)) {
     *failure = "worker did not start";
     return {};
   }
@@ -149,7 +122,7 @@ TEST(CoordinatorInteropTest, ASecondCoordinatorOnATakenPortExitsWithAnError) {
   DaguHome home;
   const int port = FreePort();
   DaguProcess first("first", home.LogPath("first"));
-  ASSERT_TRUE(StartCoordinator(&first, DAGU_BINARY, home, port)) << first.Describe(20);
+  ASSERT_TRUE(StartCoordinatorOn(&first, DAGU_BINARY, home, port)) << first.Describe(20);
   DaguProcess second("second", home.LogPath("second"));
   ASSERT_TRUE(second.Start(DAGU_BINARY, {"coordinator", "--coordinator.port", std::to_string(port)}, HomeEnv(home)));
   // gRPC's default SO_REUSEPORT let a second one listen on the same port.

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/dagu_process.h"
+#include "support/fleet.h"
 #include "support/peer_binary.h"
 #include "support/run_records.h"
 #include "support/subprocess.h"
@@ -22,28 +23,6 @@ namespace dagu::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::map<std::string, std::string> HomeEnv(const DaguHome& home) {
-  return {{"DAGU_HOME", home.home()}, {"DAGU_SKIP_EXAMPLES", "true"}, {"TMPDIR", home.Scratch("tmp")}};
-}
-
-size_t CoordinatorEntries(const DaguHome& home) {
-  std::error_code ec;
-  size_t n = 0;
-  for (const auto& e :
-       std::filesystem::directory_iterator(home.data_dir() + "/service-registry/coordinator", ec)) {
-    if (e.path().extension() == ".json") ++n;
-  }
-  return n;
-}
-
-int RunToEnd(const DaguHome& home, const std::vector<std::string>& args, const std::string& name) {
-  Subprocess p;
-  std::vector<std::string> argv{DAGU_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  if (!p.Start(argv, HomeEnv(home), home.LogPath(name))) return -1;
-  return p.Wait(30s).value_or(-1);
-}
 
 size_t Count(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -93,7 +72,7 @@ void RunsOnA1302Worker(const std::string& coordinator_binary, const std::string&
   DaguProcess coordinator("coordinator", home.LogPath("coordinator"));
   ASSERT_TRUE(coordinator.Start(coordinator_binary, {"coordinator", "--coordinator.port", std::to_string(FreePort())},
                                 HomeEnv(home)));
-  ASSERT_TRUE(PollUntil([&] { return CoordinatorEntries(home) == 1; }, 10s, 50ms)) << coordinator.Describe(40);
+  ASSERT_TRUE(PollUntil([&] { return RegistryFiles(home) == 1; }, 10s, 50ms)) << coordinator.Describe(40);
   DaguProcess worker("worker", home.LogPath("worker"));
   ASSERT_TRUE(worker.Start(peer, {"worker", "--worker.id", "w1", "--worker.labels", "pool=a", "--worker.max-active-runs",
                                   "2"},
@@ -103,8 +82,8 @@ void RunsOnA1302Worker(const std::string& coordinator_binary, const std::string&
   scheduler_env["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
   ASSERT_TRUE(scheduler.Start(DAGU_BINARY, {"scheduler"}, scheduler_env));
 
-  ASSERT_EQ(RunToEnd(home, {"enqueue", "--run-id", "unmatched-1", unmatched}, "enqueue-unmatched"), 0);
-  ASSERT_EQ(RunToEnd(home, {"enqueue", "--run-id", "remote-1", remote}, "enqueue-remote"), 0);
+  ASSERT_EQ(RunToEnd(home, DAGU_BINARY, {"enqueue", "--run-id", "unmatched-1", unmatched}, "enqueue-unmatched"), 0);
+  ASSERT_EQ(RunToEnd(home, DAGU_BINARY, {"enqueue", "--run-id", "remote-1", remote}, "enqueue-remote"), 0);
 
   auto latest = [&](const std::string& dag, const std::string& id) {
     auto runs = RunsWithId(ReadRunRecords(home.data_dir(), dag), id);
@@ -172,7 +151,7 @@ TEST(DispatchInteropTest, StartAllRunsACoordinator) {
                         {"start-all", "--host", "127.0.0.1", "--port", std::to_string(all.web_port),
                          "--coordinator.port", port},
                         env));
-  ASSERT_TRUE(PollUntil([&] { return CoordinatorEntries(home) == 1; }, 15s, 50ms)) << all.Describe(40);
+  ASSERT_TRUE(PollUntil([&] { return RegistryFiles(home) == 1; }, 15s, 50ms)) << all.Describe(40);
   DaguProcess worker("worker", home.LogPath("worker"));
   ASSERT_TRUE(worker.Start(peer, {"worker", "--worker.id", "w1", "--worker.labels", "pool=a"}, HomeEnv(home)));
   nlohmann::json answer;
@@ -206,7 +185,7 @@ TEST(DispatchInteropTest, StartAllRunsACoordinator) {
                         100ms))
       << second.Describe(40);
   EXPECT_TRUE(second.running());
-  EXPECT_EQ(CoordinatorEntries(other), 0u);
+  EXPECT_EQ(RegistryFiles(other), 0u);
 }
 
 }  // namespace

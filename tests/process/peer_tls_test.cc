@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/dagu_process.h"
+#include "support/fleet.h"
 #include "support/peer_binary.h"
 #include "support/run_records.h"
 #include "support/subprocess.h"
@@ -79,10 +80,6 @@ bool MakeCertificates(const std::string& dir, std::string* why) {
   return true;
 }
 
-std::map<std::string, std::string> HomeEnv(const DaguHome& home) {
-  return {{"DAGU_HOME", home.home()}, {"DAGU_SKIP_EXAMPLES", "true"}, {"TMPDIR", home.Scratch("tmp")}};
-}
-
 std::map<std::string, std::string> MutualTlsEnv(const DaguHome& home, const std::string& certs) {
   auto env = HomeEnv(home);
   env["DAGU_PEER_CERT_FILE"] = certs + "/leaf.crt";
@@ -90,15 +87,6 @@ std::map<std::string, std::string> MutualTlsEnv(const DaguHome& home, const std:
   env["DAGU_PEER_CLIENT_CA_FILE"] = certs + "/ca.crt";
   env["DAGU_PEER_INSECURE"] = "false";
   return env;
-}
-
-size_t RegistryFiles(const DaguHome& home) {
-  std::error_code ec;
-  size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(home.data_dir() + "/service-registry/coordinator", ec)) {
-    if (e.path().extension() == ".json") ++n;
-  }
-  return n;
 }
 
 // The last status line ({} when none) of sub-run `sub_id`.
@@ -132,16 +120,12 @@ struct TlsFleet {
   // names) with `coordinator_env` and the worker (pool=a) with `worker_env`.
   bool Start(const std::string& coordinator_bin, const std::map<std::string, std::string>& coordinator_env,
              const std::string& worker_bin, const std::map<std::string, std::string>& worker_env, std::string* why) {
-    std::filesystem::create_directories(home.Scratch("tmp"));
-    if (!coordinator.Start(coordinator_bin,
-                           {"coordinator", "--coordinator.port", std::to_string(FreePort()), "--coordinator.advertise",
-                            "127.0.0.1"},
-                           coordinator_env) ||
-        !PollUntil([&] { return RegistryFiles(home) == 1; }, 10s, 50ms)) {
+    if (!StartCoordinator(&coordinator, coordinator_bin, home, {"--coordinator.advertise", "127.0.0.1"},
+                          coordinator_env)) {
       *why = coordinator.Describe(40);
       return false;
     }
-    if (!worker.Start(worker_bin, {"worker", "--worker.id", "w1", "--worker.labels", "pool=a"}, worker_env)) {
+    if (!StartWorker(&worker, worker_bin, home, {"--worker.id", "w1", "--worker.labels", "pool=a"}, worker_env)) {
       *why = worker.Describe(40);
       return false;
     }

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/dagu_process.h"
+#include "support/fleet.h"
 #include "support/peer_binary.h"
 #include "support/run_records.h"
 #include "support/subprocess.h"
@@ -31,19 +32,6 @@ namespace dagu::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::map<std::string, std::string> HomeEnv(const DaguHome& home) {
-  return {{"DAGU_HOME", home.home()}, {"DAGU_SKIP_EXAMPLES", "true"}, {"TMPDIR", home.Scratch("tmp")}};
-}
-
-size_t RegistryFiles(const DaguHome& home) {
-  std::error_code ec;
-  size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(home.data_dir() + "/service-registry/coordinator", ec)) {
-    if (e.path().extension() == ".json") ++n;
-  }
-  return n;
-}
 
 size_t Count(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -108,14 +96,11 @@ struct Fleet {
   // Starts `coordinator_bin`'s coordinator and `worker_bin`'s worker (id w1,
   // pool=a) and waits until the worker is polling.
   bool Start(const std::string& coordinator_bin, const std::string& worker_bin, std::string* why) {
-    std::filesystem::create_directories(home.Scratch("tmp"));
-    if (!coordinator.Start(coordinator_bin, {"coordinator", "--coordinator.port", std::to_string(FreePort())},
-                           HomeEnv(home)) ||
-        !PollUntil([&] { return RegistryFiles(home) == 1; }, 10s, 50ms)) {
+    if (!StartCoordinator(&coordinator, coordinator_bin, home)) {
       *why = coordinator.Describe(40);
       return false;
     }
-    if (!worker.Start(worker_bin, {"worker", "--worker.id", "w1", "--worker.labels", "pool=a"}, HomeEnv(home))) {
+    if (!StartWorker(&worker, worker_bin, home, {"--worker.id", "w1", "--worker.labels", "pool=a"})) {
       *why = worker.Describe(40);
       return false;
     }
@@ -126,11 +111,6 @@ struct Fleet {
   }
   std::string Describe() { return coordinator.Describe(30) + worker.Describe(40); }
 };
-
-RunRecord Latest(const DaguHome& home, const std::string& dag) {
-  auto runs = ReadRunRecords(home.data_dir(), dag);
-  return runs.empty() ? RunRecord{} : runs.back();
-}
 
 // `parent_bin` runs the parent to its end; the child runs on the worker.
 void ChildRunsOnTheWorker(const std::string& parent_bin, const std::string& coordinator_bin,
@@ -144,7 +124,7 @@ void ChildRunsOnTheWorker(const std::string& parent_bin, const std::string& coor
   ASSERT_TRUE(run.Start({parent_bin, "start", "--run-id", "p-1", parent}, HomeEnv(fleet.home),
                         fleet.home.LogPath("parent")));
   ASSERT_EQ(run.Wait(90s).value_or(-1), 0) << run.Output() << fleet.Describe();
-  RunRecord p = Latest(fleet.home, "parent");
+  RunRecord p = LatestRun(fleet.home, "parent");
   EXPECT_EQ(p.status_code(), kRunSucceeded) << p.Describe();
   std::vector<std::string> ids = ChildIds(p);
   ASSERT_EQ(ids.size(), 1u) << p.status.dump(2);
@@ -196,7 +176,7 @@ void StoppingTheParentStopsTheChild(const std::string& worker_bin) {
   std::string child_id;
   ASSERT_TRUE(PollUntil(
       [&] {
-        auto ids = ChildIds(Latest(fleet.home, "slow-parent"));
+        auto ids = ChildIds(LatestRun(fleet.home, "slow-parent"));
         if (ids.empty()) return false;
         child_id = ids[0];
         return SubRunStatus(fleet.home, child_id).value("status", -1) == kRunRunning;
@@ -208,7 +188,7 @@ void StoppingTheParentStopsTheChild(const std::string& worker_bin) {
   ASSERT_TRUE(stop.Start({DAGU_BINARY, "stop", parent}, HomeEnv(fleet.home), fleet.home.LogPath("stop")));
   EXPECT_EQ(stop.Wait(30s).value_or(-1), 0) << stop.Output();
   ASSERT_TRUE(run.Wait(40s).has_value()) << "the parent did not end\n" << run.Output() << fleet.Describe();
-  EXPECT_EQ(Latest(fleet.home, "slow-parent").status_code(), kRunAborted) << Latest(fleet.home, "slow-parent").Describe();
+  EXPECT_EQ(LatestRun(fleet.home, "slow-parent").status_code(), kRunAborted) << LatestRun(fleet.home, "slow-parent").Describe();
   nlohmann::json child = SubRunStatus(fleet.home, child_id);
   EXPECT_EQ(child.value("status", -1), kRunAborted) << child.dump(2);
 }
@@ -237,13 +217,13 @@ TEST(SubDagDispatchTest, AnUnmatchedSelectorWaitsAndLogsOnce) {
   ASSERT_TRUE(PollUntil([&] { return Count(run.Output(), reason) > 0; }, 20s, 100ms)) << run.Output();
   std::this_thread::sleep_for(4s);  // tries at about +0.5-1 s, +1-2 s, +2-4 s
   EXPECT_EQ(Count(run.Output(), reason), 1u) << run.Output();
-  EXPECT_EQ(Latest(fleet.home, "unmatched-parent").status_code(), kRunRunning);
+  EXPECT_EQ(LatestRun(fleet.home, "unmatched-parent").status_code(), kRunRunning);
   Subprocess stop;
   ASSERT_TRUE(stop.Start({DAGU_BINARY, "stop", parent}, HomeEnv(fleet.home), fleet.home.LogPath("stop")));
   EXPECT_EQ(stop.Wait(30s).value_or(-1), 0) << stop.Output();
   ASSERT_TRUE(run.Wait(15s).has_value()) << "the parent did not end\n" << run.Output();
-  EXPECT_EQ(Latest(fleet.home, "unmatched-parent").status_code(), kRunAborted)
-      << Latest(fleet.home, "unmatched-parent").Describe();
+  EXPECT_EQ(LatestRun(fleet.home, "unmatched-parent").status_code(), kRunAborted)
+      << LatestRun(fleet.home, "unmatched-parent").Describe();
 }
 
 }  // namespace

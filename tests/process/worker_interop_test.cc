@@ -12,13 +12,17 @@
 //     polling when one comes up; SIGTERM ends an idle worker with 0.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "support/dagu_process.h"
+#include "support/fleet.h"
 #include "support/peer_binary.h"
 #include "support/run_records.h"
 #include "support/subprocess.h"
@@ -28,45 +32,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::map<std::string, std::string> HomeEnv(const DaguHome& home) {
-  return {{"DAGU_HOME", home.home()}, {"DAGU_SKIP_EXAMPLES", "true"}, {"TMPDIR", home.Scratch("tmp")}};
-}
-
-size_t RegistryFiles(const DaguHome& home) {
-  std::error_code ec;
-  size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(home.data_dir() + "/service-registry/coordinator", ec)) {
-    if (e.path().extension() == ".json") ++n;
-  }
-  return n;
-}
-
-// Runs `binary args...` to its end: its exit status (-1 on time-out) and output.
-int RunToEnd(const DaguHome& home, const std::string& binary, const std::vector<std::string>& args,
-             const std::string& name, std::string* output = nullptr) {
-  Subprocess p;
-  std::vector<std::string> argv{binary};
-  argv.insert(argv.end(), args.begin(), args.end());
-  if (!p.Start(argv, HomeEnv(home), home.LogPath(name))) return -1;
-  int rc = p.Wait(30s).value_or(-1);
-  if (output != nullptr) *output = p.Output();
-  return rc;
-}
-
-bool StartCoordinator(DaguProcess* coordinator, const std::string& binary, const DaguHome& home) {
-  std::filesystem::create_directories(home.Scratch("tmp"));
-  if (!coordinator->Start(binary, {"coordinator", "--coordinator.port", std::to_string(FreePort())}, HomeEnv(home))) {
-    return false;
-  }
-  return PollUntil([&] { return RegistryFiles(home) == 1; }, 10s, 50ms);
-}
-
 bool StartOurWorker(DaguProcess* worker, const DaguHome& home) {
-  std::filesystem::create_directories(home.Scratch("tmp"));
-  return worker->Start(DAGU_BINARY,
-                       {"worker", "--worker.id", "w-ours", "--worker.labels", "pool=a,zone=z1",
-                        "--worker.max-active-runs", "2"},
-                       HomeEnv(home));
+  return StartWorker(worker, DAGU_BINARY, home,
+                     {"--worker.id", "w-ours", "--worker.labels", "pool=a,zone=z1", "--worker.max-active-runs", "2"});
 }
 
 // The files under `dir` whose name ends with `suffix` and that contain `text`.
@@ -101,15 +69,10 @@ void RunsOnOurWorker(const std::string& coordinator_binary, const std::string& p
                         100ms))
       << worker.Describe(40);
   DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
-  auto scheduler_env = HomeEnv(home);
-  scheduler_env["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
-  ASSERT_TRUE(scheduler.Start(peer, {"scheduler"}, scheduler_env));
+  ASSERT_TRUE(StartScheduler(&scheduler, peer, home));
 
   ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", "remote-1", remote}, "enqueue-remote"), 0);
-  auto latest = [&] {
-    auto runs = RunsWithId(ReadRunRecords(home.data_dir(), "remote"), "remote-1");
-    return runs.empty() ? RunRecord{} : runs.front();
-  };
+  auto latest = [&] { return LatestRun(home, "remote", "remote-1"); };
   ASSERT_TRUE(PollUntil([&] { return latest().status_code() == kRunSucceeded; }, 60s, 200ms))
       << latest().Describe() << "\n"
       << coordinator.Describe(40) << worker.Describe(40) << scheduler.Describe(40);
@@ -161,13 +124,8 @@ TEST(WorkerInteropTest, StopFromAnotherBinaryAndSigtermDrains) {
   DaguProcess worker("worker", home.LogPath("worker"));
   ASSERT_TRUE(StartOurWorker(&worker, home));
   DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
-  auto scheduler_env = HomeEnv(home);
-  scheduler_env["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
-  ASSERT_TRUE(scheduler.Start(peer, {"scheduler"}, scheduler_env));
-  auto latest = [&](const std::string& dag, const std::string& id) {
-    auto runs = RunsWithId(ReadRunRecords(home.data_dir(), dag), id);
-    return runs.empty() ? RunRecord{} : runs.front();
-  };
+  ASSERT_TRUE(StartScheduler(&scheduler, peer, home));
+  auto latest = [&](const std::string& dag, const std::string& id) { return LatestRun(home, dag, id); };
 
   ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", "long-1", long_dag}, "enqueue-long"), 0);
   ASSERT_TRUE(PollUntil([&] { return latest("long", "long-1").status_code() == kRunRunning; }, 30s, 100ms))
@@ -200,13 +158,8 @@ TEST(WorkerInteropTest, SecondSigtermStopsTheRunningTask) {
   DaguProcess worker("worker", home.LogPath("worker"));
   ASSERT_TRUE(StartOurWorker(&worker, home));
   DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
-  auto scheduler_env = HomeEnv(home);
-  scheduler_env["DAGU_SCHEDULER_PORT"] = std::to_string(FreePort());
-  ASSERT_TRUE(scheduler.Start(peer, {"scheduler"}, scheduler_env));
-  auto latest = [&] {
-    auto runs = RunsWithId(ReadRunRecords(home.data_dir(), "long"), "long-1");
-    return runs.empty() ? RunRecord{} : runs.front();
-  };
+  ASSERT_TRUE(StartScheduler(&scheduler, peer, home));
+  auto latest = [&] { return LatestRun(home, "long", "long-1"); };
   ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", "long-1", long_dag}, "enqueue-long"), 0);
   ASSERT_TRUE(PollUntil([&] { return latest().status_code() == kRunRunning; }, 30s, 100ms))
       << latest().Describe() << worker.Describe(40) << scheduler.Describe(40);
@@ -246,6 +199,64 @@ TEST(WorkerInteropTest, WithoutCoordinatorItWaitsQuietlyAndConnectsWhenOneComesU
   const size_t lines_down = Lines(worker.Output());
   std::this_thread::sleep_for(4s);
   EXPECT_LE(Lines(worker.Output()), lines_down + 1) << worker.Describe(40);
+
+  worker.Signal(SIGTERM);
+  EXPECT_EQ(worker.Wait(10s), std::optional<int>(0)) << worker.Describe(40);
+}
+
+// Our worker's /metrics and /health (--worker.metrics-port, ours): before a
+// coordinator it says so (connected 0); then it runs one run that succeeds
+// and one that fails (our scheduler dispatches them) and counts both;
+// `promtool check metrics` accepts the scrape. (No Dagu 1.30.2 needed: its
+// worker serves no metrics.)
+TEST(WorkerInteropTest, MetricsEndpointCountsPollsAndTasks) {
+  DaguHome home;
+  const std::string ok_dag = home.WriteDag("ok", kRemoteDag);
+  const std::string bad_dag =
+      home.WriteDag("bad", "workerSelector:\n  pool: a\nsteps:\n  - name: s1\n    command: sh -c 'exit 3'\n");
+  const int port = FreePort();
+  DaguProcess worker("worker", home.LogPath("worker"));
+  ASSERT_TRUE(StartWorker(&worker, DAGU_BINARY, home,
+                          {"--worker.id", "w-m", "--worker.labels", "pool=a", "--worker.max-active-runs", "2",
+                           "--worker.metrics-port", std::to_string(port)}));
+  std::string scrape;
+  auto scraped = [&](const std::string& line) {
+    scrape = HttpGet(port, "/metrics").body;
+    return scrape.find(line) != std::string::npos;
+  };
+  ASSERT_TRUE(PollUntil([&] { return scraped("dagu_worker_coordinator_connected 0"); }, 10s, 100ms))
+      << scrape << worker.Describe(40);
+  EXPECT_NE(scrape.find("dagu_worker_info{worker_id=\"w-m\"} 1"), std::string::npos) << scrape;
+  EXPECT_NE(scrape.find("dagu_worker_pollers 2"), std::string::npos) << scrape;
+  HttpResponse health = HttpGet(port, "/health");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_NE(health.body.find("\"coordinatorConnected\":false"), std::string::npos) << health.body;
+
+  DaguProcess coordinator("coordinator", home.LogPath("coordinator"));
+  ASSERT_TRUE(StartCoordinator(&coordinator, DAGU_BINARY, home)) << coordinator.Describe(40);
+  DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
+  ASSERT_TRUE(StartScheduler(&scheduler, DAGU_BINARY, home));
+  ASSERT_EQ(RunToEnd(home, DAGU_BINARY, {"enqueue", "--run-id", "ok-1", ok_dag}, "enqueue-ok"), 0);
+  ASSERT_EQ(RunToEnd(home, DAGU_BINARY, {"enqueue", "--run-id", "bad-1", bad_dag}, "enqueue-bad"), 0);
+  EXPECT_TRUE(PollUntil(
+      [&] {
+        return scraped("dagu_worker_tasks_total{result=\"succeeded\"} 1") &&
+               scrape.find("dagu_worker_tasks_total{result=\"failed\"} 1") != std::string::npos;
+      },
+      60s, 200ms))
+      << scrape << worker.Describe(40) << scheduler.Describe(40);
+  EXPECT_EQ(LatestRun(home, "ok", "ok-1").status_code(), kRunSucceeded);
+  EXPECT_EQ(LatestRun(home, "bad", "bad-1").status_code(), kRunFailed);
+  EXPECT_NE(scrape.find("dagu_worker_coordinator_connected 1"), std::string::npos) << scrape;
+  EXPECT_NE(scrape.find("dagu_worker_running_tasks 0"), std::string::npos) << scrape;
+  EXPECT_EQ(scrape.find("dagu_worker_polls_total 0\n"), std::string::npos) << scrape;
+  const std::string in = home.Scratch("scrape.txt");
+  std::ofstream(in) << scrape;
+  int rc = std::system(("promtool check metrics < '" + in + "' > '" + in + ".out' 2>&1").c_str());
+  std::ifstream out(in + ".out");
+  std::stringstream why;
+  why << out.rdbuf();
+  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << why.str() << scrape;
 
   worker.Signal(SIGTERM);
   EXPECT_EQ(worker.Wait(10s), std::optional<int>(0)) << worker.Describe(40);
