@@ -400,6 +400,18 @@ async function main() {
   await page.waitForFunction(() => (document.getElementById("log") || {}).textContent &&
     document.getElementById("log").textContent.includes("hello from the e2e test"), null, { timeout: 15000 });
   check(true, "Runs: clicking a step shows its log");
+  // Durations to the millisecond, from the API's times (the run, its step, the timeline's tooltip).
+  {
+    const d = (await getJson(b.webPort, "/api/v2/dag-runs/hello/" + encodeURIComponent(runId))).dagRunDetails;
+    const msText = (a, z) => { const ms = Date.parse(z) - Date.parse(a); return ms < 60000 ? Math.floor(ms / 1000) + "." + String(ms % 1000).padStart(3, "0") + "s" : null; };
+    const runWant = msText(d.startedAt, d.finishedAt), node = d.nodes.find((n) => n.step.name === "greet");
+    const stepWant = msText(node.startedAt, node.finishedAt);
+    const runShown = (await page.locator('dt:text-is("Duration") + dd').innerText()).trim();
+    const stepShown = (await page.locator('#steps-table tr[data-step="greet"] td.num').innerText()).trim();
+    const barTitle = await page.locator('#step-timeline .lane[data-step="greet"] .bar').getAttribute("title");
+    check(runWant !== null && runShown === runWant && stepShown === stepWant && barTitle === "greet · " + stepWant,
+      "Runs: durations to the millisecond from the API's times (run " + runShown + ", step " + stepShown + ", timeline '" + barTitle + "'; want " + runWant + ", " + stepWant + ")");
+  }
 
   // A long step log is paged: the tail first, then the head, then the next page.
   await page.goto(base + "#/runs/diamond/diamond-e2e-1?step=b");
