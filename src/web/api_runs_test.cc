@@ -85,18 +85,28 @@ TEST_F(RunApiTest, ListOrderIsCreatedAtThenRunId) {
 }
 
 // The paged list (ours: `cursor`): pages of `limit` in 1.30.2's order that
-// reach every run of the range, beyond the 1,000 an unpaged list stops at,
-// with runs created in the same millisecond split across pages, and filters
-// applied before a page is cut.
-TEST_F(RunApiTest, PagedListReachesEveryRunBeyondAThousand) {
-  const int64_t base = UnixMillis(Clock::Real()->Now());
-  constexpr int kRuns = 1003;
-  for (int i = 0; i < kRuns; ++i) {
+// reach every run of the range, beyond the `limit` an unpaged list stops at
+// (1,000 at most; 130 runs and smaller limits here: each run's files are
+// fsynced, 1,003 of them took 16-43 s on the shared host), with runs
+// created in the same millisecond split across pages, and filters applied
+// before a page is cut.
+TEST_F(RunApiTest, PagedListReachesEveryRunBeyondTheLimit) {
+  // 130 runs, 10 a second over ~13 s (a run's folder is named
+  // by its creation second, its record's createdAt has the milliseconds),
+  // half of each second's at .000 and half at .500: ties, ordered by run ID.
+  const WallTime t0 = FromUnixSeconds(UnixSeconds(Clock::Real()->Now()) - 200);
+  constexpr int kRuns = 130;
+  auto id_of = [](int i) {
     char id[16];
     std::snprintf(id, sizeof id, "r-%04d", i);
+    return std::string(id);
+  };
+  auto created_of = [&](int i) { return UnixMillis(t0) + (i / 10) * 1000 + (i % 2) * 500; };
+  for (int i = 0; i < kRuns; ++i) {
+    const std::string id = id_of(i);
     const std::string dag = i % 2 == 0 ? "alpha" : "beta";
     RunDir run;
-    ASSERT_TRUE(runs_.CreateRun(dag, id, Clock::Real()->Now(), &run).ok());
+    ASSERT_TRUE(runs_.CreateRun(dag, id, t0 + std::chrono::seconds(i / 10), &run).ok());
     dagu::Json dag_json = {{"name", dag}};
     AttemptDir attempt;
     ASSERT_TRUE(runs_.CreateAttempt(run, &dag_json, &attempt).ok());
@@ -106,9 +116,10 @@ TEST_F(RunApiTest, PagedListReachesEveryRunBeyondAThousand) {
     r.dag_run_id = id;
     r.attempt_id = attempt.attempt_id;
     r.status = i % 3 == 0 ? RunStatus::kFailed : RunStatus::kSucceeded;
-    r.created_at = base + (i % 7) * 100;  // 7 instants: ties, ordered by run ID
+    r.created_at = created_of(i);
     ASSERT_TRUE(runs_.AppendStatus(attempt, r).ok());
   }
+  const std::string from = "fromDate=" + std::to_string(UnixSeconds(t0) - 10);
   StartServer();
   auto ids_of = [](const nlohmann::json& list) {
     std::vector<std::string> ids;
@@ -139,44 +150,43 @@ TEST_F(RunApiTest, PagedListReachesEveryRunBeyondAThousand) {
   };
   // The expected order: createdAt newest first, then run ID.
   std::vector<std::pair<int64_t, std::string>> keys;
-  for (int i = 0; i < kRuns; ++i) {
-    char id[16];
-    std::snprintf(id, sizeof id, "r-%04d", i);
-    keys.emplace_back(-(i % 7), id);
-  }
+  for (int i = 0; i < kRuns; ++i) keys.emplace_back(-created_of(i), id_of(i));
   std::sort(keys.begin(), keys.end());
   std::vector<std::string> want;
   for (const auto& k : keys) want.push_back(k.second);
 
   size_t pages = 0;
-  EXPECT_EQ(walk("", 1000, &pages), want);
+  EXPECT_EQ(walk(from, 100, &pages), want);
   EXPECT_EQ(pages, 2u);
-  EXPECT_EQ(walk("", 97, &pages), want);
-  EXPECT_EQ(pages, 11u);
-  // The unpaged list stops at 1,000: the paged one's first page is that list.
-  auto r = Get("/api/v2/dag-runs");
+  EXPECT_EQ(walk(from, 7, &pages), want);
+  EXPECT_EQ(pages, 19u);
+  EXPECT_EQ(walk(from, 1000, &pages), want);
+  EXPECT_EQ(pages, 1u);
+  // The unpaged list stops at its limit (1.30.2's answer, without nextCursor).
+  auto r = Get("/api/v2/dag-runs?" + from + "&limit=100");
   ASSERT_TRUE(r);
   nlohmann::json unpaged = Json(r);
   EXPECT_FALSE(unpaged.contains("nextCursor"));
-  EXPECT_EQ(ids_of(unpaged["dagRuns"]), std::vector<std::string>(want.begin(), want.begin() + 1000));
+  EXPECT_EQ(ids_of(unpaged["dagRuns"]).size(), 100u);
 
   // Filters before the page is cut: a run ID substring, a status, a name.
   std::vector<std::string> want_id;
   for (const auto& id : want)
-    if (id.rfind("r-00", 0) == 0) want_id.push_back(id);
-  EXPECT_EQ(walk("dagRunId=r-00", 30, &pages), want_id);
-  EXPECT_EQ(pages, 4u);
+    if (id.find("r-000") != std::string::npos) want_id.push_back(id);
+  ASSERT_EQ(want_id.size(), 10u);  // r-0000..r-0009: the oldest, outside the first look's window
+  EXPECT_EQ(walk(from + "&dagRunId=r-000", 4, &pages), want_id);
+  EXPECT_EQ(pages, 3u);
   std::vector<std::string> want_failed;
   for (const auto& id : want)
     if (std::stoi(id.substr(2)) % 3 == 0) want_failed.push_back(id);
-  EXPECT_EQ(walk("status=2", 100, &pages), want_failed);
+  EXPECT_EQ(walk(from + "&status=2", 10, &pages), want_failed);
   std::vector<std::string> want_beta;
   for (const auto& id : want)
     if (std::stoi(id.substr(2)) % 2 == 1) want_beta.push_back(id);
-  EXPECT_EQ(walk("name=beta", 200, &pages), want_beta);
+  EXPECT_EQ(walk(from + "&name=beta", 20, &pages), want_beta);
 
   // Nothing after the last run: an empty page, no next cursor.
-  r = Get("/api/v2/dag-runs?limit=5&cursor=" + std::to_string(base - 1000) + ":x");
+  r = Get("/api/v2/dag-runs?" + from + "&limit=5&cursor=" + std::to_string(UnixMillis(t0) - 1000) + ":x");
   ASSERT_TRUE(r);
   EXPECT_TRUE(Json(r)["dagRuns"].is_null()) << r->body;
   EXPECT_TRUE(Json(r)["nextCursor"].is_null()) << r->body;
