@@ -5,7 +5,8 @@
 //
 // For each page kind, the time from navigation to the page being usable:
 //   dag_list   the DAG list shows its first page       (a row naming dag-00000)
-//   runs_list  the runs list shows runs                 (a row naming one of the newest runs)
+//   runs_list  the runs list of the newest run's day    (a row naming one of that day's runs
+//              shows runs                               either server lists for it)
 //   dag_page   a DAG's page draws its graph             (an SVG node naming the step "work")
 // Each load is in a fresh browser context (no cache: a first visit); the two
 // servers alternate load by load, so the machine's load hits both alike.
@@ -57,6 +58,8 @@ async function startServer(label, binary) {
 // The page paths and what makes them usable.
 const KINDS = {
   dag_list: { ours: "/#/dags", peer: "/dags", ready: () => [...document.querySelectorAll("a, td, span, div")].some((e) => e.childElementCount === 0 && e.textContent.trim() === "dag-00000") },
+  // The day of the newest run (today, or the last day of a home made before
+  // today), chosen in main(): both UIs take it from the URL.
   runs_list: { ours: "/#/runs", peer: "/dag-runs", ready: (ids) => { const t = document.body.innerText; return ids.some((id) => t.includes(id)); } },
   dag_page: { ours: "/#/dags/dag-00001", peer: "/dags/dag-00001", ready: () => [...document.querySelectorAll("svg")].some((s) => /\bwork\b/.test(s.textContent || "")) },
 };
@@ -87,10 +90,22 @@ function stats(xs) {
 async function main() {
   const servers = [await startServer("ours", path.resolve(args.ours))];
   if (args.peer) servers.push(await startServer("dagu-1.30.2", path.resolve(args.peer)));
-  // The newest runs (either UI's default list starts with them).
-  const today = Math.floor(Date.now() / 86400000) * 86400;
-  const runs = await (await fetch("http://127.0.0.1:" + servers[0].port + "/api/v2/dag-runs?fromDate=" + (today - 7 * 86400))).json();
-  const ids = (runs.dagRuns || []).slice(0, 200).map((r) => r.dagRunId);
+  // The newest run's UTC day (the home may end before today), and the runs
+  // either server lists for it (1.30.2's list of a day holds runs of only
+  // some DAG folders: docs/web.md).
+  const week = Math.floor(Date.now() / 86400000) * 86400 - 7 * 86400;
+  const recent = await (await fetch("http://127.0.0.1:" + servers[0].port + "/api/v2/dag-runs?limit=1&fromDate=" + week)).json();
+  const newest = (recent.dagRuns || [])[0];
+  const day = Math.floor(Date.parse(newest ? newest.startedAt || newest.queuedAt : new Date().toISOString()) / 86400000) * 86400;
+  const iso = new Date(day * 1000).toISOString().slice(0, 10);
+  KINDS.runs_list.ours = "/#/runs?days=custom&from=" + iso + "&to=" + iso;
+  KINDS.runs_list.peer = "/dag-runs?fromDate=" + day + "&toDate=" + (day + 86399) + "&dateMode=custom";
+  const ids = [];
+  for (const s of servers) {
+    const list = await (await fetch("http://127.0.0.1:" + s.port + "/api/v2/dag-runs?fromDate=" + day + "&toDate=" + (day + 86399))).json();
+    for (const r of list.dagRuns || []) ids.push(r.dagRunId);
+  }
+  console.log("runs_list: day " + iso + ", " + ids.length + " run IDs to look for");
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: CHROMIUM_FLAGS });
   try {
     for (const s of servers) for (const k of Object.keys(KINDS)) s.times[k] = [];

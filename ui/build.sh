@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds the web UI (ui/) into OUT_DIR (app.js, style.css) for CMake to embed:
+# Builds the web UI (ui/) into OUT_DIR (app.js, SpecEditor.js, style.css) for CMake to embed:
 # installs the packages pinned in package-lock.json from the npm registry
 # (npm ci, only when the lockfile changed since the last install), checks
 # the types (tsc) and bundles (vite build).
@@ -35,4 +35,4 @@ if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
 fi
 node_modules/.bin/tsc --noEmit -p tsconfig.json
 DAGU_UI_OUT="$out" node_modules/.bin/vite build --logLevel warn
-test -s "$out/app.js" && test -s "$out/style.css"
+test -s "$out/app.js" && test -s "$out/SpecEditor.js" && test -s "$out/style.css"

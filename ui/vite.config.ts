@@ -1,5 +1,7 @@
-// Builds the UI into one script (app.js) and one style sheet (style.css) with
-// fixed names, which CMake embeds into the binary next to src/web/assets/
+// Builds the UI into a module script (app.js), the chunks it loads when
+// needed (SpecEditor.js: CodeMirror, loaded by the Spec tab; fixed names, no
+// hashes) and one style sheet (style.css), which CMake embeds (every file of
+// the output folder) into the binary next to src/web/assets/
 // (index.html, favicon.svg). The server fills index.html's placeholders
 // (base path, settings), so Vite does not process an HTML entry.
 import { defineConfig } from "vite";
@@ -13,11 +15,15 @@ export default defineConfig({
     sourcemap: false,
     cssCodeSplit: false,
     chunkSizeWarningLimit: 2000,
+    // No preload helper: the chunks import each other relative to app.js
+    // (under any base path) and the CSS is one file.
+    modulePreload: false,
     rollupOptions: {
       input: "src/main.tsx",
       output: {
-        format: "iife",
+        format: "es",
         entryFileNames: "app.js",
+        chunkFileNames: "[name].js",
         assetFileNames: (info) => (info.names?.[0]?.endsWith(".css") ? "style.css" : "[name][extname]"),
       },
     },

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <regex>
+#include <set>
 
 #include "web/http_json.h"
 #include "web/run_lookup.h"
@@ -71,13 +72,15 @@ bool LatestRunRecord(const ApiContext& ctx, const DagFile& f, RunRecord* out) { 
 
 Status CollectDagTags(const ApiContext& ctx, std::vector<std::string>* out) {
   out->clear();
-  std::vector<DagFile> files;
-  DAGU_RETURN_IF_ERROR(ctx.dags->List(/*metadata_only=*/true, &files));
-  for (const DagFile& f : files) {
-    const Dag* d = f.AnyDag();
+  // The shared parses: List would copy every DAG (10,000 of them at scale).
+  std::vector<std::shared_ptr<const DagFile>> files;
+  DAGU_RETURN_IF_ERROR(ctx.dags->ListShared(/*metadata_only=*/true, &files));
+  std::set<std::string> seen;
+  for (const auto& f : files) {
+    const Dag* d = f->AnyDag();
     if (d == nullptr) continue;
     for (const std::string& t : d->tags) {
-      if (std::find(out->begin(), out->end(), t) == out->end()) out->push_back(t);
+      if (seen.insert(t).second) out->push_back(t);  // first-seen order, as before
     }
   }
   return Status::OK();

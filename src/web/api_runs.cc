@@ -13,6 +13,9 @@
 // ID (1.30.2's order) (`limit`, ours, lowers that). An empty
 // list is `null`, as 1.30.2 writes it.
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <optional>
 
 #include "core/base64.h"
 #include "core/time_format.h"
@@ -44,6 +47,27 @@ bool DateRange(const http::Request& req, http::Response& res, RunQuery* q, WallT
   return true;
 }
 
+// A place in a run list's order (1.30.2's: createdAt newest first, then run
+// ID): the `cursor` of the paged list (ours), "<createdAt ms>:<run ID>".
+struct ListKey {
+  long long created = 0;
+  std::string id;
+  // True when a run of this key comes after `k` in the list's order.
+  bool After(const ListKey& k) const { return created != k.created ? created < k.created : id > k.id; }
+};
+
+bool ParseCursor(const std::string& text, ListKey* out) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos || colon == 0 || colon > 20) return false;
+  char* end = nullptr;
+  const std::string ms = text.substr(0, colon);
+  errno = 0;
+  out->created = std::strtoll(ms.c_str(), &end, 10);
+  if (errno != 0 || end != ms.c_str() + ms.size()) return false;
+  out->id = text.substr(colon + 1);
+  return true;
+}
+
 void HandleList(const ApiContext& ctx, const http::Request& req, http::Response& res, const std::string& dag_name) {
   RunQuery q;
   if (!DateRange(req, res, &q, ctx.clock->Now())) return;
@@ -59,31 +83,73 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
   }
   auto limit = QueryInt(req, res, "limit", 1000, 1, 1000);
   if (!limit) return;
-  q.limit = static_cast<size_t>(*limit);
+  // Paged (ours): `cursor` present ("" for the first page). The page is the
+  // `limit` runs after the cursor that pass every filter, and the answer has
+  // `nextCursor` (null on the last page).
+  const bool paged = req.has_param("cursor");
+  std::optional<ListKey> after;
+  if (paged && !req.get_param_value("cursor").empty()) {
+    ListKey k;
+    if (!ParseCursor(req.get_param_value("cursor"), &k)) {
+      return SendError(res, 400, error_code::kBadRequest, "invalid cursor");
+    }
+    // Runs after the cursor were created at or before its second (+1: a run
+    // folder's name and its record's createdAt may be a second apart).
+    const WallTime bound = FromUnixMillis(k.created) + std::chrono::seconds(1);
+    if (!q.to || *q.to > bound) q.to = bound;
+    after = std::move(k);
+  }
   q.summaries = true;  // RunSummaryJson shows nothing else
   q.dag_name = dag_name.empty() ? req.get_param_value("name") : dag_name;
   const std::string run_id = req.get_param_value("dagRunId");
-  std::vector<RunEntry> entries;
-  Status s = ctx.runs->ListRuns(q, &entries);
-  if (!s.ok()) return SendStatusError(res, s);
-  // 1.30.2's order: the record's createdAt (ms) newest first, then the run
-  // ID. Pointers are sorted: an entry is ~2.6 KB.
+  const size_t want = static_cast<size_t>(*limit);
+  // The store takes the newest by its run folders' names (whole seconds); a
+  // page takes some more (kMargin) so that the order by createdAt (ms) below
+  // has the runs of the page's last second, and more again (x4 until no
+  // limit) while filters or the cursor leave fewer than a page.
+  constexpr size_t kMargin = 50, kUnboundedAbove = 100000;
+  q.limit = paged ? want + 1 + kMargin : want;
   auto created = [](const RunEntry& e) { return e.record.created_at != 0 ? e.record.created_at : UnixMillis(e.run.created); };
+  std::vector<RunEntry> entries;
   std::vector<RunEntry*> order;
-  order.reserve(entries.size());
-  for (RunEntry& e : entries) order.push_back(&e);
+  for (;;) {
+    entries.clear();
+    Status s = ctx.runs->ListRuns(q, &entries);
+    if (!s.ok()) return SendStatusError(res, s);
+    // 1.30.2's order: the record's createdAt (ms) newest first, then the run
+    // ID. Pointers are sorted: an entry is ~2.6 KB.
+    order.clear();
+    order.reserve(entries.size());
+    for (RunEntry& e : entries) {
+      if (paged && !e.error.ok()) continue;
+      if (paged && !run_id.empty() && e.record.dag_run_id.find(run_id) == std::string::npos) continue;
+      if (after && !ListKey{created(e), e.record.dag_run_id}.After(*after)) continue;
+      order.push_back(&e);
+    }
+    if (!paged || order.size() > want || q.limit == 0 || entries.size() < q.limit) break;
+    q.limit = q.limit * 4 > kUnboundedAbove ? 0 : q.limit * 4;
+  }
   std::stable_sort(order.begin(), order.end(), [&](const RunEntry* a, const RunEntry* b) {
     if (created(*a) != created(*b)) return created(*a) > created(*b);
     return a->record.dag_run_id < b->record.dag_run_id;
   });
   ApiJson runs = nullptr;
+  ApiJson next = nullptr;
+  size_t shown = 0;
   for (RunEntry* entry : order) {
     RunEntry& e = *entry;
     if (!e.error.ok()) continue;
     if (!run_id.empty() && e.record.dag_run_id.find(run_id) == std::string::npos) continue;
+    if (paged && shown == want) {
+      const RunEntry& last = *order[shown - 1];
+      next = std::to_string(created(last)) + ":" + last.record.dag_run_id;
+      break;
+    }
     ApplyStaleCheck(ctx, e.attempt, &e.record);
     runs.push_back(RunSummaryJson(e.record));
+    ++shown;
   }
+  if (paged) return SendJson(res, 200, {{"dagRuns", runs}, {"nextCursor", next}});
   SendJson(res, 200, {{"dagRuns", runs}});
 }
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "core/file_system.h"
@@ -81,6 +82,119 @@ TEST_F(RunApiTest, ListOrderIsCreatedAtThenRunId) {
   nlohmann::json list = Json(r)["dagRuns"];
   for (const auto& run : list) ids.push_back(run["dagRunId"]);
   EXPECT_THAT(ids, ElementsAre("b-newest", "c-tie", "d-tie", "a-older")) << r->body;
+}
+
+// The paged list (ours: `cursor`): pages of `limit` in 1.30.2's order that
+// reach every run of the range, beyond the `limit` an unpaged list stops at
+// (1,000 at most; 130 runs and smaller limits here: each run's files are
+// fsynced, 1,003 of them took 16-43 s on the shared host), with runs
+// created in the same millisecond split across pages, and filters applied
+// before a page is cut.
+TEST_F(RunApiTest, PagedListReachesEveryRunBeyondTheLimit) {
+  // 130 runs, 10 a second over ~13 s (a run's folder is named
+  // by its creation second, its record's createdAt has the milliseconds),
+  // half of each second's at .000 and half at .500: ties, ordered by run ID.
+  const WallTime t0 = FromUnixSeconds(UnixSeconds(Clock::Real()->Now()) - 200);
+  constexpr int kRuns = 130;
+  auto id_of = [](int i) {
+    char id[16];
+    std::snprintf(id, sizeof id, "r-%04d", i);
+    return std::string(id);
+  };
+  auto created_of = [&](int i) { return UnixMillis(t0) + (i / 10) * 1000 + (i % 2) * 500; };
+  for (int i = 0; i < kRuns; ++i) {
+    const std::string id = id_of(i);
+    const std::string dag = i % 2 == 0 ? "alpha" : "beta";
+    RunDir run;
+    ASSERT_TRUE(runs_.CreateRun(dag, id, t0 + std::chrono::seconds(i / 10), &run).ok());
+    dagu::Json dag_json = {{"name", dag}};
+    AttemptDir attempt;
+    ASSERT_TRUE(runs_.CreateAttempt(run, &dag_json, &attempt).ok());
+    RunRecord r;
+    r.root = {dag, id};
+    r.name = dag;
+    r.dag_run_id = id;
+    r.attempt_id = attempt.attempt_id;
+    r.status = i % 3 == 0 ? RunStatus::kFailed : RunStatus::kSucceeded;
+    r.created_at = created_of(i);
+    ASSERT_TRUE(runs_.AppendStatus(attempt, r).ok());
+  }
+  const std::string from = "fromDate=" + std::to_string(UnixSeconds(t0) - 10);
+  StartServer();
+  auto ids_of = [](const nlohmann::json& list) {
+    std::vector<std::string> ids;
+    if (list.is_array())
+      for (const auto& run : list) ids.push_back(run["dagRunId"]);
+    return ids;
+  };
+  // Every page from the first, following nextCursor; the pages joined.
+  auto walk = [&](const std::string& query, size_t limit, size_t* pages) {
+    std::vector<std::string> all;
+    std::string cursor;
+    *pages = 0;
+    for (;;) {
+      auto r = Get("/api/v2/dag-runs?" + query + "&limit=" + std::to_string(limit) + "&cursor=" + cursor);
+      EXPECT_TRUE(r);
+      if (!r) break;
+      EXPECT_EQ(r->status, 200) << r->body;
+      nlohmann::json j = Json(r);
+      std::vector<std::string> page = ids_of(j["dagRuns"]);
+      EXPECT_LE(page.size(), limit);
+      all.insert(all.end(), page.begin(), page.end());
+      ++*pages;
+      if (j["nextCursor"].is_null() || *pages > 2000) break;
+      EXPECT_EQ(page.size(), limit) << "a page before the last is full";
+      cursor = j["nextCursor"].get<std::string>();  // digits, ":", a plain run ID
+    }
+    return all;
+  };
+  // The expected order: createdAt newest first, then run ID.
+  std::vector<std::pair<int64_t, std::string>> keys;
+  for (int i = 0; i < kRuns; ++i) keys.emplace_back(-created_of(i), id_of(i));
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::string> want;
+  for (const auto& k : keys) want.push_back(k.second);
+
+  size_t pages = 0;
+  EXPECT_EQ(walk(from, 100, &pages), want);
+  EXPECT_EQ(pages, 2u);
+  EXPECT_EQ(walk(from, 7, &pages), want);
+  EXPECT_EQ(pages, 19u);
+  EXPECT_EQ(walk(from, 1000, &pages), want);
+  EXPECT_EQ(pages, 1u);
+  // The unpaged list stops at its limit (1.30.2's answer, without nextCursor).
+  auto r = Get("/api/v2/dag-runs?" + from + "&limit=100");
+  ASSERT_TRUE(r);
+  nlohmann::json unpaged = Json(r);
+  EXPECT_FALSE(unpaged.contains("nextCursor"));
+  EXPECT_EQ(ids_of(unpaged["dagRuns"]).size(), 100u);
+
+  // Filters before the page is cut: a run ID substring, a status, a name.
+  std::vector<std::string> want_id;
+  for (const auto& id : want)
+    if (id.find("r-000") != std::string::npos) want_id.push_back(id);
+  ASSERT_EQ(want_id.size(), 10u);  // r-0000..r-0009: the oldest, outside the first look's window
+  EXPECT_EQ(walk(from + "&dagRunId=r-000", 4, &pages), want_id);
+  EXPECT_EQ(pages, 3u);
+  std::vector<std::string> want_failed;
+  for (const auto& id : want)
+    if (std::stoi(id.substr(2)) % 3 == 0) want_failed.push_back(id);
+  EXPECT_EQ(walk(from + "&status=2", 10, &pages), want_failed);
+  std::vector<std::string> want_beta;
+  for (const auto& id : want)
+    if (std::stoi(id.substr(2)) % 2 == 1) want_beta.push_back(id);
+  EXPECT_EQ(walk(from + "&name=beta", 20, &pages), want_beta);
+
+  // Nothing after the last run: an empty page, no next cursor.
+  r = Get("/api/v2/dag-runs?" + from + "&limit=5&cursor=" + std::to_string(UnixMillis(t0) - 1000) + ":x");
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(Json(r)["dagRuns"].is_null()) << r->body;
+  EXPECT_TRUE(Json(r)["nextCursor"].is_null()) << r->body;
+  for (const char* bad : {"?cursor=x", "?cursor=:a", "?cursor=12a:b"}) {
+    r = Get(std::string("/api/v2/dag-runs") + bad);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << bad;
+  }
 }
 
 TEST_F(RunApiTest, DetailAppliesTheStaleCheck) {

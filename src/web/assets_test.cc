@@ -48,6 +48,11 @@ TEST(AssetsTest, HasTheUiAndContentTypes) {
   EXPECT_GT(FindAsset("app.js")->body.size(), 1000u);
   // The built UI, not the placeholder of a build without it.
   EXPECT_NE(FindAsset("app.js")->body.find("dagre"), std::string::npos);
+  // CodeMirror in its own chunk, which app.js imports when the spec tab opens.
+  ASSERT_NE(FindAsset("SpecEditor.js"), nullptr);
+  EXPECT_NE(FindAsset("SpecEditor.js")->body.find("cm-editor"), std::string::npos);
+  EXPECT_EQ(FindAsset("app.js")->body.find("cm-editor"), std::string::npos);
+  EXPECT_NE(FindAsset("app.js")->body.find("./SpecEditor.js"), std::string::npos);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -165,19 +166,48 @@ void LiveEventSource::WatchQueue(const std::string& dir, const std::string& queu
   AddWatch({Kind::kQueue, dir, "", "", queue});
 }
 
-void LiveEventSource::WatchRun(const std::string& dag, const std::string& run_id) {
-  if (runs_ == nullptr) return;
+bool LiveEventSource::WatchRun(const std::string& dag, const std::string& run_id) {
+  if (runs_ == nullptr) return true;
   RunDir run;
-  if (!runs_->FindRun(dag, run_id, &run).ok()) return;  // not created yet: its end still publishes
+  if (!runs_->FindRun(dag, run_id, &run).ok()) {
+    // 1.30.2: the proc file comes first. A retry keeps its entry (emplace).
+    const auto now = std::chrono::steady_clock::now();
+    pending_runs_.emplace(std::make_pair(dag, run_id), Pending{now, now + kPendingRetry, kPendingRetry});
+    return false;
+  }
+  pending_runs_.erase(std::make_pair(dag, run_id));
   AddWatch({Kind::kRun, run.path, dag, run_id, ""});
   // The newest attempt, even before its first status line.
   std::vector<AttemptDir> attempts;
   if (runs_->ListAttempts(run, /*include_hidden=*/false, &attempts).ok() && !attempts.empty()) {
     AddWatch({Kind::kAttempt, attempts.front().path, dag, run_id, ""});
   }
+  return true;
+}
+
+void LiveEventSource::RetryPendingRuns(std::set<LiveEvent>* out) {
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::pair<std::string, std::string>> due;
+  for (const auto& [key, p] : pending_runs_) {
+    if (p.next <= now) due.push_back(key);
+  }
+  for (const auto& key : due) {  // WatchRun changes the map
+    if (WatchRun(key.first, key.second)) {
+      out->insert({"run", key.first, key.second, ""});
+      continue;
+    }
+    Pending& p = pending_runs_.at(key);
+    if (now - p.since > kPendingGiveUp) {
+      pending_runs_.erase(key);
+      continue;
+    }
+    p.wait = std::min(p.wait * 2, std::chrono::milliseconds(3200));
+    p.next = now + p.wait;
+  }
 }
 
 void LiveEventSource::UnwatchRun(const std::string& dag, const std::string& run_id) {
+  pending_runs_.erase(std::make_pair(dag, run_id));
   std::vector<int> ended;
   for (const auto& [wd, w] : by_wd_) {
     if ((w.kind == Kind::kRun || w.kind == Kind::kAttempt) && w.dag == dag && w.run_id == run_id) ended.push_back(wd);
@@ -289,6 +319,10 @@ size_t LiveEventSource::Poll(std::chrono::milliseconds timeout) {
     timeout = std::min(timeout, std::chrono::milliseconds(2000));
     EnsureRoots(&events);
   }
+  for (const auto& [key, p] : pending_runs_) {  // wake up for the next retry
+    const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(p.next - std::chrono::steady_clock::now());
+    timeout = std::max(std::chrono::milliseconds(0), std::min(timeout, until + std::chrono::milliseconds(1)));
+  }
   pollfd fds[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
   int rc = ::poll(fds, 2, events.empty() ? static_cast<int>(timeout.count()) : 0);
   if (stop_) return 0;
@@ -298,6 +332,7 @@ size_t LiveEventSource::Poll(std::chrono::milliseconds timeout) {
     pollfd more{fd_, POLLIN, 0};
     if (::poll(&more, 1, 50) > 0) Drain(&events);
   }
+  if (!pending_runs_.empty()) RetryPendingRuns(&events);
   size_t published = 0;
   for (const LiveEvent& e : events) {
     hub_->Publish(e);

@@ -14,6 +14,15 @@
 //   the run folder and latest attempt of every running run (found from its
 //   proc file): status.jsonl written, a new attempt        -> run {dag, runId}
 //
+// Dagu 1.30.2's `dagu start` takes its proc file before it creates the run's
+// folder (our agent creates the folder first): a run whose folder is not
+// there yet when its proc file appears is looked for again, first after
+// kPendingRetry, then twice as long after each miss (at most 3.2 s apart: a
+// look lists the DAG's run history), until it is found (then watched, and its
+// run event published: its first status lines may be written already), its
+// proc file goes away, or kPendingGiveUp passed (a sub-DAG run's folder is
+// inside its parent's, where FindRun does not look; a start that failed).
+//
 // The directories in between (<procDir>, <procDir>/<group>, <queueDir>) are
 // watched for new subdirectories, which are then watched too (and looked
 // into, for what came before the watch). Events of one wake-up are
@@ -75,6 +84,9 @@ class LiveEventSource {
   // Whether the source runs and the data directories are on a local file
   // system (see above): clients may then rely on the events.
   bool local() const { return local_.load(); }
+  // When a run with a proc file but no folder yet is first looked for again.
+  static constexpr std::chrono::milliseconds kPendingRetry{200};
+  static constexpr std::chrono::seconds kPendingGiveUp{30};
   // Directories watched now (the Poll thread only).
   size_t watches() const { return by_wd_.size(); }
 
@@ -96,7 +108,11 @@ class LiveEventSource {
   void EnsureRoots(std::set<LiveEvent>* out);
   void WatchProcDag(const std::string& dir, const std::string& dag, std::set<LiveEvent>* out);
   void WatchQueue(const std::string& dir, const std::string& queue);
-  void WatchRun(const std::string& dag, const std::string& run_id);
+  // Watches the run's folder and newest attempt; false when the folder is
+  // not there (yet).
+  bool WatchRun(const std::string& dag, const std::string& run_id);
+  // Looks again for the runs of pending_runs_; a found one goes to `out`.
+  void RetryPendingRuns(std::set<LiveEvent>* out);
   void UnwatchRun(const std::string& dag, const std::string& run_id);
   void OnEvent(int wd, uint32_t mask, const std::string& name, std::set<LiveEvent>* out);
   // Reads every pending event; false when there were none.
@@ -112,6 +128,12 @@ class LiveEventSource {
   std::thread thread_;
   std::map<int, Watch> by_wd_;
   std::map<std::string, int> by_path_;
+  // Runs with a proc file and no folder found yet: {dag, run ID}.
+  struct Pending {
+    std::chrono::steady_clock::time_point since, next;  // first looked for; look again at
+    std::chrono::milliseconds wait;                     // until next (doubling)
+  };
+  std::map<std::pair<std::string, std::string>, Pending> pending_runs_;
 };
 
 // The run ID in a proc file name (proc_<UTC>Z_<runId>.proc) or a queue item

@@ -86,6 +86,36 @@ TEST_F(LiveFixture, StatusWritesOfARunningRunArePublished) {
       << "a step's change reaches the clients while the run goes on";
 }
 
+// Dagu 1.30.2's `dagu start` takes the proc file first and creates the run's
+// folder after it: the run is watched once its folder appears, so its status
+// writes (each step's start and end) are published, not only its start and end.
+TEST_F(LiveFixture, StatusWritesOfARunWhoseFolderCameAfterItsProcFileArePublished) {
+  ProcEntry entry;
+  ASSERT_TRUE(procs.Acquire("etl", "etl", "r1", &entry).ok());
+  WaitFor("\"runId\":\"r1\"");
+  while (source.Poll(50ms) > 0) {}  // what the start raised
+  bool ended = false;
+  stream->Take(&ended);
+  received.clear();
+  RunDir run;
+  ASSERT_TRUE(runs.CreateRun("etl", "r1", Clock::Real()->Now(), &run).ok());
+  AttemptDir attempt;
+  ASSERT_TRUE(runs.CreateAttempt(run, nullptr, &attempt).ok());
+  RunRecord record;
+  record.name = "etl";
+  record.dag_run_id = "r1";
+  record.status = RunStatus::kRunning;
+  ASSERT_TRUE(runs.AppendStatus(attempt, record).ok());
+  EXPECT_NE(WaitFor("\"runId\":\"r1\"").find("{\"kind\":\"run\",\"dag\":\"etl\",\"runId\":\"r1\"}"), std::string::npos)
+      << "the run found once its folder is there";
+  for (int i = 0; i < 5; ++i) source.Poll(50ms);  // nothing else pending
+  stream->Take(&ended);
+  received.clear();
+  ASSERT_TRUE(runs.AppendStatus(attempt, record).ok());  // a step's change
+  EXPECT_NE(WaitFor("\"runId\":\"r1\"").find("{\"kind\":\"run\",\"dag\":\"etl\",\"runId\":\"r1\"}"), std::string::npos)
+      << "a step's change reaches the clients while the run goes on";
+}
+
 TEST_F(LiveFixture, DagFilesAndQueueItemsArePublished) {
   dir.WriteFile("dags/hello.yaml", "steps:\n  - command: echo hi\n");
   EXPECT_NE(WaitFor("\"dag\":\"hello\"").find("{\"kind\":\"dag\",\"dag\":\"hello\"}"), std::string::npos) << received;

@@ -385,6 +385,35 @@ async function main() {
   await page.goto(base + "#/runs?days=custom&from=2001-01-01&to=2001-01-02");
   await page.waitForSelector(".runs-table td.empty", { timeout: 10000 });
   check((await page.locator("#filter-from").inputValue()) === "2001-01-01", "Runs: a date range in 2001 lists none");
+  // Server-side pages (GET /dag-runs?limit&cursor): Next walks every run of the
+  // range, each once (runs started meanwhile are newer than the cursor: they
+  // go to page 1); Prev returns to the page before.
+  {
+    const today = Math.floor(new Date(new Date().setHours(0, 0, 0, 0)).getTime() / 1000);
+    const before = ((await getJson(b.webPort, "/api/v2/dag-runs?fromDate=" + today)).dagRuns || []).map((r) => r.dagRunId + "@" + r.name);
+    const pageIds = () => page.evaluate(() => [...document.querySelectorAll(".runs-table tbody tr[data-run]")]
+      .map((tr) => tr.getAttribute("data-run") + "@" + tr.querySelector("td").textContent));
+    await page.goto(base + "#/runs?per=2");
+    await page.waitForSelector(".runs-table tbody tr[data-run]", { timeout: 15000 });
+    const pages = [await pageIds()];
+    while (await page.locator('button[data-page="next"]:not([disabled])').count()) {
+      const hash = await page.evaluate(() => location.hash);
+      await page.locator('button[data-page="next"]').click();
+      await page.waitForFunction((h) => location.hash !== h && !!document.querySelector(".runs-table tbody tr[data-run]"), hash, { timeout: 10000 });
+      await page.waitForFunction((n) => (document.getElementById("runs-count") || {}).textContent?.startsWith("runs " + (2 * n + 1) + "–"), pages.length, { timeout: 10000 });
+      pages.push(await pageIds());
+      if (pages.length > 200) break;
+    }
+    const walked = pages.flat();
+    check(before.length > 2 && pages.every((p) => p.length <= 2) && new Set(walked).size === walked.length && before.every((id) => walked.includes(id)),
+      "Runs: server-side pages of 2 reach all " + before.length + " runs of today, each once (" + pages.length + " pages, " + walked.length + " rows)");
+    const lastHash = await page.evaluate(() => location.hash);
+    await page.locator('button[data-page="prev"]').click();
+    await page.waitForFunction((h) => location.hash !== h, lastHash, { timeout: 10000 });
+    await page.waitForFunction((n) => (document.getElementById("runs-count") || {}).textContent?.startsWith("runs " + (2 * n + 1) + "–"), pages.length - 2, { timeout: 10000 });
+    const back = await pageIds();
+    check(JSON.stringify(back) === JSON.stringify(pages[pages.length - 2]), "Runs: Prev shows the page before again (" + back.join(", ") + ")");
+  }
   await pollUntil(async () => {
     const d = await getJson(b.webPort, "/api/v2/dag-runs/hello/" + encodeURIComponent(runId));
     return ["succeeded", "failed"].includes(d.dagRunDetails.statusLabel) && d.dagRunDetails.statusLabel;
@@ -400,6 +429,18 @@ async function main() {
   await page.waitForFunction(() => (document.getElementById("log") || {}).textContent &&
     document.getElementById("log").textContent.includes("hello from the e2e test"), null, { timeout: 15000 });
   check(true, "Runs: clicking a step shows its log");
+  // Durations to the millisecond, from the API's times (the run, its step, the timeline's tooltip).
+  {
+    const d = (await getJson(b.webPort, "/api/v2/dag-runs/hello/" + encodeURIComponent(runId))).dagRunDetails;
+    const msText = (a, z) => { const ms = Date.parse(z) - Date.parse(a); return ms < 60000 ? Math.floor(ms / 1000) + "." + String(ms % 1000).padStart(3, "0") + "s" : null; };
+    const runWant = msText(d.startedAt, d.finishedAt), node = d.nodes.find((n) => n.step.name === "greet");
+    const stepWant = msText(node.startedAt, node.finishedAt);
+    const runShown = (await page.locator('dt:text-is("Duration") + dd').innerText()).trim();
+    const stepShown = (await page.locator('#steps-table tr[data-step="greet"] td.num').innerText()).trim();
+    const barTitle = await page.locator('#step-timeline .lane[data-step="greet"] .bar').getAttribute("title");
+    check(runWant !== null && runShown === runWant && stepShown === stepWant && barTitle === "greet · " + stepWant,
+      "Runs: durations to the millisecond from the API's times (run " + runShown + ", step " + stepShown + ", timeline '" + barTitle + "'; want " + runWant + ", " + stepWant + ")");
+  }
 
   // A long step log is paged: the tail first, then the head, then the next page.
   await page.goto(base + "#/runs/diamond/diamond-e2e-1?step=b");

@@ -63,6 +63,26 @@ export function fmtDuration(sec: number | null | undefined): string {
   return Math.floor(h / 24) + "d " + (h % 24) + "h";
 }
 
+// A run's or step's duration to the millisecond: "0.352s", "20.000s",
+// "1m 2.005s", "3h 4m 5.000s", "2d 1h 0m 0.000s". Dagu's records keep whole
+// seconds (RFC3339), so their spans end in ".000"; sub-second times (a
+// queuedAt) keep their milliseconds.
+export function fmtDurationMs(sec: number | null | undefined): string {
+  if (sec === null || sec === undefined || isNaN(sec)) return "–";
+  let ms = Math.max(0, Math.round(sec * 1000));
+  const d = Math.floor(ms / 86400000);
+  ms -= d * 86400000;
+  const h = Math.floor(ms / 3600000);
+  ms -= h * 3600000;
+  const m = Math.floor(ms / 60000);
+  ms -= m * 60000;
+  const s = Math.floor(ms / 1000) + "." + String(ms % 1000).padStart(3, "0") + "s";
+  if (d) return d + "d " + h + "h " + m + "m " + s;
+  if (h) return h + "h " + m + "m " + s;
+  if (m) return m + "m " + s;
+  return s;
+}
+
 export function ago(s: string | Date | null | undefined): string {
   const d = s instanceof Date ? s : parseTime(s);
   if (!d) return "–";

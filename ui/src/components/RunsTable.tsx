@@ -1,7 +1,7 @@
 // A table of runs (the Runs page, a DAG's runs, a queue's items) with the
 // actions each run allows.
 import { api, enc } from "../api";
-import { fmtDuration, fmtTime, spanSeconds, triggerLabel } from "../format";
+import { fmtDurationMs, fmtTime, spanSeconds, triggerLabel } from "../format";
 import { href } from "../router";
 import { StatusBadge, toast } from "./common";
 import { useCanExecute } from "../auth";
@@ -68,7 +68,7 @@ export function RunsTable({ runs, withDag, reload }: { runs: RunSummary[]; withD
             <td>{triggerLabel(r.triggerType)}</td>
             <td>{fmtTime(r.scheduleTime)}</td>
             <td>{fmtTime(r.startedAt || r.queuedAt)}</td>
-            <td class="num">{fmtDuration(spanSeconds(r))}</td>
+            <td class="num">{fmtDurationMs(spanSeconds(r))}</td>
             <td class="actions"><RunButtons run={r} reload={reload} /></td>
           </tr>
         ))}

@@ -1,6 +1,6 @@
 // A Gantt of a run's steps: a bar per step from its start to its end (or
 // now while it runs), on the run's time span, colored by status.
-import { fmtDuration, parseTime, spanSeconds } from "../format";
+import { fmtDurationMs, parseTime, spanSeconds } from "../format";
 import type { NodeInfo } from "./StepsTable";
 
 export function StepTimeline({ nodes }: { nodes: NodeInfo[] }) {
@@ -28,13 +28,13 @@ export function StepTimeline({ nodes }: { nodes: NodeInfo[] }) {
               {t && (
                 <div class={"bar " + (n.statusLabel || "not_started")}
                   style={{ left: (((t[0] - start) / span) * 100).toFixed(3) + "%", width: Math.max(0.5, ((t[1] + 1000 - t[0]) / span) * 100).toFixed(3) + "%" }}
-                  title={name + " · " + fmtDuration(spanSeconds(n))} />
+                  title={name + " · " + fmtDurationMs(spanSeconds(n))} />
               )}
             </div>
           </div>
         );
       })}
-      <div class="axis"><div /><div class="axis-track"><span>0s</span><span>{fmtDuration(span / 1000)}</span></div></div>
+      <div class="axis"><div /><div class="axis-track"><span>0s</span><span>{fmtDurationMs(span / 1000)}</span></div></div>
     </div>
   );
 }

@@ -1,7 +1,7 @@
 // The steps of a run with status, times and error; a click selects a step
 // (its log); onRetryFrom adds "retry from here" buttons.
 import { Badge } from "./common";
-import { fmtDuration, fmtTime, spanSeconds } from "../format";
+import { fmtDurationMs, fmtTime, spanSeconds } from "../format";
 
 export interface NodeInfo {
   step?: { name?: string; depends?: string[] | null; call?: string };
@@ -39,7 +39,7 @@ export function StepsTable({ nodes, selected, onSelect, onRetryFrom }: {
               <td><Badge label={n.statusLabel || "not_started"} /></td>
               <td>{fmtTime(n.startedAt)}</td>
               <td>{fmtTime(n.finishedAt)}</td>
-              <td class="num">{fmtDuration(spanSeconds(n))}</td>
+              <td class="num">{fmtDurationMs(spanSeconds(n))}</td>
               <td class="err">{n.error || ""}</td>
               {onRetryFrom && (
                 <td class="actions">

@@ -8,15 +8,31 @@ import { Badge, ErrorBox, Loading, StatusBadge, toast } from "../components/comm
 import { Graph, type GraphStep } from "../components/Graph";
 import { LogViewer } from "../components/LogViewer";
 import { RunButtons, RunsTable, type RunSummary } from "../components/RunsTable";
-import { SpecEditor } from "../components/SpecEditor";
+import type { SpecEditor } from "../components/SpecEditor";
 import { StartDialog } from "../components/StartDialog";
 import { childRunOf, StepsTable, type NodeInfo } from "../components/StepsTable";
-import { fmtDuration, fmtTime, NODE_STATUS_LABELS, spanSeconds } from "../format";
+import { fmtDurationMs, fmtTime, NODE_STATUS_LABELS, spanSeconds } from "../format";
 import { usePoll } from "../hooks";
 import { href, navigate, type Route } from "../router";
 import { setSuspended } from "./Dags";
 import { useCanExecute } from "../auth";
 import { WebhookTab } from "../components/WebhookTab";
+
+// The spec editor (CodeMirror: most of the UI's code) is loaded when the
+// Spec tab first opens, so that no other page parses or runs it.
+let specEditor: Promise<typeof SpecEditor> | null = null;
+function LazySpecEditor(props: Parameters<typeof SpecEditor>[0]) {
+  const [Editor, setEditor] = useState<typeof SpecEditor | null>(null);
+  const [failed, setFailed] = useState<Error | null>(null);
+  useEffect(() => {
+    let live = true;
+    specEditor ??= import("../components/SpecEditor").then((m) => m.SpecEditor);
+    specEditor.then((e) => live && setEditor(() => e), (e) => { specEditor = null; if (live) setFailed(e as Error); });
+    return () => { live = false; };
+  }, []);
+  if (failed) return <ErrorBox error={failed} />;
+  return Editor ? <Editor {...props} /> : <Loading />;
+}
 
 interface StepDef { name: string; depends?: string[] | null; call?: string }
 interface DagDetails {
@@ -78,7 +94,7 @@ export function DagPage({ route, canWrite }: { route: Route; canWrite: boolean }
       {latest && (
         <div class="run-line muted">
           last run <a class="mono" href={href(["runs", latest.name, latest.dagRunId])}>{latest.dagRunId}</a>
-          {" · started "}{fmtTime(latest.startedAt)}{" · "}{fmtDuration(spanSeconds(latest))}
+          {" · started "}{fmtTime(latest.startedAt)}{" · "}{fmtDurationMs(spanSeconds(latest))}
         </div>
       )}
       <ErrorBox error={poll.error} />
@@ -252,7 +268,7 @@ function SpecTab({ file, canWrite, onSaved }: { file: string; canWrite: boolean;
           </>
         ) : <span class="muted">read only (your role may not write DAGs)</span>}
       </div>
-      <SpecEditor value={text} readOnly={!canWrite} errors={errors} onChange={onChange} />
+      <LazySpecEditor value={text} readOnly={!canWrite} errors={errors} onChange={onChange} />
       {errors.length > 0 && (
         <ul class="spec-errors" id="spec-errors">{errors.map((e) => <li key={e}>{e}</li>)}</ul>
       )}

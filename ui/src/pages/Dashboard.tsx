@@ -6,7 +6,7 @@ import { useState } from "preact/hooks";
 import { get } from "../api";
 import { Card, ErrorBox, Loading } from "../components/common";
 import type { RunSummary } from "../components/RunsTable";
-import { fmtDuration, fmtTime, isoDay, parseTime, spanSeconds } from "../format";
+import { fmtDurationMs, fmtTime, isoDay, parseTime, spanSeconds } from "../format";
 import { usePoll } from "../hooks";
 import { href, navigate, type Route } from "../router";
 
@@ -101,7 +101,7 @@ export function DashboardPage({ route }: { route: Route }) {
                         return (
                           <a key={r.dagRunId} class={"bar " + (r.statusLabel || "not_started")} data-run={r.dagRunId}
                             href={href(["runs", r.name, r.dagRunId])} style={{ left: left.toFixed(3) + "%", width: width.toFixed(3) + "%" }}
-                            title={r.dagRunId + " · " + (r.statusLabel || "") + " · " + fmtTime(r.startedAt) + " · " + fmtDuration(spanSeconds(r))} />
+                            title={r.dagRunId + " · " + (r.statusLabel || "") + " · " + fmtTime(r.startedAt) + " · " + fmtDurationMs(spanSeconds(r))} />
                         );
                       })}
                     </div>

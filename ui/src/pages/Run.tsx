@@ -10,7 +10,7 @@ import { LogViewer } from "../components/LogViewer";
 import { RunButtons, runAction, type RunSummary } from "../components/RunsTable";
 import { childRunOf, StepsTable, type NodeInfo } from "../components/StepsTable";
 import { StepTimeline } from "../components/StepTimeline";
-import { fmtDuration, fmtTime, spanSeconds, triggerLabel } from "../format";
+import { fmtDurationMs, fmtTime, spanSeconds, triggerLabel } from "../format";
 import { usePoll } from "../hooks";
 import { useCanExecute } from "../auth";
 import { href, navigate, type Route } from "../router";
@@ -84,7 +84,7 @@ export function RunPage({ route }: { route: Route }) {
           <dt>Schedule time</dt><dd>{fmtTime(r.scheduleTime)}</dd>
           <dt>Started</dt><dd>{fmtTime(r.startedAt)}</dd>
           <dt>Finished</dt><dd>{fmtTime(r.finishedAt)}</dd>
-          <dt>Duration</dt><dd>{fmtDuration(spanSeconds(r))}</dd>
+          <dt>Duration</dt><dd>{fmtDurationMs(spanSeconds(r))}</dd>
           <dt>Params</dt><dd class="mono">{r.params || "–"}</dd>
         </dl>
       </div>
@@ -133,7 +133,7 @@ export function RunPage({ route }: { route: Route }) {
                   <td class="mono">{c.params || ""}</td>
                   <td><StatusBadge run={c} /></td>
                   <td>{fmtTime(c.startedAt)}</td>
-                  <td class="num">{fmtDuration(spanSeconds(c))}</td>
+                  <td class="num">{fmtDurationMs(spanSeconds(c))}</td>
                 </tr>
               ))}
             </tbody>
