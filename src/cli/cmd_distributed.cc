@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/coordinator_election.h"
 #include "cli/coordinator_runner.h"
 #include "cli/distributed_flags.h"
 #include "cli/help.h"
@@ -56,9 +57,18 @@ int RunCoordinator(const CommonFlags& common, const DistributedFlags& d) {
   if (int rc = LoadConfigForCommand(common, extra, &config); rc != 0) return rc;
 
   if (config.coordinator.ha) {
-    return CommandError("coordinator.ha runs the coordinator inside `dagu scheduler` or `dagu start-all`, served by "
-                        "the active instance only; `dagu coordinator` does not take part in that election "
-                        "(docs/distributed.md)");
+    // Elected: serves only while it holds the coordinator lock
+    // (cli/coordinator_election.h); the others stand by.
+    ElectedCoordinator elected(config);
+    if (Status s = elected.Start([&signals] { signals.Wake(); }); !s.ok()) {
+      spdlog::error("Coordinator failed to start: {}", s.ToString());
+      return kExitConfig;
+    }
+    if (int signal = signals.Wait(); signal != 0) {
+      spdlog::info("Coordinator stopping (signal {})", signal);
+      elected.RequestStop();
+    }
+    return elected.Wait();
   }
   CoordinatorRunner coordinator;
   if (Status s = coordinator.Start(config); !s.ok()) return CommandError("failed to start coordinator: " + s.ToString());

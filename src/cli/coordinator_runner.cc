@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli/coordinator_election.h"
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "distributed/coordinator_loader.h"
@@ -62,11 +63,20 @@ void CoordinatorRunner::Stop() {
 CoordinatorPart::CoordinatorPart(const Config& config)
     : config_(config), journal_(PosixFileSystem(), CoordinatorTasksDir(config.paths.data_dir)) {}
 
-void CoordinatorPart::Start(const Activation&, const Lease*) {
-  starter_.Start([this](StoppableThread& self) {
+void CoordinatorPart::Start(const Activation&, const Lease* lease) {
+  // Stop() has joined the previous activation's threads: nothing uses these.
+  fenced_.reset();
+  fence_.reset();
+  distributed::TaskStore* store = &journal_;
+  if (lease != nullptr) {
+    fence_ = std::make_unique<LeaseTaskFence>(lease);
+    fenced_ = std::make_unique<distributed::FencedTaskStore>(&journal_, fence_.get());
+    store = fenced_.get();
+  }
+  starter_.Start([this, store](StoppableThread& self) {
     bool logged = false;
     for (;;) {
-      Status s = runner_.Start(config_, &journal_);
+      Status s = runner_.Start(config_, store);
       if (s.ok()) {
         std::shared_ptr<distributed::CoordinatorServer> server = runner_.server();
         spdlog::info("Coordinator (coordinator.ha) serving for the active scheduler: {} task(s) waiting, {} "

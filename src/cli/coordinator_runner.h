@@ -15,6 +15,7 @@
 #include "core/status.h"
 #include "distributed/coordinator_module.h"
 #include "distributed/coordinator_registration.h"
+#include "distributed/fenced_task_store.h"
 #include "distributed/task_journal.h"
 #include "metrics/exposition.h"
 #include "role/lease.h"
@@ -53,6 +54,10 @@ class CoordinatorRunner {
 // registers, trying again every second while that fails (the port of a
 // predecessor on this host may still be taken). Stop() deregisters and
 // stops the server; the recorded tasks stay for the next active instance.
+// Every record write is fenced by the lease it was started with
+// (distributed/fenced_task_store.h; LeaseTaskFence of coordinator_election.h):
+// the scheduler's lease inside `dagu scheduler`, the coordinator lock's in an
+// elected `dagu coordinator`.
 class CoordinatorPart final : public ActiveComponent {
  public:
   explicit CoordinatorPart(const Config& config);
@@ -69,6 +74,9 @@ class CoordinatorPart final : public ActiveComponent {
  private:
   Config config_;
   distributed::TaskJournal journal_;
+  // Per activation (Start), before the starter thread runs; null lease: unfenced.
+  std::unique_ptr<distributed::TaskFence> fence_;
+  std::unique_ptr<distributed::FencedTaskStore> fenced_;
   CoordinatorRunner runner_;  // the starter thread's while it runs, then Stop()'s
   mutable Mutex mu_;
   std::shared_ptr<distributed::CoordinatorServer> serving_ GUARDED_BY(mu_);  // set while serving

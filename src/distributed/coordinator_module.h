@@ -19,7 +19,7 @@
 
 namespace dagu::distributed {
 
-inline constexpr int kGrpcModuleAbi = 3;
+inline constexpr int kGrpcModuleAbi = 4;
 inline constexpr char kGrpcModuleFile[] = "libdagu-grpc.so";
 inline constexpr char kStartCoordinatorSymbol[] = "dagu_grpc_start_coordinator";
 inline constexpr char kModuleAbiSymbol[] = "dagu_grpc_module_abi";

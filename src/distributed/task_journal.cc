@@ -48,6 +48,7 @@ std::string EncodeTaskRecord(const TaskRecord& r) {
   j["recordedAt"] = ToMs(r.recorded_at);
   j["dispatchedAt"] = ToMs(r.dispatched_at);
   j["task"] = Base64Encode(r.task);
+  if (!r.fence.empty()) j["fence"] = r.fence;
   return j.dump() + "\n";
 }
 
@@ -76,6 +77,10 @@ Status DecodeTaskRecord(std::string_view bytes, TaskRecord* out) {
   }
   for (const char* key : {"recordedAt", "dispatchedAt"}) {
     if (!j.contains(key) || !j[key].is_number_integer()) return Status::Corruption(std::string("no ") + key);
+  }
+  if (j.contains("fence")) {
+    if (!j["fence"].is_string()) return Status::Corruption("bad fence");
+    r.fence = j["fence"].get<std::string>();
   }
   r.recorded_at = FromMs(j["recordedAt"].get<int64_t>());
   r.dispatched_at = FromMs(j["dispatchedAt"].get<int64_t>());

@@ -5,7 +5,8 @@
 //
 //   <data>/coordinator/tasks/<name>.json   one record per run ID (one JSON object):
 //     {"version":1,"runId":"...","state":"waiting"|"dispatched","workerId":"...",
-//      "selector":{...},"recordedAt":<unix ms>,"dispatchedAt":<unix ms>,"task":"<base64 of the Task>"}
+//      "selector":{...},"recordedAt":<unix ms>,"dispatchedAt":<unix ms>,"task":"<base64 of the Task>",
+//      "fence":"<lock token>"}   (fence: only when written through a FencedTaskStore)
 //   <name> is the run ID when it is made of [A-Za-z0-9_-] and at most 100
 //   characters (1.30.2's run IDs are UUIDs), else "h-" + its SHA-256 in hex.
 //

@@ -23,6 +23,7 @@ struct TaskRecord {
   std::string worker_id;                        // kDispatched: the worker it was handed to
   std::chrono::system_clock::time_point recorded_at{};    // when Dispatch accepted it
   std::chrono::system_clock::time_point dispatched_at{};  // kDispatched: when it was handed over
+  std::string fence;  // the lock token of the coordinator that wrote it (fenced_task_store.h); "" when unfenced
   bool operator==(const TaskRecord&) const = default;
 };
 

@@ -412,6 +412,11 @@ bool Elector::holding() const {
   return holding_;
 }
 
+std::string Elector::held_token() const {
+  MutexLock l(&mu_);
+  return holding_ ? ours_.token : std::string();
+}
+
 std::string Elector::holder() const {
   MutexLock l(&mu_);
   return seen_holder_;

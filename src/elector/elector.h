@@ -118,6 +118,9 @@ class Elector {
   void SetBeforeRenewalWrite(std::function<void(uint64_t counter)> hook) { before_renewal_write_ = std::move(hook); }
 
   bool holding() const;
+  // The token of the acquisition held now ("" when not holding): the fence
+  // token stamped on the coordinator's task records.
+  std::string held_token() const;
   // The holder seen at the last look ("" when there was no lock), or our own
   // ID while holding.
   std::string holder() const;

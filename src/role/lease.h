@@ -16,6 +16,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "core/clock.h"
 
@@ -34,6 +35,10 @@ class Lease {
   // this instance created with its owner record -- then the role is lost at
   // once -- or when it cannot be looked at.
   virtual bool VerifyHeld() const = 0;
+  // The token of the lock acquisition this lease belongs to (the owner
+  // record's token), stamped on writes that are fenced by it (the
+  // coordinator's task records); "" when unknown.
+  virtual std::string Token() const { return ""; }
 };
 
 // How this instance became active; the replayer uses it to pick the window.

@@ -142,6 +142,20 @@ void LeaseState::SetWakeup(std::function<void()> wakeup) {
   wakeup_ = std::move(wakeup);
 }
 
+std::string LeaseState::Token() const {
+  std::function<std::string()> source;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    source = token_source_;
+  }
+  return source ? source() : std::string();
+}
+
+void LeaseState::SetTokenSource(std::function<std::string()> source) {
+  std::lock_guard<std::mutex> l(mu_);
+  token_source_ = std::move(source);
+}
+
 void LeaseState::SetVerifier(std::function<HeldCheck()> verifier) {
   std::lock_guard<std::mutex> l(mu_);
   verifier_ = std::move(verifier);

@@ -46,6 +46,7 @@ class LeaseState final : public Lease {
   bool MayDispatch() const override;
   MonoTime Deadline() const override { return deadline(); }
   bool VerifyHeld() const override;
+  std::string Token() const override;
 
   // On becoming active: the lease runs from `start` (taken before the lock was created).
   void Grant(MonoTime start);
@@ -77,6 +78,8 @@ class LeaseState final : public Lease {
   // How VerifyHeld() looks at the lock (the elector's CheckHeld). Without
   // one, VerifyHeld() is MayDispatch(). Set it before the lease is granted.
   void SetVerifier(std::function<HeldCheck()> verifier);
+  // Where Token() comes from (the elector's held_token); without one, "".
+  void SetTokenSource(std::function<std::string()> source);
 
  private:
   // Marks the lease expired if the deadline has passed at `now_ns`; true
@@ -98,6 +101,7 @@ class LeaseState final : public Lease {
   Status last_error_;
   std::function<void()> wakeup_;
   std::function<HeldCheck()> verifier_;
+  std::function<std::string()> token_source_;
   LeaseBeacon* beacon_ = nullptr;
 };
 

@@ -181,6 +181,7 @@ Status SchedulerService::Start() {
   p->elector = std::shared_ptr<Elector>(p->lock, &p->lock->elector);
   p->lease = std::make_shared<LeaseState>(p->clock, p->timing.LeaseLength());
   p->lease->SetVerifier([elector = p->elector] { return ToHeldCheck(elector->CheckHeld()); });
+  p->lease->SetTokenSource([elector = p->elector] { return elector->held_token(); });
   if (StatusOr<std::unique_ptr<LeaseBeacon>> beacon = LeaseBeacon::Create(); beacon.ok()) {
     p->beacon = std::move(beacon).value();
     p->lease->SetBeacon(p->beacon.get());

@@ -11,6 +11,7 @@
 //   <service-registry>/scheduler/<SafeName(id)>.json an instance's entry (store/service_registry.h)
 //   <service-registry>/coordinator/<SafeName(id)>.json a coordinator's entry (distributed/coordinator_registration.h)
 //   <data>/coordinator/tasks/<name>.json             a task the coordinator accepted (distributed/task_journal.h)
+//   <data>/coordinator/locks/.dagu_lock/             the lock of elected `dagu coordinator`s (cli/coordinator_election.h)
 //
 // Dagu 1.30.2 uses the same lock directory and registry layout
 // (docs/storage.md, docs/ha-protocol.md). Pure functions.
@@ -38,6 +39,10 @@ inline constexpr char kCoordinatorServiceName[] = "coordinator";
 // The coordinator's task records (ours only; Dagu 1.30.2 keeps tasks in memory).
 inline constexpr char kCoordinatorTasksDir[] = "coordinator/tasks";
 inline std::string CoordinatorTasksDir(const std::string& data_dir) { return JoinPath(data_dir, kCoordinatorTasksDir); }
+// The locks directory of elected `dagu coordinator`s (coordinator.ha); the
+// lock in it has the scheduler lock's names and form (kSchedulerLockDirName).
+inline constexpr char kCoordinatorLocksDir[] = "coordinator/locks";
+inline std::string CoordinatorLocksDir(const std::string& data_dir) { return JoinPath(data_dir, kCoordinatorLocksDir); }
 
 inline std::string SchedulerLocksDir(const std::string& scheduler_dir) {
   return JoinPath(scheduler_dir, kSchedulerLocksDirName);
