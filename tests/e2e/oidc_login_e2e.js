@@ -158,8 +158,13 @@ async function main() {
   page.on("console", (m) => { if (m.type() === "error" && !/401/.test(m.text())) pageErrors.push(m.text()); });
   const visited = [];
   page.on("request", (r) => { if (r.isNavigationRequest()) visited.push(r.url()); });
-  await page.goto(base + "/dags");
-  await page.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 20000 });
+  await page.goto(base + "/dags#/dags");
+  try {
+    await page.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 20000 });
+  } catch (e) {
+    console.log("at " + page.url() + " after " + JSON.stringify(visited) + ":\n" + (await page.content()).slice(0, 2000));
+    throw e;
+  }
   check(visited.some((u) => u.startsWith(provider.issuer + "/authorize?")), "the UI redirected the browser to the provider's authorize endpoint");
   check(visited.some((u) => u.startsWith(base + "/oidc-callback?code=")), "the provider redirected back to /oidc-callback with a code");
   check(new URL(page.url()).pathname === "/dags", "after the callback the browser is back on /dags (" + page.url() + ")");
@@ -186,7 +191,7 @@ async function main() {
   const after = await fromPage("/api/v2/dags");
   check(after.status === 401 && /OIDC token cookie not found/.test(after.body), "after signing out the API answers 401 (" + after.body.trim() + ")");
   const before = provider.authorizations;
-  await page.goto(base + "/dags");
+  await page.goto(base + "/#/dags");  // another path: a full page load
   await page.waitForSelector('#dags-table tr[data-dag="hello"]', { timeout: 20000 });
   check(provider.authorizations === before + 1, "the next page load went through the provider again");
   await ctx.close();
@@ -197,7 +202,7 @@ async function main() {
   const page2 = await ctx2.newPage();
   let callbackStatus = 0;
   page2.on("response", (r) => { if (r.url().startsWith(base + "/oidc-callback")) callbackStatus = r.status(); });
-  await page2.goto(base + "/dags");
+  await page2.goto(base + "/dags#/dags");
   await page2.waitForLoadState("load");
   const text = await page2.locator("body").innerText();
   check(callbackStatus === 403 && /No permissions/.test(text), "an e-mail off the whitelist ends on the 403 page (" + text.trim() + ")");
