@@ -317,7 +317,7 @@ struct BothTrace {
   int change_password_cookie = 0;     // POST /auth/change-password with the cookie alone
 };
 
-BothTrace BuiltinAndOidc(int port, OidcProvider* provider, const std::string& users_dir) {
+BothTrace BuiltinAndOidc(int port, OidcProvider* provider, const std::string& users_dir, const std::string& dag_name) {
   BothTrace t;
   httplib::Client web("127.0.0.1", port);
   web.set_read_timeout(20, 0);
@@ -359,7 +359,7 @@ BothTrace BuiltinAndOidc(int port, OidcProvider* provider, const std::string& us
                          "application/json");
   std::string vtoken;
   if (vlogin && vlogin->status == 200) vtoken = nlohmann::json::parse(vlogin->body, nullptr, false).value("token", "");
-  const std::string dag = R"({"name":"made-by-)" + std::to_string(port) + "\"}";
+  const std::string dag = R"({"name":")" + dag_name + "\"}";  // one per binary: the DAG folder is shared
   t.viewer_write = status(web.Post("/api/v2/dags", with({}, vtoken), dag, "application/json"));
   t.viewer_write_cookie = status(web.Post("/api/v2/dags", with(cookie, vtoken), dag, "application/json"));
   t.cookie_write = status(web.Post("/api/v2/dags", cookie, dag, "application/json"));
@@ -384,7 +384,7 @@ TEST_F(OidcLoginTest, BuiltinAndOidcTogether) {
   const std::string ours_users = home_.Scratch("users-ours");
   WriteConfig(config(ours_users));
   StartOn(DAGU_BINARY, "ours", port);
-  BothTrace a = BuiltinAndOidc(port, &provider_, ours_users);
+  BothTrace a = BuiltinAndOidc(port, &provider_, ours_users, "made-by-ours");
   EXPECT_EQ(a.page_without_cookie, 302);
   EXPECT_EQ(a.api_bare, 401);
   EXPECT_EQ(a.api_bare_body, "Authentication required: OIDC token cookie not found\n");
@@ -413,7 +413,7 @@ TEST_F(OidcLoginTest, BuiltinAndOidcTogether) {
   const std::string peer_users = home_.Scratch("users-peer");
   WriteConfig(config(peer_users));
   StartOn(peer, "peer", port);
-  BothTrace b = BuiltinAndOidc(port, &provider_, peer_users);
+  BothTrace b = BuiltinAndOidc(port, &provider_, peer_users, "made-by-peer");
   EXPECT_EQ(a.page_without_cookie, b.page_without_cookie);
   EXPECT_EQ(a.api_bare, b.api_bare);
   EXPECT_EQ(a.api_bare_body, b.api_bare_body);
