@@ -332,11 +332,6 @@ std::string AuthError(const Reader& r, const AuthConfig& a, bool legacy_basic, b
     return Origin(r, "auth.mode") + ": auth mode \"oidc\" needs auth.oidc.client_id, auth.oidc.client_secret "
            "and auth.oidc.issuer, and " + missing + " is not set";
   }
-  if (a.oidc_enabled && a.mode == "builtin") {
-    // 1.30.2 would take a cookie or a builtin token; not built here.
-    return Origin(r, "auth.oidc.issuer") + ": OIDC together with auth.mode: builtin is not supported by this "
-           "binary; use one of them";
-  }
   if (a.oidc_enabled && a.oidc_client_url.empty()) {
     // 1.30.2: "failed to init OIDC provider: client url is empty" (exit 1).
     return Origin(r, "auth.oidc.issuer") + ": OIDC needs auth.oidc.client_url (the URL users reach this "

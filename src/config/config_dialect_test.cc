@@ -461,9 +461,8 @@ TEST_F(ConfigTest, AuthThatCannotBeEnforcedCarriesARefusal) {
                                 "and auth.oidc.issuer, and auth.oidc.client_id is not set"},
       {"auth:\n  oidc: {clientId: c, clientSecret: s, issuer: \"http://idp\"}\n",
        "auth.oidc.issuer: OIDC needs auth.oidc.client_url"},
-      {"auth:\n  mode: builtin\n  builtin: {token: {secret: sixteen-bytes-ok}}\n  oidc: {clientId: c, clientSecret: s, "
-       "issuer: \"http://idp\", clientUrl: \"http://dagu\"}\n",
-       "OIDC together with auth.mode: builtin is not supported"},
+      {"auth:\n  mode: builtin\n  oidc: {clientId: c, clientSecret: s, issuer: \"http://idp\", clientUrl: \"http://dagu\"}\n",
+       "auth.mode: auth mode \"builtin\" needs auth.builtin.token.secret"},
       {"auth:\n  mode: basic\n", "auth mode \"basic\" needs auth.basic.username and auth.basic.password"},
       {"auth:\n  mode: basic\n  token:\n    value: t\n", "auth mode \"basic\" needs"},
       {"auth:\n  basic:\n    username: u\n", "auth.basic.username is set but auth.basic.password is not"},
@@ -481,6 +480,9 @@ TEST_F(ConfigTest, AuthThatCannotBeEnforcedCarriesARefusal) {
   }
   for (const char* fine : {"auth:\n  mode: none\n", "auth:\n  builtin:\n    admin: {username: a}\n",
                            "auth:\n  mode: builtin\n  builtin:\n    token: {secret: sixteen-bytes-ok}\n",
+                           // OIDC with builtin auth: both, as 1.30.2 (docs/web.md)
+                           "auth:\n  mode: builtin\n  builtin: {token: {secret: sixteen-bytes-ok}}\n  oidc: {clientId: c, "
+                           "clientSecret: s, issuer: \"http://idp\", clientUrl: \"http://dagu\"}\n",
                            "auth:\n  mode: basic\n  basic: {username: u, password: p}\n",
                            "auth:\n  token:\n    value: t\n", "isAuthToken: true\nauthToken: t\n"}) {
     HomeWithConfig(fine);

@@ -176,6 +176,16 @@ namespace {
 bool IsApiPath(std::string_view rest) { return rest.starts_with("/api/") || rest == "/metrics"; }
 }  // namespace
 
+namespace {
+// 1.30.2's answer to an API request whose oidcToken cookie is missing or refused.
+void OidcUnauthorized(bool had_cookie, http::Response& res) {
+  res.status = 401;
+  res.set_content(had_cookie ? "Authentication failed: invalid or expired OIDC token\n"
+                             : "Authentication required: OIDC token cookie not found\n",
+                  "text/plain; charset=utf-8");
+}
+}  // namespace
+
 bool WebServer::AdmitOidc(http::Request* req, http::Response& res) const {
   req->context.clear();
   if (!NeedsOidc(*req)) return true;
@@ -187,14 +197,43 @@ bool WebServer::AdmitOidc(http::Request* req, http::Response& res) const {
   res = http::Response();
   if (had_cookie) oidc_->SetCookie(*req, res, kOidcTokenCookie, "", -1);
   if (IsApiPath(std::string_view(req->path).substr(options_.base_path.size()))) {
-    res.status = 401;
-    res.set_content(had_cookie ? "Authentication failed: invalid or expired OIDC token\n"
-                               : "Authentication required: OIDC token cookie not found\n",
-                    "text/plain; charset=utf-8");
+    OidcUnauthorized(had_cookie, res);
     return false;
   }
   oidc_->BeginLogin(*req, res);
   return false;
+}
+
+bool WebServer::AdmitBuiltinOrOidc(http::Request* req, http::Response& res) const {
+  req->context.clear();
+  const Permission needed = BuiltinPermission(*req);
+  if (needed == Permission::kPublic) {
+    // The API's public operations (login, health, a webhook's trigger) need
+    // nothing; UI pages need the cookie, as in OIDC alone.
+    if (IsApiPath(std::string_view(req->path).substr(options_.base_path.size()))) return true;
+    return AdmitOidc(req, res);
+  }
+  // 1.30.2's order: a session token, an API key, the static token, basic
+  // auth; then the cookie, whose user is an admin.
+  std::optional<Principal> who;
+  const std::string header = req->get_header_value("Authorization");
+  if (!header.empty()) who = builtin_->Authenticate(header);
+  const bool had_cookie = !CookieValue(req->get_header_value("Cookie"), kOidcTokenCookie).empty();
+  if (!who && had_cookie) who = oidc_->Authenticate(*req);
+  if (!who) {
+    res = http::Response();
+    if (had_cookie) oidc_->SetCookie(*req, res, kOidcTokenCookie, "", -1);
+    OidcUnauthorized(had_cookie, res);
+    return false;
+  }
+  if (!RoleAllows(who->user.role, needed)) {
+    if (!req->body.empty() && !ParseJsonBody(*req, res)) return false;
+    res = http::Response();
+    SendError(res, 403, error_code::kForbidden, "Insufficient permissions");
+    return false;
+  }
+  SetPrincipal(*who, req);
+  return true;
 }
 
 bool WebServer::Screen(const http::Request& req, http::Response& res) const {
@@ -212,7 +251,13 @@ bool WebServer::Screen(const http::Request& req, http::Response& res) const {
     std::string header = req.get_header_value("Authorization");
     if (BuiltinPermission(req) != Permission::kPublic && !header.starts_with("Bearer ") &&
         !header.starts_with("Basic ")) {
-      BuiltinUnauthorized(res);
+      if (oidc_ == nullptr) {
+        BuiltinUnauthorized(res);
+      } else if (CookieValue(req.get_header_value("Cookie"), kOidcTokenCookie).empty()) {
+        OidcUnauthorized(false, res);
+      } else {
+        return false;  // the cookie is verified on a handler thread
+      }
       SecurityHeaders(req.path, options_.base_path, res);
       return true;
     }
@@ -258,7 +303,9 @@ void WebServer::Handle(const http::Request& in, http::Response& res) const {
   const Route* route = FindRoute(req, nullptr);
   if (route == nullptr) {
     SendError(res, 404, error_code::kNotFound, "no such endpoint: " + req.method + " " + req.path);
-  } else if (oidc_ != nullptr ? AdmitOidc(&req, res) : (builtin_ == nullptr || AdmitBuiltin(&req, res))) {
+  } else if (builtin_ != nullptr && oidc_ != nullptr ? AdmitBuiltinOrOidc(&req, res)
+             : oidc_ != nullptr                      ? AdmitOidc(&req, res)
+                                                     : (builtin_ == nullptr || AdmitBuiltin(&req, res))) {
     std::regex_match(req.path, req.matches, route->pattern);
     try {
       route->handler(req, res);

@@ -98,7 +98,7 @@ class WebServer {
   // {"code":"forbidden","message":"Insufficient permissions"}, else passes
   // the principal to the handler (PrincipalOf).
   void UseBuiltinAuth(BuiltinAuth* auth) { builtin_ = auth; }
-  // OIDC (oidc_auth.h; call before Start(), not with builtin auth): a
+  // OIDC (oidc_auth.h; call before Start()): a
   // request that basic/token auth (when set) does not admit needs a valid
   // `oidcToken` cookie. Without one, /api/ and /metrics answer 401 in plain
   // text as 1.30.2 ("Authentication required: OIDC token cookie not found",
@@ -106,6 +106,14 @@ class WebServer {
   // cookie) and a UI page is redirected to the provider (BeginLogin). The
   // callback path, assets and the probes need nothing. The cookie is
   // verified on a handler thread (a JWKS refetch is network I/O).
+  //
+  // Both (`auth.mode: builtin` with `auth.oidc`, as 1.30.2): an API
+  // request is admitted by a session token, an API key, the static token or
+  // basic auth (when set) and then by the `oidcToken` cookie, whose user is
+  // an admin (1.30.2 maps no OIDC user to a builtin one); without either it
+  // gets the cookie's 401 text. The role table applies as in builtin mode.
+  // UI pages need the cookie (redirect to the provider); the UI then shows
+  // the builtin login form (config.js says "builtin").
   void UseOidc(OidcAuth* oidc) { oidc_ = oidc; }
 
   // Binds host:port and starts serving on threads of its own. IOError naming
@@ -149,6 +157,8 @@ class WebServer {
   // OIDC: whether `req` needs the cookie, and its admission (false after answering).
   bool NeedsOidc(const http::Request& req) const;
   bool AdmitOidc(http::Request* req, http::Response& res) const;
+  // Builtin auth and OIDC together (UseOidc): false after answering.
+  bool AdmitBuiltinOrOidc(http::Request* req, http::Response& res) const;
 
   WebServerOptions options_;
   Authenticator auth_;

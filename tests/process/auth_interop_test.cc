@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "auth/api_key_store.h"
+#include "core/base64.h"
 #include "auth/token_signer.h"
 #include "auth/user_store.h"
 #include "support/case_files.h"
@@ -286,6 +287,135 @@ TEST(AuthInteropTest, WebhooksWorkBothWaysOnOneHome) {
   EXPECT_EQ(WaitForFile(out_b), want) << theirs->Describe(40);
   theirs->Signal(SIGTERM);
   EXPECT_TRUE(theirs->Wait(15s).has_value());
+}
+
+// base64url without padding (a JWT's parts).
+std::string B64Url(std::string_view data) {
+  std::string b = Base64Encode(data);
+  while (!b.empty() && b.back() == '=') b.pop_back();
+  for (char& c : b) c = c == '+' ? '-' : c == '/' ? '_' : c;
+  return b;
+}
+
+// Issue 29's attack list against `dagu server` with builtin auth, over HTTP:
+// tampered, expired and `alg: none` session tokens, another secret; the
+// tokens of a user whose password changed, was reset or who was deleted; a
+// key whose creator was deleted (kept, as 1.30.2: keys are not a user's);
+// cross-site login and writes; brute force on the login (last: it locks
+// this client out for a minute).
+TEST(AuthAttacksTest, RefusedOverHttpWithBuiltinAuth) {
+  DaguHome home;
+  const int port = FreePort();
+  const std::string secret = "attack-secret-0123456789abcdef";
+  std::ofstream(home.home() + "/config.yaml") << "auth:\n  mode: builtin\n  builtin:\n    admin:\n"
+                                                 "      username: admin\n      password: admin-pass-1\n"
+                                                 "    token:\n      secret: " + secret + "\n";
+  DaguProcess server("ours", home.LogPath("ours"));
+  ASSERT_TRUE(server.Start(DAGU_BINARY, {"server", "--host", "127.0.0.1", "--port", std::to_string(port)},
+                           {{"DAGU_HOME", home.home()}, {"DAGU_SKIP_EXAMPLES", "true"}}));
+  auto login = [&](const std::string& user, const std::string& pass) {
+    return HttpRequest(port, "POST", "/api/v2/auth/login",
+                       nlohmann::json{{"username", user}, {"password", pass}}.dump(), {}, 20s);
+  };
+  auto token_of = [](const HttpReply& r) {
+    return nlohmann::json::parse(r.body, nullptr, false).value("token", std::string());
+  };
+  auto as = [&](const std::string& token, const std::string& method, const std::string& target,
+                const std::string& body = "", std::map<std::string, std::string> headers = {}) {
+    headers["Authorization"] = "Bearer " + token;
+    return HttpRequest(port, method, target, body, headers, 20s).status;
+  };
+  HttpReply first;
+  for (int i = 0; i < 150 && first.status == 0; ++i) {
+    first = login("admin", "admin-pass-1");
+    if (first.status == 0) std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_EQ(first.status, 200) << first.body << server.Describe(40);
+  const std::string admin = token_of(first);
+  ASSERT_EQ(as(admin, "GET", "/api/v2/dags"), 200);
+
+  // Forged session tokens.
+  const size_t dot1 = admin.find('.'), dot2 = admin.rfind('.');
+  std::string payload = admin.substr(dot1 + 1, dot2 - dot1 - 1);
+  std::string tampered = admin;
+  tampered[dot1 + 5] = tampered[dot1 + 5] == 'A' ? 'B' : 'A';
+  EXPECT_EQ(as(tampered, "GET", "/api/v2/dags"), 401) << "a changed payload";
+  EXPECT_EQ(as(B64Url(R"({"alg":"none","typ":"JWT"})") + "." + payload + ".", "GET", "/api/v2/dags"), 401)
+      << "alg: none";
+  const std::string user_id = nlohmann::json::parse(first.body)["user"]["id"];
+  const auto now = std::chrono::system_clock::now();
+  auto issued = [&](const std::string& key, std::chrono::system_clock::time_point at) {
+    return auth::TokenSigner(key, std::chrono::seconds(600)).Issue(user_id, "admin", auth::Role::kAdmin, at)
+        .value().token;
+  };
+  EXPECT_EQ(as(issued(secret, now - 2h), "GET", "/api/v2/dags"), 401) << "expired";
+  EXPECT_EQ(as(issued("another-secret-0123456789abcdef", now), "GET", "/api/v2/dags"), 401) << "another secret";
+  EXPECT_EQ(as(issued(secret, now), "GET", "/api/v2/dags"), 200) << "control: the same claims, well signed";
+
+  // Tokens of a user who changed: password changed, reset, deleted.
+  ASSERT_EQ(as(admin, "POST", "/api/v2/users", R"({"username":"bob","password":"bob-pass-11","role":"operator"})"),
+            201);
+  std::string bob = token_of(login("bob", "bob-pass-11"));
+  ASSERT_EQ(as(bob, "GET", "/api/v2/dags"), 200);
+  std::this_thread::sleep_for(1100ms);  // tokens issued before the second of the change end
+  ASSERT_EQ(as(bob, "POST", "/api/v2/auth/change-password",
+               R"({"currentPassword":"bob-pass-11","newPassword":"bob-pass-22"})"), 200);
+  EXPECT_EQ(as(bob, "GET", "/api/v2/dags"), 401) << "a token from before the password change";
+  bob = token_of(login("bob", "bob-pass-22"));
+  ASSERT_EQ(as(bob, "GET", "/api/v2/dags"), 200);
+  nlohmann::json users = nlohmann::json::parse(HttpRequest(port, "GET", "/api/v2/users", "",
+                                                           {{"Authorization", "Bearer " + admin}}, 20s).body);
+  std::string bob_id;
+  for (const auto& u : users["users"]) if (u["username"] == "bob") bob_id = u["id"];
+  ASSERT_FALSE(bob_id.empty());
+  std::this_thread::sleep_for(1100ms);
+  ASSERT_EQ(as(admin, "POST", "/api/v2/users/" + bob_id + "/reset-password", R"({"newPassword":"bob-pass-33"})"),
+            200);
+  EXPECT_EQ(as(bob, "GET", "/api/v2/dags"), 401) << "a token from before an admin's reset";
+  bob = token_of(login("bob", "bob-pass-33"));
+  ASSERT_EQ(as(bob, "GET", "/api/v2/dags"), 200);
+  ASSERT_EQ(as(admin, "DELETE", "/api/v2/users/" + bob_id), 204);
+  EXPECT_EQ(as(bob, "GET", "/api/v2/dags"), 401) << "a deleted user's token";
+
+  // A key made by an admin who is then deleted stays valid, as on 1.30.2
+  // (keys are the installation's; revoke them on the API keys page).
+  ASSERT_EQ(as(admin, "POST", "/api/v2/users", R"({"username":"ann","password":"ann-pass-111","role":"admin"})"),
+            201);
+  HttpReply ann_login = login("ann", "ann-pass-111");
+  const std::string ann = token_of(ann_login);
+  const std::string ann_id = nlohmann::json::parse(ann_login.body)["user"]["id"];
+  HttpReply made = HttpRequest(port, "POST", "/api/v2/api-keys", R"({"name":"ann-ci","role":"viewer"})",
+                               {{"Authorization", "Bearer " + ann}}, 20s);
+  ASSERT_EQ(made.status, 201) << made.body;
+  const std::string key = nlohmann::json::parse(made.body).value("key", "");
+  ASSERT_EQ(as(admin, "DELETE", "/api/v2/users/" + ann_id), 204);
+  EXPECT_EQ(as(ann, "GET", "/api/v2/dags"), 401) << "the deleted admin's session";
+  EXPECT_EQ(as(key, "GET", "/api/v2/dags"), 200) << "the key it made (1.30.2 keeps it too)";
+
+  // Cross-site requests: a form post to the login and a write from another
+  // origin are refused before any handler, whatever the credentials.
+  HttpReply form = HttpRequest(port, "POST", "/api/v2/auth/login", "username=admin&password=admin-pass-1",
+                               {{"Content-Type", "application/x-www-form-urlencoded"}}, 20s);
+  EXPECT_EQ(form.status, 415) << form.body;
+  HttpReply plain = HttpRequest(port, "POST", "/api/v2/auth/login", R"({"username":"admin","password":"admin-pass-1"})",
+                                {{"Content-Type", "text/plain"}}, 20s);
+  EXPECT_EQ(plain.status, 415) << plain.body;
+  HttpReply foreign = HttpRequest(port, "POST", "/api/v2/auth/login",
+                                  R"({"username":"admin","password":"admin-pass-1"})",
+                                  {{"Origin", "http://evil.example"}}, 20s);
+  EXPECT_EQ(foreign.status, 403) << foreign.body;
+  EXPECT_EQ(as(admin, "POST", "/api/v2/dags", R"({"name":"csrf"})", {{"Origin", "http://evil.example"}}), 403);
+  EXPECT_FALSE(std::filesystem::exists(home.dags_dir() + "/csrf.yaml"));
+  EXPECT_EQ(as(admin, "POST", "/api/v2/dags", R"({"name":"same-site"})"), 201) << "control";
+
+  // Brute force: 10 failures in a minute, then 429 even for the right password.
+  int refused = 0;
+  for (int i = 0; i < 10; ++i) refused += login("admin", "guess-" + std::to_string(i)).status == 401;
+  EXPECT_EQ(refused, 10);
+  HttpReply locked = login("admin", "admin-pass-1");
+  EXPECT_EQ(locked.status, 429) << locked.body;
+  EXPECT_EQ(locked.headers["retry-after"], "60");
+  EXPECT_EQ(as(admin, "GET", "/api/v2/dags"), 200) << "a signed-in session is not locked out";
 }
 
 }  // namespace

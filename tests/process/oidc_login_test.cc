@@ -295,6 +295,147 @@ TEST_F(OidcLoginTest, AttacksAreRefused) {
 }
 
 // A provider that cannot be reached ends the start (1.30.2: exit 1 too).
+// What builtin auth with OIDC showed, for comparing two servers.
+struct BothTrace {
+  int page_without_cookie = 0;        // GET /dags: the provider's redirect
+  int api_bare = 0;                   // GET /api/v2/dags, nothing
+  std::string api_bare_body;
+  int callback = 0;
+  int api_cookie = 0;                 // the cookie alone
+  std::string me_id, me_username, me_role;  // /auth/me with the cookie
+  bool page_says_builtin = false;     // the UI then shows the login form
+  int login = 0;                      // POST /auth/login, no cookie
+  int api_bearer = 0;                 // the session token alone
+  int api_bad_bearer = 0;             // a forged token, no cookie
+  int api_bad_bearer_cookie = 0;      // a forged token with the cookie
+  int create_viewer = 0;              // POST /users with the admin's token
+  int viewer_write = 0;               // POST /dags with a viewer's token
+  int viewer_write_cookie = 0;        // the same with the cookie too
+  int cookie_write = 0;               // POST /dags with the cookie alone
+  int cookie_users = 0;               // GET /users with the cookie alone
+  int user_files = 0;                 // files in the users directory
+  int change_password_cookie = 0;     // POST /auth/change-password with the cookie alone
+};
+
+BothTrace BuiltinAndOidc(int port, OidcProvider* provider, const std::string& users_dir, const std::string& dag_name) {
+  BothTrace t;
+  httplib::Client web("127.0.0.1", port);
+  web.set_read_timeout(20, 0);
+  auto page = web.Get("/dags");
+  t.page_without_cookie = page ? page->status : 0;
+  auto bare = web.Get("/api/v2/dags");
+  t.api_bare = bare ? bare->status : 0;
+  t.api_bare_body = bare ? bare->body : "";
+  LoginTrace l = Login(port, provider);
+  t.callback = l.callback_status;
+  t.api_cookie = l.api_status;
+  const httplib::Headers cookie = l.jar.Headers();
+  auto with = [](httplib::Headers h, const std::string& bearer) {
+    h.emplace("Authorization", "Bearer " + bearer);
+    return h;
+  };
+  auto status = [](const httplib::Result& r) { return r ? r->status : 0; };
+  if (auto me = web.Get("/api/v2/auth/me", cookie); me && me->status == 200) {
+    nlohmann::json u = nlohmann::json::parse(me->body, nullptr, false)["user"];
+    t.me_id = u.value("id", "");
+    t.me_username = u.value("username", "");
+    t.me_role = u.value("role", "");
+  }
+  auto ui = web.Get("/dags", cookie);
+  t.page_says_builtin = ui && std::regex_search(ui->body, std::regex("authMode\"?\\s*:\\s*\"builtin\""));
+  auto login = web.Post("/api/v2/auth/login", R"({"username":"admin","password":"admin-pass-123"})",
+                        "application/json");
+  t.login = status(login);
+  std::string token;
+  if (login && login->status == 200) token = nlohmann::json::parse(login->body, nullptr, false).value("token", "");
+  t.api_bearer = status(web.Get("/api/v2/dags", with({}, token)));
+  const std::string forged = token.empty() ? "x" : token.substr(0, token.size() - 2) + "AA";
+  t.api_bad_bearer = status(web.Get("/api/v2/dags", with({}, forged)));
+  t.api_bad_bearer_cookie = status(web.Get("/api/v2/dags", with(cookie, forged)));
+  t.create_viewer = status(web.Post("/api/v2/users", with({}, token),
+                                    R"({"username":"vera","password":"viewer-pass-1","role":"viewer"})",
+                                    "application/json"));
+  auto vlogin = web.Post("/api/v2/auth/login", R"({"username":"vera","password":"viewer-pass-1"})",
+                         "application/json");
+  std::string vtoken;
+  if (vlogin && vlogin->status == 200) vtoken = nlohmann::json::parse(vlogin->body, nullptr, false).value("token", "");
+  const std::string dag = R"({"name":")" + dag_name + "\"}";  // one per binary: the DAG folder is shared
+  t.viewer_write = status(web.Post("/api/v2/dags", with({}, vtoken), dag, "application/json"));
+  t.viewer_write_cookie = status(web.Post("/api/v2/dags", with(cookie, vtoken), dag, "application/json"));
+  t.cookie_write = status(web.Post("/api/v2/dags", cookie, dag, "application/json"));
+  t.cookie_users = status(web.Get("/api/v2/users", cookie));
+  t.change_password_cookie = status(web.Post("/api/v2/auth/change-password", cookie,
+                                             R"({"currentPassword":"x-pass-123","newPassword":"y-pass-123"})",
+                                             "application/json"));
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(users_dir, ec)) t.user_files += e.is_regular_file();
+  return t;
+}
+
+// auth.mode: builtin with an auth.oidc block, as 1.30.2 serves it: pages
+// need the SSO cookie, the API takes a builtin token or key and then the
+// cookie (whose user is an admin; no builtin user is made for it).
+TEST_F(OidcLoginTest, BuiltinAndOidcTogether) {
+  const int port = FreePort();
+  auto config = [&](const std::string& users) {
+    return Config(port, "  mode: builtin\n  builtin:\n    admin: {username: admin, password: admin-pass-123}\n"
+                        "    token: {secret: a-secret-of-32-bytes-for-tests!!}\npaths:\n  usersDir: " + users + "\n");
+  };
+  const std::string ours_users = home_.Scratch("users-ours");
+  WriteConfig(config(ours_users));
+  StartOn(DAGU_BINARY, "ours", port);
+  BothTrace a = BuiltinAndOidc(port, &provider_, ours_users, "made-by-ours");
+  EXPECT_EQ(a.page_without_cookie, 302);
+  EXPECT_EQ(a.api_bare, 401);
+  EXPECT_EQ(a.api_bare_body, "Authentication required: OIDC token cookie not found\n");
+  EXPECT_EQ(a.callback, 302);
+  EXPECT_EQ(a.api_cookie, 200);
+  EXPECT_EQ(a.me_username, "alice");
+  EXPECT_EQ(a.me_role, "admin");
+  EXPECT_TRUE(a.page_says_builtin);
+  EXPECT_EQ(a.login, 200);
+  EXPECT_EQ(a.api_bearer, 200);
+  EXPECT_EQ(a.api_bad_bearer, 401);
+  EXPECT_EQ(a.api_bad_bearer_cookie, 200) << "a refused token falls through to the cookie, as 1.30.2";
+  EXPECT_EQ(a.create_viewer, 201);
+  EXPECT_EQ(a.viewer_write, 403);
+  EXPECT_EQ(a.viewer_write_cookie, 403) << "a valid token's role decides; the cookie is not consulted";
+  EXPECT_EQ(a.cookie_write, 201);
+  EXPECT_EQ(a.cookie_users, 200);
+  EXPECT_EQ(a.user_files, 2) << "the admin and the viewer; none for the OIDC user";
+  EXPECT_EQ(a.change_password_cookie, 400) << "the cookie's user has no password here";
+
+  std::string why;
+  const std::string peer = FetchPeer(&why);
+  if (peer.empty()) GTEST_SKIP() << "Dagu 1.30.2 is not available: " << why;
+  procs_.back()->Signal(SIGTERM);
+  procs_.back()->Wait(10s);
+  const std::string peer_users = home_.Scratch("users-peer");
+  WriteConfig(config(peer_users));
+  StartOn(peer, "peer", port);
+  BothTrace b = BuiltinAndOidc(port, &provider_, peer_users, "made-by-peer");
+  EXPECT_EQ(a.page_without_cookie, b.page_without_cookie);
+  EXPECT_EQ(a.api_bare, b.api_bare);
+  EXPECT_EQ(a.api_bare_body, b.api_bare_body);
+  EXPECT_EQ(a.callback, b.callback);
+  EXPECT_EQ(a.api_cookie, b.api_cookie);
+  EXPECT_EQ(a.me_id, b.me_id);
+  EXPECT_EQ(a.me_username, b.me_username);
+  EXPECT_EQ(a.me_role, b.me_role);
+  EXPECT_EQ(a.page_says_builtin, b.page_says_builtin);
+  EXPECT_EQ(a.login, b.login);
+  EXPECT_EQ(a.api_bearer, b.api_bearer);
+  EXPECT_EQ(a.api_bad_bearer, b.api_bad_bearer);
+  EXPECT_EQ(a.api_bad_bearer_cookie, b.api_bad_bearer_cookie);
+  EXPECT_EQ(a.create_viewer, b.create_viewer);
+  EXPECT_EQ(a.viewer_write, b.viewer_write);
+  EXPECT_EQ(a.viewer_write_cookie, b.viewer_write_cookie);
+  EXPECT_EQ(a.cookie_write, b.cookie_write);
+  EXPECT_EQ(a.cookie_users, b.cookie_users);
+  EXPECT_EQ(a.user_files, b.user_files);
+  EXPECT_EQ(b.change_password_cookie, 500) << "1.30.2 looks the cookie's user up among its files (docs/web.md)";
+}
+
 TEST_F(OidcLoginTest, AnUnreachableProviderEndsTheStart) {
   const int port = FreePort();
   WriteConfig("auth:\n  oidc:\n    clientId: c\n    clientSecret: s\n    clientUrl: http://127.0.0.1:" +
