@@ -87,6 +87,24 @@ TEST(UserStoreTest, ReadsAUserDagu1302WroteAndItsPasswordVerifies) {
   EXPECT_TRUE(VerifySecret(user->password_hash, "adminpass123"));
   // Written back unchanged: byte for byte what 1.30.2 wrote.
   EXPECT_EQ(UserToJson(*user), kGoUser);
+  EXPECT_FALSE(user->disabled);
+}
+
+TEST(UserStoreTest, ADisabledUserKeepsItsFlagAndOnlyItsFileCarriesIt) {
+  User u = NewUser("u1", "alice", Role::kOperator);
+  u.disabled = true;
+  const std::string text = UserToJson(u);
+  EXPECT_NE(text.find("\"disabled\": true"), std::string::npos) << text;
+  User back;
+  ASSERT_TRUE(UserFromJson(text, &back).ok());
+  EXPECT_TRUE(back.disabled);
+  back.disabled = false;
+  EXPECT_EQ(UserToJson(back).find("disabled"), std::string::npos) << "an enabled user's file is 1.30.2's text";
+  std::string bad = text;
+  bad.replace(bad.find("true"), 4, "\"yes\"");
+  Status s = UserFromJson(bad, &back);
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("disabled"), std::string::npos) << s.ToString();
 }
 
 TEST(UserStoreTest, CrudAndUniqueness) {

@@ -16,6 +16,7 @@ std::string UserToJson(const User& user) {
   j["role"] = std::string(RoleName(user.role));
   j["created_at"] = FormatRFC3339NanoUTC(user.created_at);
   j["updated_at"] = FormatRFC3339NanoUTC(user.updated_at);
+  if (user.disabled) j["disabled"] = true;
   return JsonText(j, 2);
 }
 
@@ -32,6 +33,10 @@ Status UserFromJson(const std::string& text, User* out) {
   std::optional<Role> parsed = ParseRole(role);
   if (!parsed) return Status::Corruption("unknown role \"" + role + "\"");
   u.role = *parsed;
+  if (auto it = j.find("disabled"); it != j.end()) {
+    if (!it->is_boolean()) return Status::Corruption("\"disabled\" is not a boolean");
+    u.disabled = it->get<bool>();
+  }
   *out = std::move(u);
   return Status::OK();
 }

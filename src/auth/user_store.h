@@ -28,6 +28,11 @@ struct User {
   Role role = Role::kViewer;
   WallTime created_at;
   WallTime updated_at;
+  // Ours (1.30.2 has no way to disable a user): a disabled user cannot log
+  // in and its tokens are refused. Kept in the file as "disabled": true only
+  // when set, so the file of an enabled user is 1.30.2's text; 1.30.2 reads
+  // past the key (and drops it when it rewrites the file).
+  bool disabled = false;
 };
 
 // The file's text for `user` (Go's json.MarshalIndent with two spaces).

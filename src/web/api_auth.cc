@@ -22,11 +22,13 @@ constexpr const char* kZeroTime = "0001-01-01T00:00:00Z";
 bool PasswordAcceptable(const std::string& p) { return p.size() >= kMinPasswordBytes && p.size() <= auth::kMaxSecretBytes; }
 
 Json UserJson(const auth::User& u, bool synthetic = false) {
-  return Json{{"id", u.id},
-              {"username", u.username},
-              {"role", auth::RoleName(u.role)},
-              {"createdAt", synthetic ? kZeroTime : FormatRFC3339NanoUTC(u.created_at)},
-              {"updatedAt", synthetic ? kZeroTime : FormatRFC3339NanoUTC(u.updated_at)}};
+  Json j{{"id", u.id},
+         {"username", u.username},
+         {"role", auth::RoleName(u.role)},
+         {"createdAt", synthetic ? kZeroTime : FormatRFC3339NanoUTC(u.created_at)},
+         {"updatedAt", synthetic ? kZeroTime : FormatRFC3339NanoUTC(u.updated_at)}};
+  if (u.disabled) j["isDisabled"] = true;  // ours, only when set (1.30.2's shape otherwise)
+  return j;
 }
 
 Json KeyJson(const auth::ApiKey& k) {
@@ -186,10 +188,20 @@ void UpdateUser(BuiltinAuth* a, const http::Request& req, http::Response& res) {
     role = RoleField(*body, "role", res);
     if (!role) return;
   }
+  std::optional<bool> disabled;
+  if (body->contains("isDisabled") && !(*body)["isDisabled"].is_null()) {
+    if (!(*body)["isDisabled"].is_boolean()) return BadRequest(res, "isDisabled must be a boolean");
+    disabled = (*body)["isDisabled"].get<bool>();
+  }
   StatusOr<auth::User> user = a->users()->GetById(Id(req));
   if (!user.ok()) return SendRecordError(res, user.status(), "User not found");
+  if (disabled && *disabled && !user->disabled) {
+    std::optional<Principal> p = PrincipalOf(req);
+    if (p && p->user.id == user->id) return SendError(res, 403, error_code::kForbidden, "Cannot disable your own account");
+  }
   if (!username->empty()) user->username = *username;
   if (role) user->role = *role;
+  if (disabled) user->disabled = *disabled;  // updated_at moves on: tokens issued before are refused
   user->updated_at = a->clock()->Now();
   Status s = a->users()->Update(*user);
   if (s.IsAlreadyExists()) return SendError(res, 409, error_code::kAlreadyExists, "Username already exists");

@@ -142,7 +142,7 @@ std::optional<Principal> BuiltinAuth::FromToken(const std::string& token) {
   StatusOr<auth::TokenClaims> claims = signer_.Verify(token, clock_->Now());
   if (!claims.ok()) return std::nullopt;
   StatusOr<auth::User> user = users_.GetById(claims->user_id);
-  if (!user.ok()) return std::nullopt;
+  if (!user.ok() || user->disabled) return std::nullopt;
   // A token older than the record's last change (whole seconds, as "iat").
   auto changed = std::chrono::floor<std::chrono::seconds>(user->updated_at);
   if (claims->issued_at < changed) return std::nullopt;
@@ -205,6 +205,7 @@ BuiltinAuth::LoginOutcome BuiltinAuth::Login(const std::string& username, const 
     return LoginOutcome::kError;
   }
   if (!auth::VerifySecret(found->password_hash, password)) return LoginOutcome::kBadCredentials;
+  if (found->disabled) return LoginOutcome::kBadCredentials;  // no hint that the password was right
   StatusOr<auth::IssuedToken> issued = signer_.Issue(found->id, found->username, found->role, clock_->Now());
   if (!issued.ok()) {
     *error = issued.status();

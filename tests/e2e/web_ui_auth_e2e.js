@@ -178,6 +178,21 @@ async function main() {
   await pollUntil(async () => (await toastText(page)).includes("reset"), 10000, "the reset toast");
   const olgaLogin = await call("POST", "/auth/login", null, { username: "olga", password: "olga-new-pass-1" });
   check(olgaLogin.status === 200, "Users: Reset password: the user signs in with the new password (" + olgaLogin.status + ")");
+  // Disable (ours): the user's session ends and its login is refused; Enable lets it in again.
+  const olgaToken = olgaLogin.json.token;
+  check((await call("GET", "/auth/me", olgaToken)).status === 200, "Users: olga's session works before Disable");
+  await page.click('#users-table tr[data-user="olga"] button[data-act="disable"]');
+  await page.waitForSelector('#users-table tr[data-user="olga"] .badge.disabled', { timeout: 10000 });
+  check((await call("GET", "/auth/me", olgaToken)).status === 401, "Users: Disable ends the user's session (401)");
+  check((await call("POST", "/auth/login", null, { username: "olga", password: "olga-new-pass-1" })).status === 401,
+    "Users: a disabled user's login is refused");
+  const adminId = (await call("GET", "/auth/me", adminToken)).json.user.id;
+  const selfDisable = await call("PATCH", "/users/" + adminId, adminToken, { username: "admin", isDisabled: true });
+  check(selfDisable.status === 403, "Users: an admin cannot disable its own account (" + selfDisable.status + ")");
+  await page.click('#users-table tr[data-user="olga"] button[data-act="enable"]');
+  await pollUntil(async () => (await page.locator('#users-table tr[data-user="olga"] .badge.disabled').count()) === 0, 10000, "olga enabled");
+  check((await call("POST", "/auth/login", null, { username: "olga", password: "olga-new-pass-1" })).status === 200,
+    "Users: Enable lets the user sign in again");
   await addUser("tmp", "tmp-pass-123", "manager");
   await page.click('#users-table tr[data-user="tmp"] button[data-act="delete"]');
   await pollUntil(async () => (await page.locator('#users-table tr[data-user="tmp"]').count()) === 0, 10000, "tmp's row to go");

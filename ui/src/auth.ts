@@ -20,6 +20,7 @@ export interface User {
   role: Role;
   createdAt?: string;
   updatedAt?: string;
+  isDisabled?: boolean;  // ours: present (true) only for a disabled user
 }
 
 export function builtinAuth(): boolean {

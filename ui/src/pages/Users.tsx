@@ -1,7 +1,8 @@
 // Users (#/users, admins under builtin auth): the users with their roles,
 // Add user (username, password, role), Edit (username, role), Reset
-// password and Delete (not yourself), on /api/v2/users. 1.30.2 has no way
-// to disable a user; delete it instead (its sessions end at once).
+// password, Disable/Enable and Delete (not yourself), on /api/v2/users.
+// Disable is ours (1.30.2 has none): PATCH isDisabled; a disabled user
+// cannot log in and its sessions end at once.
 import { useState } from "preact/hooks";
 import { del, enc, get, patch, post } from "../api";
 import { builtinAuth, ROLES, useAuth, useIsAdmin, type User } from "../auth";
@@ -44,6 +45,15 @@ function UsersList() {
     }
     poll.reload();
   };
+  const setDisabled = async (u: User, disabled: boolean) => {
+    try {
+      await patch("/users/" + enc(u.id), { username: u.username, isDisabled: disabled });
+      toast((disabled ? "Disabled user " : "Enabled user ") + u.username);
+    } catch (e) {
+      toast((e as Error).message, true);
+    }
+    poll.reload();
+  };
   const users = poll.data?.users || [];
   return (
     <>
@@ -62,13 +72,21 @@ function UsersList() {
               {users.length === 0 && <tr><td colSpan={5} class="empty">No users.</td></tr>}
               {users.map((u) => (
                 <tr key={u.id} data-user={u.username}>
-                  <td>{u.username}{me && u.id === me.id && <span class="badge self">you</span>}</td>
+                  <td>{u.username}{me && u.id === me.id && <span class="badge self">you</span>}
+                    {u.isDisabled && <span class="badge disabled">disabled</span>}</td>
                   <td><span class={"badge role " + u.role}>{u.role}</span></td>
                   <td>{fmtTime(u.createdAt)}</td>
                   <td>{fmtTime(u.updatedAt)}</td>
                   <td class="actions">
                     <button data-act="edit" onClick={() => setEditing(u)}>Edit</button>
                     <button data-act="reset-password" onClick={() => setResetting(u)}>Reset password</button>
+                    {u.isDisabled ? (
+                      <button data-act="enable" onClick={() => setDisabled(u, false)}>Enable</button>
+                    ) : (
+                      <button data-act="disable" disabled={!!me && u.id === me.id}
+                        title={me && u.id === me.id ? "you cannot disable your own account" : undefined}
+                        onClick={() => setDisabled(u, true)}>Disable</button>
+                    )}
                     <button class="danger" data-act="delete" disabled={!!me && u.id === me.id}
                       title={me && u.id === me.id ? "you cannot delete your own account" : undefined} onClick={() => remove(u)}>Delete</button>
                   </td>
