@@ -192,7 +192,11 @@ struct WebApp::Impl {
     ui.navbar_color = config.navbar_color;
     ui.version = version;
     ui.tz = config.tz;
-    ui.auth_mode = builtin ? "builtin" : config.auth.mode.empty() ? "none" : config.auth.mode;
+    // 1.30.2: an auth.mode left unset is "oidc" when the OIDC client is configured.
+    ui.auth_mode = builtin                     ? "builtin"
+                   : !config.auth.mode.empty() ? config.auth.mode
+                   : config.auth.oidc_enabled  ? "oidc"
+                                               : "none";
     AddUiRoutes(&server, ui);  // last: its catch-all must not shadow the API
   }
 

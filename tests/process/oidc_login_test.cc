@@ -87,6 +87,15 @@ std::string PathAndQuery(const std::string& url) {
   return slash == std::string::npos ? "/" : url.substr(slash);
 }
 
+// The authMode the UI page tells its script (config.js), fetched with `jar`.
+std::string PageAuthMode(int port, const Jar& jar) {
+  httplib::Client web("127.0.0.1", port);
+  auto page = web.Get("/dags", jar.Headers());
+  std::smatch m;
+  if (!page || !std::regex_search(page->body, m, std::regex("authMode\"?\\s*:\\s*\"([a-z]*)\""))) return "";
+  return m[1].str();
+}
+
 // The login through `port`, starting at /dags; `tamper_state` replaces the
 // state the provider sends back.
 LoginTrace Login(int port, OidcProvider* provider, bool tamper_state = false) {
@@ -457,10 +466,14 @@ TEST_F(OidcLoginTest, SameLoginAsDagu1302) {
   WriteConfig(Config(port));
   StartOn(DAGU_BINARY, "ours", port);
   LoginTrace a = Login(port, &provider_);
+  const std::string ours_mode = PageAuthMode(port, a.jar);
   procs_.back()->Signal(SIGTERM);
   procs_.back()->Wait(10s);
   StartOn(peer, "peer", port);  // the same port: the same redirect URL
   LoginTrace b = Login(port, &provider_);
+  // No auth.mode, the OIDC client set: 1.30.2 takes the mode as "oidc".
+  EXPECT_EQ(PageAuthMode(port, b.jar), "oidc");
+  EXPECT_EQ(ours_mode, "oidc");
 
   EXPECT_EQ(a.start_status, b.start_status);
   auto strip = [](std::string url) { return std::regex_replace(url, std::regex("(nonce|state)=[0-9A-Za-z]+"), "$1=*"); };
