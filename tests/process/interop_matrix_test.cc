@@ -103,9 +103,10 @@ TEST_P(InteropMatrixTest, QueuedDistributedRuns) {
   ASSERT_TRUE(PollUntil([&] { return code("m-long", "l-1") == kRunRunning; }, 40s, 100ms))
       << LatestRun(home, "m-long", "l-1").Describe() << "\n" << describe();
   EXPECT_EQ(LatestRun(home, "m-long", "l-1").Field("workerId"), "w1");
-  EXPECT_EQ(RunToEnd(home, other_bin, {"stop", "--run-id", "l-1", long_dag}, "stop-l"), 0);
+  std::string stop_said;
+  EXPECT_EQ(RunToEnd(home, other_bin, {"stop", "--run-id", "l-1", long_dag}, "stop-l", &stop_said), 0);
   EXPECT_TRUE(PollUntil([&] { return code("m-long", "l-1") == kRunAborted; }, 20s, 100ms))
-      << LatestRun(home, "m-long", "l-1").Describe() << "\n" << describe();
+      << LatestRun(home, "m-long", "l-1").Describe() << "\nstop said:\n" << stop_said << "\n" << describe();
 
   // params: succeeded on the worker with the param it was queued with.
   EXPECT_TRUE(PollUntil([&] { return code("m-params", "p-1") == kRunSucceeded; }, 40s, 100ms))
