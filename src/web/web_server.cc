@@ -139,6 +139,21 @@ void BuiltinUnauthorized(http::Response& res) {
   res.status = 401;
   res.set_header("WWW-Authenticate", "Bearer realm=\"restricted\"");
 }
+
+// Admits `who` (sets it as the request's principal) when its role grants
+// `needed`; else answers 403. 1.30.2 decodes a body before its handler
+// checks the role, so a body that is not JSON is refused before the role is
+// (with a 500 there; a 400 here, the handlers' own answer to it).
+bool AdmitRole(const Principal& who, Permission needed, http::Request* req, http::Response& res) {
+  if (!RoleAllows(who.user.role, needed)) {
+    if (!req->body.empty() && !ParseJsonBody(*req, res)) return false;
+    res = http::Response();
+    SendError(res, 403, error_code::kForbidden, "Insufficient permissions");
+    return false;
+  }
+  SetPrincipal(who, req);
+  return true;
+}
 }  // namespace
 
 bool WebServer::AdmitBuiltin(http::Request* req, http::Response& res) const {
@@ -150,17 +165,7 @@ bool WebServer::AdmitBuiltin(http::Request* req, http::Response& res) const {
     BuiltinUnauthorized(res);
     return false;
   }
-  if (!RoleAllows(who->user.role, needed)) {
-    // 1.30.2 decodes a body before its handler checks the role, so a body
-    // that is not JSON is refused before the role is (with a 500 there; a
-    // 400 here, the handlers' own answer to it).
-    if (!req->body.empty() && !ParseJsonBody(*req, res)) return false;
-    res = http::Response();
-    SendError(res, 403, error_code::kForbidden, "Insufficient permissions");
-    return false;
-  }
-  SetPrincipal(*who, req);
-  return true;
+  return AdmitRole(*who, needed, req, res);
 }
 
 bool WebServer::NeedsOidc(const http::Request& req) const {
@@ -226,14 +231,7 @@ bool WebServer::AdmitBuiltinOrOidc(http::Request* req, http::Response& res) cons
     OidcUnauthorized(had_cookie, res);
     return false;
   }
-  if (!RoleAllows(who->user.role, needed)) {
-    if (!req->body.empty() && !ParseJsonBody(*req, res)) return false;
-    res = http::Response();
-    SendError(res, 403, error_code::kForbidden, "Insufficient permissions");
-    return false;
-  }
-  SetPrincipal(*who, req);
-  return true;
+  return AdmitRole(*who, needed, req, res);
 }
 
 bool WebServer::Screen(const http::Request& req, http::Response& res) const {
