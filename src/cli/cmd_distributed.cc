@@ -88,16 +88,7 @@ std::unique_ptr<http::Server> WorkerMetricsServer(const WorkerConfig& config, co
   o.limits = HealthServerOptions::DefaultLimits();
   http::Handlers h;
   h.handle = [worker](const http::Request& req, http::Response& res) {
-    if (req.path != "/health" && req.path != "/metrics") {
-      res.status = 404;
-      res.set_content("{\"error\":\"not found\"}\n", "application/json");
-      return;
-    }
-    if (req.method != "GET" && req.method != "HEAD") {
-      res.status = 405;
-      res.set_header("Allow", "GET, HEAD");
-      return;
-    }
+    if (AnswerNonProbe(req, res, /*serves_metrics=*/true)) return;
     const distributed::WorkerStats stats = worker->Stats();
     res.status = 200;
     res.set_header("Cache-Control", "no-store");

@@ -60,19 +60,23 @@ HealthServer::HealthServer(std::string bind_host, int port, SnapshotFn snapshot,
 
 HealthServer::~HealthServer() { Stop(); }
 
-void HealthServer::Handle(const http::Request& req, http::Response& res) const {
-  bool metrics = req.path == "/metrics" && metrics_;
-  if (req.path != "/health" && !metrics) {
+bool AnswerNonProbe(const http::Request& req, http::Response& res, bool serves_metrics) {
+  if (req.path != "/health" && !(serves_metrics && req.path == "/metrics")) {
     res.status = 404;
     res.set_content("{\"error\":\"not found\"}\n", "application/json");
-    return;
+    return true;
   }
   if (req.method != "GET" && req.method != "HEAD") {
     res.status = 405;
     res.set_header("Allow", "GET, HEAD");
-    return;
+    return true;
   }
-  if (metrics) {
+  return false;
+}
+
+void HealthServer::Handle(const http::Request& req, http::Response& res) const {
+  if (AnswerNonProbe(req, res, metrics_ != nullptr)) return;
+  if (req.path == "/metrics") {
     res.status = 200;
     res.set_content(metrics_(), metrics::kTextContentType);
     res.set_header("Cache-Control", "no-store");

@@ -73,4 +73,10 @@ class HealthServer {
 // The /health body with details removed: {"status","role","state"} only.
 std::string HealthJsonWithoutDetails(const std::string& full_json);
 
+// The probe ports' answer to what is not a probe: 404 for a path other than
+// /health (and /metrics when `serves_metrics`), 405 with Allow for a method
+// other than GET and HEAD. True when it answered; false leaves the request
+// to the caller. Shared by HealthServer and the worker's /metrics port.
+bool AnswerNonProbe(const http::Request& req, http::Response& res, bool serves_metrics);
+
 }  // namespace dagu
