@@ -126,13 +126,14 @@ TEST(WorkerInteropTest, StopFromAnotherBinaryAndSigtermDrains) {
   DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
   ASSERT_TRUE(StartScheduler(&scheduler, peer, home));
   auto latest = [&](const std::string& dag, const std::string& id) { return LatestRun(home, dag, id); };
+  const std::string long_id = HostUniqueRunId("long");  // 1.30.2's stop must not reach another test's run
 
-  ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", "long-1", long_dag}, "enqueue-long"), 0);
-  ASSERT_TRUE(PollUntil([&] { return latest("long", "long-1").status_code() == kRunRunning; }, 30s, 100ms))
-      << latest("long", "long-1").Describe() << worker.Describe(40) << scheduler.Describe(40);
-  ASSERT_EQ(RunToEnd(home, peer, {"stop", "--run-id", "long-1", long_dag}, "stop-long"), 0);
-  EXPECT_TRUE(PollUntil([&] { return latest("long", "long-1").status_code() == kRunAborted; }, 15s, 100ms))
-      << latest("long", "long-1").Describe() << worker.Describe(40);
+  ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", long_id, long_dag}, "enqueue-long"), 0);
+  ASSERT_TRUE(PollUntil([&] { return latest("long", long_id).status_code() == kRunRunning; }, 30s, 100ms))
+      << latest("long", long_id).Describe() << worker.Describe(40) << scheduler.Describe(40);
+  ASSERT_EQ(RunToEnd(home, peer, {"stop", "--run-id", long_id, long_dag}, "stop-long"), 0);
+  EXPECT_TRUE(PollUntil([&] { return latest("long", long_id).status_code() == kRunAborted; }, 15s, 100ms))
+      << latest("long", long_id).Describe() << worker.Describe(40);
 
   ASSERT_EQ(RunToEnd(home, peer, {"enqueue", "--run-id", "short-1", short_dag}, "enqueue-short"), 0);
   ASSERT_TRUE(PollUntil([&] { return latest("short", "short-1").status_code() == kRunRunning; }, 30s, 100ms))
