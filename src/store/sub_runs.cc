@@ -9,8 +9,6 @@
 namespace dagu {
 namespace {
 
-constexpr const char* kChildrenDir = "children";
-constexpr const char* kChildPrefix = "child_";
 constexpr const char* kHeartbeatFile = ".dagu_heartbeat";
 
 const char* ChildrenKey(bool repeated) { return repeated ? "childrenRepeated" : "children"; }
@@ -51,10 +49,10 @@ void SetNodeSubRuns(NodeRecord* node, const std::vector<SubRunRef>& runs, bool r
 
 SubRunStore::SubRunStore(FileSystem* fs, const Clock* clock, RunStore* runs) : fs_(fs), clock_(clock), runs_(runs) {}
 
-std::string SubRunStore::ChildrenDir(const RunDir& root_run) { return JoinPath(root_run.path, kChildrenDir); }
+std::string SubRunStore::ChildrenDir(const RunDir& root_run) { return JoinPath(root_run.path, SubRunStore::kChildrenDirName); }
 
 std::string SubRunStore::SubRunPath(const RunDir& root_run, const std::string& sub_run_id) {
-  return JoinPath(ChildrenDir(root_run), kChildPrefix + sub_run_id);
+  return JoinPath(ChildrenDir(root_run), SubRunStore::kChildPrefix + sub_run_id);
 }
 
 Status SubRunStore::FindRoot(const RunRef& root, RunDir* out) {
@@ -112,9 +110,9 @@ Status SubRunStore::ListSubRuns(const RunDir& root_run, std::vector<RunDir>* out
   DAGU_RETURN_IF_ERROR(s);
   std::sort(names.begin(), names.end());
   for (const std::string& n : names) {
-    if (n.rfind(kChildPrefix, 0) != 0) continue;
+    if (n.rfind(SubRunStore::kChildPrefix, 0) != 0) continue;
     RunDir r;
-    r.run_id = n.substr(std::string(kChildPrefix).size());
+    r.run_id = n.substr(std::string(SubRunStore::kChildPrefix).size());
     r.path = JoinPath(ChildrenDir(root_run), n);
     FileInfo info;
     if (!fs_->Stat(r.path, &info).ok() || !info.is_dir) continue;

@@ -44,6 +44,10 @@ class SubRunStore {
   // `runs` must outlive the store.
   SubRunStore(FileSystem* fs, const Clock* clock, RunStore* runs);
 
+  // The names below a root run's directory.
+  static constexpr const char* kChildrenDirName = "children";
+  static constexpr const char* kChildPrefix = "child_";
+
   // <root run dir>/children
   static std::string ChildrenDir(const RunDir& root_run);
   // <root run dir>/children/child_<id>

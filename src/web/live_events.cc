@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/dir_watch.h"
+#include "store/sub_runs.h"
 
 namespace dagu::web {
 namespace {
@@ -131,15 +132,15 @@ Status LiveEventSource::Open() {
 }
 
 void LiveEventSource::EnsureRoots(std::set<LiveEvent>* out) {
-  if (!by_path_.count(paths_.dags_dir)) AddWatch({Kind::kDags, paths_.dags_dir, "", "", ""});
-  if (!by_path_.count(paths_.proc_dir) && AddWatch({Kind::kProcRoot, paths_.proc_dir, "", "", ""}) >= 0) {
+  if (!by_path_.count(paths_.dags_dir)) AddWatch({Kind::kDags, paths_.dags_dir, "", "", "", ""});
+  if (!by_path_.count(paths_.proc_dir) && AddWatch({Kind::kProcRoot, paths_.proc_dir, "", "", "", ""}) >= 0) {
     for (const std::string& g : Subdirs(paths_.proc_dir)) {
       std::string dir = paths_.proc_dir + "/" + g;
-      if (AddWatch({Kind::kProcGroup, dir, "", "", ""}) < 0) continue;
+      if (AddWatch({Kind::kProcGroup, dir, "", "", "", ""}) < 0) continue;
       for (const std::string& dag : Subdirs(dir)) WatchProcDag(dir + "/" + dag, dag, out);
     }
   }
-  if (!by_path_.count(paths_.queue_dir) && AddWatch({Kind::kQueueRoot, paths_.queue_dir, "", "", ""}) >= 0) {
+  if (!by_path_.count(paths_.queue_dir) && AddWatch({Kind::kQueueRoot, paths_.queue_dir, "", "", "", ""}) >= 0) {
     for (const std::string& q : Subdirs(paths_.queue_dir)) WatchQueue(paths_.queue_dir + "/" + q, q);
   }
   local_ = by_path_.count(paths_.dags_dir) && by_path_.count(paths_.proc_dir) && by_path_.count(paths_.queue_dir) &&
@@ -148,12 +149,12 @@ void LiveEventSource::EnsureRoots(std::set<LiveEvent>* out) {
 }
 
 void LiveEventSource::WatchProcGroup(const std::string& dir, std::set<LiveEvent>* out) {
-  if (AddWatch({Kind::kProcGroup, dir, "", "", ""}) < 0) return;
+  if (AddWatch({Kind::kProcGroup, dir, "", "", "", ""}) < 0) return;
   for (const std::string& dag : Subdirs(dir)) WatchProcDag(dir + "/" + dag, dag, out);
 }
 
 void LiveEventSource::WatchProcDag(const std::string& dir, const std::string& dag, std::set<LiveEvent>* out) {
-  if (AddWatch({Kind::kProcDag, dir, dag, "", ""}) < 0) return;
+  if (AddWatch({Kind::kProcDag, dir, dag, "", "", ""}) < 0) return;
   for (const std::string& f : Files(dir)) {
     std::string run_id = RunIdOfProcFile(f);
     if (run_id.empty()) continue;
@@ -163,7 +164,7 @@ void LiveEventSource::WatchProcDag(const std::string& dir, const std::string& da
 }
 
 void LiveEventSource::WatchQueue(const std::string& dir, const std::string& queue) {
-  AddWatch({Kind::kQueue, dir, "", "", queue});
+  AddWatch({Kind::kQueue, dir, "", "", queue, ""});
 }
 
 bool LiveEventSource::WatchRun(const std::string& dag, const std::string& run_id) {
@@ -176,13 +177,46 @@ bool LiveEventSource::WatchRun(const std::string& dag, const std::string& run_id
     return false;
   }
   pending_runs_.erase(std::make_pair(dag, run_id));
-  AddWatch({Kind::kRun, run.path, dag, run_id, ""});
+  AddWatch({Kind::kRun, run.path, dag, run_id, "", ""});
   // The newest attempt, even before its first status line.
   std::vector<AttemptDir> attempts;
   if (runs_->ListAttempts(run, /*include_hidden=*/false, &attempts).ok() && !attempts.empty()) {
-    AddWatch({Kind::kAttempt, attempts.front().path, dag, run_id, ""});
+    AddWatch({Kind::kAttempt, attempts.front().path, dag, run_id, "", ""});
   }
+  WatchChildren(SubRunStore::ChildrenDir(run), dag, run_id);
   return true;
+}
+
+void LiveEventSource::WatchChildren(const std::string& dir, const std::string& dag, const std::string& run_id) {
+  if (AddWatch({Kind::kChildren, dir, dag, run_id, "", ""}) < 0) return;  // not there (yet)
+  for (const std::string& child : Subdirs(dir)) {
+    if (StartsWith(child, SubRunStore::kChildPrefix) && !WatchSubRun(dir + "/" + child, dag, run_id)) break;
+  }
+}
+
+bool LiveEventSource::WatchSubRun(const std::string& dir, const std::string& dag, const std::string& run_id) {
+  size_t watched = 0;
+  for (const auto& [wd, w] : by_wd_) {
+    if (w.kind == Kind::kSubRun && w.dag == dag && w.run_id == run_id) ++watched;
+  }
+  if (watched >= kMaxSubRunWatches) return false;
+  if (AddWatch({Kind::kSubRun, dir, dag, run_id, "", dir}) < 0) return true;
+  std::string newest;  // attempt_<UTC stamp>Z_<id>: the greatest name is the newest
+  for (const std::string& a : Subdirs(dir)) {
+    if (StartsWith(a, "attempt_") && a > newest) newest = a;
+  }
+  if (!newest.empty()) WatchSubAttempt(dir, dir + "/" + newest, dag, run_id);
+  return true;
+}
+
+void LiveEventSource::WatchSubAttempt(const std::string& sub, const std::string& attempt, const std::string& dag,
+                                      const std::string& run_id) {
+  std::vector<int> old;
+  for (const auto& [wd, w] : by_wd_) {
+    if (w.kind == Kind::kSubAttempt && w.sub == sub) old.push_back(wd);
+  }
+  for (int wd : old) RemoveWatch(wd);
+  AddWatch({Kind::kSubAttempt, attempt, dag, run_id, "", sub});
 }
 
 void LiveEventSource::RetryPendingRuns(std::set<LiveEvent>* out) {
@@ -210,7 +244,9 @@ void LiveEventSource::UnwatchRun(const std::string& dag, const std::string& run_
   pending_runs_.erase(std::make_pair(dag, run_id));
   std::vector<int> ended;
   for (const auto& [wd, w] : by_wd_) {
-    if ((w.kind == Kind::kRun || w.kind == Kind::kAttempt) && w.dag == dag && w.run_id == run_id) ended.push_back(wd);
+    const bool of_run = w.kind == Kind::kRun || w.kind == Kind::kAttempt || w.kind == Kind::kChildren ||
+                        w.kind == Kind::kSubRun || w.kind == Kind::kSubAttempt;
+    if (of_run && w.dag == dag && w.run_id == run_id) ended.push_back(wd);
   }
   for (int wd : ended) RemoveWatch(wd);
 }
@@ -276,11 +312,27 @@ void LiveEventSource::OnEvent(int wd, uint32_t mask, const std::string& name, st
           if (ow.kind == Kind::kAttempt && ow.dag == w.dag && ow.run_id == w.run_id) old.push_back(owd);
         }
         for (int o : old) RemoveWatch(o);
-        AddWatch({Kind::kAttempt, path, w.dag, w.run_id, ""});
+        AddWatch({Kind::kAttempt, path, w.dag, w.run_id, "", ""});
+        out->insert({"run", w.dag, w.run_id, ""});
+      } else if (created && is_dir && name == SubRunStore::kChildrenDirName) {
+        WatchChildren(path, w.dag, w.run_id);
+        out->insert({"run", w.dag, w.run_id, ""});
+      }
+      break;
+    case Kind::kChildren:
+      if (created && is_dir && StartsWith(name, SubRunStore::kChildPrefix)) {
+        WatchSubRun(path, w.dag, w.run_id);
+        out->insert({"run", w.dag, w.run_id, ""});
+      }
+      break;
+    case Kind::kSubRun:
+      if (created && is_dir && StartsWith(name, "attempt_")) {
+        WatchSubAttempt(w.sub, path, w.dag, w.run_id);
         out->insert({"run", w.dag, w.run_id, ""});
       }
       break;
     case Kind::kAttempt:
+    case Kind::kSubAttempt:
       if (!is_dir && StartsWith(name, "status.jsonl") && (mask & (IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE))) {
         out->insert({"run", w.dag, w.run_id, ""});
       }

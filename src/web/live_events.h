@@ -13,6 +13,11 @@
 //                                                          -> queue {queue, runId}
 //   the run folder and latest attempt of every running run (found from its
 //   proc file): status.jsonl written, a new attempt        -> run {dag, runId}
+//   <run folder>/children/child_<subId>/ and its latest attempt, for the
+//   sub-DAG runs of a running run (every depth lives there; at most
+//   kMaxSubRunWatches of them per run): a sub-run started, got a new
+//   attempt, or its status.jsonl was written -> run {dag, runId} of the ROOT
+//   run (a page of a sub-run reloads on its root's events)
 //
 // Dagu 1.30.2's `dagu start` takes its proc file before it creates the run's
 // folder (our agent creates the folder first): a run whose folder is not
@@ -20,8 +25,7 @@
 // kPendingRetry, then twice as long after each miss (at most 3.2 s apart: a
 // look lists the DAG's run history), until it is found (then watched, and its
 // run event published: its first status lines may be written already), its
-// proc file goes away, or kPendingGiveUp passed (a sub-DAG run's folder is
-// inside its parent's, where FindRun does not look; a start that failed).
+// proc file goes away, or kPendingGiveUp passed (a start that failed).
 //
 // The directories in between (<procDir>, <procDir>/<group>, <queueDir>) are
 // watched for new subdirectories, which are then watched too (and looked
@@ -87,17 +91,24 @@ class LiveEventSource {
   // When a run with a proc file but no folder yet is first looked for again.
   static constexpr std::chrono::milliseconds kPendingRetry{200};
   static constexpr std::chrono::seconds kPendingGiveUp{30};
+  // Sub-runs of one running run whose folders are watched (a `parallel:`
+  // step of thousands of items would otherwise use up the watch budget).
+  static constexpr size_t kMaxSubRunWatches = 256;
   // Directories watched now (the Poll thread only).
   size_t watches() const { return by_wd_.size(); }
 
  private:
-  enum class Kind { kDags, kProcRoot, kProcGroup, kProcDag, kQueueRoot, kQueue, kRun, kAttempt };
+  enum class Kind {
+    kDags, kProcRoot, kProcGroup, kProcDag, kQueueRoot, kQueue, kRun, kAttempt,
+    kChildren, kSubRun, kSubAttempt  // of a running run (dag, run_id: the root run's)
+  };
   struct Watch {
     Kind kind;
     std::string path;
-    std::string dag;     // kProcDag, kRun, kAttempt
-    std::string run_id;  // kRun, kAttempt
+    std::string dag;     // kProcDag, kRun, kAttempt, kChildren, kSubRun, kSubAttempt
+    std::string run_id;  // kRun, kAttempt, kChildren, kSubRun, kSubAttempt
     std::string queue;   // kQueue
+    std::string sub;     // kSubRun, kSubAttempt: the sub-run's folder
   };
   int AddWatch(const Watch& w);
   void RemoveWatch(int wd);
@@ -114,6 +125,15 @@ class LiveEventSource {
   // Looks again for the runs of pending_runs_; a found one goes to `out`.
   void RetryPendingRuns(std::set<LiveEvent>* out);
   void UnwatchRun(const std::string& dag, const std::string& run_id);
+  // Watches <run>/children and the sub-runs in it (what is there now is
+  // not news: the run's own event covers it).
+  void WatchChildren(const std::string& dir, const std::string& dag, const std::string& run_id);
+  // Watches a sub-run's folder and its newest attempt; false when the run
+  // has kMaxSubRunWatches sub-runs watched already.
+  bool WatchSubRun(const std::string& dir, const std::string& dag, const std::string& run_id);
+  // Replaces the watch of the sub-run's attempt with one of `attempt`.
+  void WatchSubAttempt(const std::string& sub, const std::string& attempt, const std::string& dag,
+                       const std::string& run_id);
   void OnEvent(int wd, uint32_t mask, const std::string& name, std::set<LiveEvent>* out);
   // Reads every pending event; false when there were none.
   bool Drain(std::set<LiveEvent>* out);

@@ -10,6 +10,7 @@
 #include "core/file_system.h"
 #include "store/proc_store.h"
 #include "store/run_store.h"
+#include "store/sub_runs.h"
 #include "support/temp_dir.h"
 
 namespace dagu::web {
@@ -114,6 +115,61 @@ TEST_F(LiveFixture, StatusWritesOfARunWhoseFolderCameAfterItsProcFileArePublishe
   ASSERT_TRUE(runs.AppendStatus(attempt, record).ok());  // a step's change
   EXPECT_NE(WaitFor("\"runId\":\"r1\"").find("{\"kind\":\"run\",\"dag\":\"etl\",\"runId\":\"r1\"}"), std::string::npos)
       << "a step's change reaches the clients while the run goes on";
+}
+
+// A sub-DAG run's folder is inside its root run's: the sub-run's start and
+// its status writes (its steps) are published as the ROOT run's events, at
+// every depth (a grandchild lives in the same children/ folder).
+TEST_F(LiveFixture, SubRunStepsArePublishedAsTheirRootRunsEvents) {
+  RunDir run;
+  ASSERT_TRUE(runs.CreateRun("parent", "r1", Clock::Real()->Now(), &run).ok());
+  AttemptDir attempt;
+  ASSERT_TRUE(runs.CreateAttempt(run, nullptr, &attempt).ok());
+  ProcEntry entry;
+  ASSERT_TRUE(procs.Acquire("parent", "parent", "r1", &entry).ok());
+  WaitFor("\"runId\":\"r1\"");
+  const std::string root_event = "{\"kind\":\"run\",\"dag\":\"parent\",\"runId\":\"r1\"}";
+  auto settle = [&] {
+    while (source.Poll(50ms) > 0) {}
+    bool ended = false;
+    stream->Take(&ended);
+    received.clear();
+  };
+  settle();
+  SubRunStore subs(PosixFileSystem(), Clock::Real(), &runs);
+  RunDir child;
+  ASSERT_TRUE(subs.CreateSubRun(RunRef{"parent", "r1"}, "child", "s1", &child).ok());
+  EXPECT_NE(WaitFor(root_event).find(root_event), std::string::npos) << "the sub-run started: " << received;
+  settle();
+  AttemptDir child_attempt;
+  ASSERT_TRUE(runs.CreateAttempt(child, nullptr, &child_attempt).ok());
+  EXPECT_NE(WaitFor(root_event).find(root_event), std::string::npos) << "its attempt: " << received;
+  settle();
+  RunRecord record;
+  record.name = "child";
+  record.dag_run_id = "s1";
+  record.status = RunStatus::kRunning;
+  ASSERT_TRUE(runs.AppendStatus(child_attempt, record).ok());
+  EXPECT_NE(WaitFor(root_event).find(root_event), std::string::npos) << "a step of the sub-run: " << received;
+  settle();
+  RunDir grandchild;
+  ASSERT_TRUE(subs.CreateSubRun(RunRef{"parent", "r1"}, "leaf", "s2", &grandchild).ok());
+  AttemptDir grandchild_attempt;
+  ASSERT_TRUE(runs.CreateAttempt(grandchild, nullptr, &grandchild_attempt).ok());
+  settle();
+  record.name = "leaf";
+  record.dag_run_id = "s2";
+  ASSERT_TRUE(runs.AppendStatus(grandchild_attempt, record).ok());
+  EXPECT_NE(WaitFor(root_event).find(root_event), std::string::npos) << "a step of a deeper sub-run: " << received;
+  settle();
+  // The run ended: its sub-runs are not watched any more.
+  ASSERT_TRUE(procs.Release(entry).ok());
+  WaitFor(root_event);
+  settle();
+  ASSERT_TRUE(runs.AppendStatus(child_attempt, record).ok());
+  for (int i = 0; i < 5; ++i) source.Poll(50ms);
+  bool ended = false;
+  EXPECT_EQ(stream->Take(&ended).find("runId"), std::string::npos) << "a write after the run's end";
 }
 
 TEST_F(LiveFixture, DagFilesAndQueueItemsArePublished) {
