@@ -78,6 +78,9 @@ TEST_P(InteropMatrixTest, QueuedDistributedRuns) {
   const std::string other_bin = cell.worker_ours && !peer.empty() ? peer : std::string(DAGU_BINARY);
 
   DaguHome home;
+  // Cells run side by side, and 1.30.2's `dagu stop` of a dispatched run
+  // would reach another cell's run of the same name and ID.
+  const std::string p1 = HostUniqueRunId("p"), f1 = HostUniqueRunId("f"), l1 = HostUniqueRunId("l");
   const std::string params_dag = home.WriteDag("m-params", kParamsDag);
   const std::string failing_dag = home.WriteDag("m-failing", kFailingDag);
   const std::string long_dag = home.WriteDag("m-long", kLongDag);
@@ -94,35 +97,35 @@ TEST_P(InteropMatrixTest, QueuedDistributedRuns) {
 
   // Enqueued by the scheduler's binary, as an operator on that host would.
   const std::string enq = bin(cell.scheduler_ours);
-  ASSERT_EQ(RunToEnd(home, enq, {"enqueue", "--run-id", "p-1", params_dag, "--", "WHO=matrix"}, "enqueue-p"), 0);
-  ASSERT_EQ(RunToEnd(home, enq, {"enqueue", "--run-id", "f-1", failing_dag}, "enqueue-f"), 0);
-  ASSERT_EQ(RunToEnd(home, enq, {"enqueue", "--run-id", "l-1", long_dag}, "enqueue-l"), 0);
+  ASSERT_EQ(RunToEnd(home, enq, {"enqueue", "--run-id", p1, params_dag, "--", "WHO=matrix"}, "enqueue-p"), 0);
+  ASSERT_EQ(RunToEnd(home, enq, {"enqueue", "--run-id", f1, failing_dag}, "enqueue-f"), 0);
+  ASSERT_EQ(RunToEnd(home, enq, {"enqueue", "--run-id", l1, long_dag}, "enqueue-l"), 0);
 
-  auto code = [&](const char* dag, const char* id) { return LatestRun(home, dag, id).status_code(); };
+  auto code = [&](const char* dag, const std::string& id) { return LatestRun(home, dag, id).status_code(); };
   // stop: running on the worker, then stopped from the other binary.
-  ASSERT_TRUE(PollUntil([&] { return code("m-long", "l-1") == kRunRunning; }, 40s, 100ms))
-      << LatestRun(home, "m-long", "l-1").Describe() << "\n" << describe();
-  EXPECT_EQ(LatestRun(home, "m-long", "l-1").Field("workerId"), "w1");
+  ASSERT_TRUE(PollUntil([&] { return code("m-long", l1) == kRunRunning; }, 40s, 100ms))
+      << LatestRun(home, "m-long", l1).Describe() << "\n" << describe();
+  EXPECT_EQ(LatestRun(home, "m-long", l1).Field("workerId"), "w1");
   std::string stop_said;
-  EXPECT_EQ(RunToEnd(home, other_bin, {"stop", "--run-id", "l-1", long_dag}, "stop-l", &stop_said), 0);
-  EXPECT_TRUE(PollUntil([&] { return code("m-long", "l-1") == kRunAborted; }, 20s, 100ms))
-      << LatestRun(home, "m-long", "l-1").Describe() << "\nstop said:\n" << stop_said << "\n" << describe();
+  EXPECT_EQ(RunToEnd(home, other_bin, {"stop", "--run-id", l1, long_dag}, "stop-l", &stop_said), 0);
+  EXPECT_TRUE(PollUntil([&] { return code("m-long", l1) == kRunAborted; }, 20s, 100ms))
+      << LatestRun(home, "m-long", l1).Describe() << "\nstop said:\n" << stop_said << "\n" << describe();
 
   // params: succeeded on the worker with the param it was queued with.
-  EXPECT_TRUE(PollUntil([&] { return code("m-params", "p-1") == kRunSucceeded; }, 40s, 100ms))
-      << LatestRun(home, "m-params", "p-1").Describe() << "\n" << describe();
-  EXPECT_EQ(LatestRun(home, "m-params", "p-1").Field("workerId"), "w1");
+  EXPECT_TRUE(PollUntil([&] { return code("m-params", p1) == kRunSucceeded; }, 40s, 100ms))
+      << LatestRun(home, "m-params", p1).Describe() << "\n" << describe();
+  EXPECT_EQ(LatestRun(home, "m-params", p1).Field("workerId"), "w1");
   EXPECT_TRUE(AnyFileContains(home.home(), ".out", "hello-matrix")) << describe();
 
   // failing: failed, and read as failed by both binaries.
-  EXPECT_TRUE(PollUntil([&] { return code("m-failing", "f-1") == kRunFailed; }, 40s, 100ms))
-      << LatestRun(home, "m-failing", "f-1").Describe() << "\n" << describe();
-  EXPECT_EQ(LatestRun(home, "m-failing", "f-1").Field("workerId"), "w1");
+  EXPECT_TRUE(PollUntil([&] { return code("m-failing", f1) == kRunFailed; }, 40s, 100ms))
+      << LatestRun(home, "m-failing", f1).Describe() << "\n" << describe();
+  EXPECT_EQ(LatestRun(home, "m-failing", f1).Field("workerId"), "w1");
   std::vector<std::string> readers{DAGU_BINARY};
   if (!peer.empty()) readers.push_back(peer);
   for (const std::string& reader : readers) {
     std::string out;
-    RunToEnd(home, reader, {"status", "--run-id", "f-1", failing_dag}, "status-f", &out);
+    RunToEnd(home, reader, {"status", "--run-id", f1, failing_dag}, "status-f", &out);
     EXPECT_NE(out.find("ailed"), std::string::npos) << reader << ": " << out;
   }
 

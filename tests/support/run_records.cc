@@ -1,6 +1,7 @@
 #include "support/run_records.h"
 
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -211,5 +212,7 @@ bool AgeRun(const std::string& data_dir, const std::string& dag_name, const std:
   fs::last_write_time(target, file_time, ec);
   return true;
 }
+
+std::string HostUniqueRunId(const std::string& prefix) { return prefix + "-" + std::to_string(::getpid()); }
 
 }  // namespace dagu::testing

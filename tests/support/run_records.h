@@ -73,6 +73,12 @@ std::string SlotStamp(SysTime t);
 // with `data_dir` made absolute and lexically normal.
 std::string SlotRunId(const std::string& data_dir, const std::string& dag_name, SysTime slot);
 
+// `prefix` + "-" + this test process's ID: a run ID no other test on the host
+// uses at the same time. Needed where Dagu 1.30.2 controls a run by a socket
+// named after the DAG's name and the run ID only (/tmp/@dagu_<name>_<md5>.sock
+// for a run it got from a coordinator), one path for every home on the host.
+std::string HostUniqueRunId(const std::string& prefix);
+
 // "<path>: <contents>" of every regular file under `dir` (recursive, each file
 // cut to `max_bytes`), for failure output. "(missing)" when `dir` is absent.
 std::string DumpTree(const std::string& dir, size_t max_bytes = 2000);

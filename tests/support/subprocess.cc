@@ -66,7 +66,14 @@ bool Subprocess::Start(const std::vector<std::string>& argv, const std::map<std:
     }
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(127);
     int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
+    if (devnull >= 0) {
+      ::dup2(devnull, 0);
+      if (devnull > 2) ::close(devnull);
+    }
+    // Nothing else the test process has open reaches the child: a file another
+    // test thread is writing (a case's script) stays open for writing in a
+    // child that inherited it, and exec of that file fails with ETXTBSY.
+    ::close_range(3, ~0U, 0);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
