@@ -136,6 +136,7 @@ nlohmann::json SubRunStatus(const DaguHome& home, const std::string& sub_id) {
 }
 
 void KillProcessTree(pid_t root) {
+  if (root <= 1) return;  // kill(0) or kill(-1) would reach far more than the tree
   std::set<pid_t> tree{root};
   ::kill(root, SIGSTOP);
   for (bool grew = true; grew;) {

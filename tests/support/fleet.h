@@ -74,7 +74,8 @@ nlohmann::json SubRunStatus(const DaguHome& home, const std::string& sub_id);
 
 // SIGKILLs `root` and every process descended from it (found in /proc), as
 // the host they run on dying: each is stopped (SIGSTOP) as it is found so
-// that none forks meanwhile, then all are killed. Reaps nothing.
+// that none forks meanwhile, then all are killed. Reaps nothing; does nothing
+// for a `root` below 2.
 void KillProcessTree(pid_t root);
 
 // Makes the heartbeat (proc) file of run `run_id`
