@@ -107,7 +107,10 @@ int Reaper::ReapSubRuns(const Lease* lease, WallTime from, std::set<std::string>
       if (record.status != RunStatus::kRunning) continue;
       std::string key = root.run.path + "/" + child.run_id + "/" + attempt.attempt_id;
       seen->insert(key);
-      if (subs.HeartbeatAlive(attempt, procs_)) {
+      // No heartbeat file at all: a child run by Dagu 1.30.2's agent (a 1.30.2
+      // parent's, or one on a 1.30.2 worker), whose liveness cannot be told;
+      // left alone, as 1.30.2 leaves it (it would be marked failed while it runs).
+      if (!subs.HasHeartbeat(attempt) || subs.HeartbeatAlive(attempt, procs_)) {
         stale_counts_.erase(key);
         continue;
       }

@@ -13,7 +13,8 @@
 // recorded as running under a root run created since the start of
 // yesterday whose attempt heartbeat is stale is marked failed
 // (SubRunStore::MarkZombie) -- Dagu 1.30.2 never does, and leaves a dead
-// child "running" for ever.
+// child "running" for ever. A child without a heartbeat file (run by Dagu
+// 1.30.2's agent, which keeps none) is left alone.
 //
 // `failure_threshold` consecutive stale observations are needed first
 // (1 = at the first one, as Dagu 1.30.2; Dagu 2.x uses 3). An interval of 0

@@ -149,6 +149,11 @@ bool SubRunStore::HeartbeatAlive(const AttemptDir& attempt, ProcStore* procs) {
   return procs->IsAliveFile(HeartbeatPath(attempt));
 }
 
+bool SubRunStore::HasHeartbeat(const AttemptDir& attempt) {
+  std::string contents;
+  return !fs_->ReadFile(HeartbeatPath(attempt), &contents).IsNotFound();
+}
+
 Status SubRunStore::MarkZombie(const RunDir& sub_run, const std::string& expected_attempt_id, bool* changed) {
   *changed = false;
   AttemptDir attempt;

@@ -15,7 +15,8 @@
 // `.dagu_heartbeat` in its attempt directory fresh (8-byte big-endian Unix
 // seconds, like a proc file, and judged by the same rule: ProcStore's
 // IsAliveFile) and deletes it at the end; the zombie check marks a running
-// sub-run failed when its heartbeat is stale. Dagu ignores the file, and it
+// sub-run failed when its heartbeat is stale, and leaves alone one without
+// the file (a child run by Dagu 1.30.2's agent). Dagu ignores the file, and it
 // is out of the proc tree, so children do not count against their DAG's
 // queue (as in Dagu).
 //
@@ -72,6 +73,10 @@ class SubRunStore {
   Status RemoveHeartbeat(const AttemptDir& attempt);
   // Whether the attempt's heartbeat is fresh by `procs`' rule.
   bool HeartbeatAlive(const AttemptDir& attempt, ProcStore* procs);
+  // Whether the attempt has a heartbeat file at all (false: its agent keeps
+  // none -- Dagu 1.30.2's, for a 1.30.2 parent's child or one run on a 1.30.2
+  // worker -- so its liveness cannot be judged).
+  bool HasHeartbeat(const AttemptDir& attempt);
 
   // The zombie mark (run_operations.h MarkRecordZombie) on a sub-run whose
   // process is gone: only if its latest attempt is still running and is

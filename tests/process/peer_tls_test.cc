@@ -89,24 +89,6 @@ std::map<std::string, std::string> MutualTlsEnv(const DaguHome& home, const std:
   return env;
 }
 
-// The last status line ({} when none) of sub-run `sub_id`.
-nlohmann::json SubRunStatus(const DaguHome& home, const std::string& sub_id) {
-  std::error_code ec;
-  nlohmann::json last = nlohmann::json::object();
-  for (const auto& e : std::filesystem::recursive_directory_iterator(home.data_dir() + "/dag-runs", ec)) {
-    if (e.path().filename() != "status.jsonl" ||
-        e.path().parent_path().parent_path().filename() != "child_" + sub_id) {
-      continue;
-    }
-    std::ifstream in(e.path());
-    for (std::string line; std::getline(in, line);) {
-      auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_object()) last = j;
-    }
-  }
-  return last;
-}
-
 const char kChild[] = "workerSelector:\n  pool: a\nsteps:\n  - name: s\n    command: echo over-tls\n";
 const char kParent[] = "steps:\n  - name: call\n    call: child\n";
 

@@ -46,37 +46,6 @@ std::string ReadAll(const std::filesystem::path& p) {
   return ss.str();
 }
 
-// The last status line ({} when none) of sub-run `sub_id` anywhere under the data
-// directory's runs (children/child_<id>/attempt_*/status.jsonl).
-nlohmann::json SubRunStatus(const DaguHome& home, const std::string& sub_id) {
-  std::error_code ec;
-  nlohmann::json last = nlohmann::json::object();  // {} when there is none
-  std::string newest_attempt;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(home.data_dir() + "/dag-runs", ec)) {
-    if (e.path().filename() != "status.jsonl") continue;
-    const auto attempt = e.path().parent_path();
-    if (attempt.parent_path().filename() != "child_" + sub_id) continue;
-    if (attempt.filename().string() < newest_attempt) continue;
-    newest_attempt = attempt.filename().string();
-    std::istringstream lines(ReadAll(e.path()));
-    for (std::string line; std::getline(lines, line);) {
-      auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_object()) last = j;
-    }
-  }
-  return last;
-}
-
-// The sub-run IDs of the parent's call step (its node's `children`).
-std::vector<std::string> ChildIds(const RunRecord& parent) {
-  std::vector<std::string> out;
-  if (!parent.has_status) return out;
-  for (const auto& n : parent.status.value("nodes", nlohmann::json::array())) {
-    for (const auto& c : n.value("children", nlohmann::json::array())) out.push_back(c.value("dagRunId", ""));
-  }
-  return out;
-}
-
 const char kChild[] =
     "workerSelector:\n  pool: a\nparams:\n  - WHO: nobody\nsteps:\n"
     "  - name: greet\n    command: echo hello-${WHO}\n    output: GREETING\n";
