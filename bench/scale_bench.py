@@ -14,6 +14,7 @@ Request kinds:
   dag_runs     GET /api/v2/dags/<dag>/dag-runs              (gridData; random DAG)
   runs_day     GET /api/v2/dag-runs?fromDate=D&toDate=D+1d  (a past day)
   runs_status  GET /api/v2/dag-runs?status=2&fromDate=..    (failed runs of that day)
+  runs_open    GET /api/v2/dag-runs?fromDate=D              (no toDate: D to today, as 1.30.2's UI asks)
   run_detail   GET /api/v2/dag-runs/<dag>/<run id>          (random known run)
   log_tail     GET /api/v2/dag-runs/<dag>/big-log-run/steps/work/log?tail=1000
 
@@ -160,7 +161,7 @@ def count_of(kind, body):
         return (j["pagination"]["totalRecords"], len(j["dags"]))
     if kind == "dag_runs":
         return (len(j["dagRuns"] or []), len(j.get("gridData") or []))
-    if kind in ("runs_day", "runs_status"):
+    if kind in ("runs_day", "runs_status", "runs_open"):
         return len(j["dagRuns"] or [])
     if kind == "run_detail":
         return (j["dagRunDetails"]["dagRunId"], j["dagRunDetails"]["status"])
@@ -182,7 +183,7 @@ def main():
     ap.add_argument("--peer", default=os.environ.get("DAGU_PEER_BINARY", ""))
     ap.add_argument("--requests", type=int, default=40, help="per kind and server")
     ap.add_argument("--budget", type=float, default=90.0, help="seconds per kind and server")
-    ap.add_argument("--kinds", default="dags_page,dag_runs,runs_day,runs_status,run_detail,log_tail")
+    ap.add_argument("--kinds", default="dags_page,dag_runs,runs_day,runs_status,runs_open,run_detail,log_tail")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help="write the Markdown report here too")
     a = ap.parse_args()
@@ -230,6 +231,8 @@ def main():
                 return f"/api/v2/dag-runs?fromDate={day}&toDate={day + 86399}"
             if kind == "runs_status":
                 return f"/api/v2/dag-runs?status=2&fromDate={day}&toDate={day + 86399}"
+            if kind == "runs_open":
+                return f"/api/v2/dag-runs?fromDate={day}"
             if kind == "run_detail":
                 d, i = rng.choice(ids)
                 return f"/api/v2/dag-runs/{d}/{i}"

@@ -390,13 +390,25 @@ Status RunStore::ListRuns(const RunQuery& q, std::vector<RunEntry>* out) {
   std::vector<std::shared_ptr<const std::vector<RunDir>>> held;
   std::vector<std::string> names;
   std::vector<Candidate> cands;
+  // One DAG's runs are taken in the order collected (its day folders newest
+  // first, each newest first), and without a status filter every candidate
+  // is listed (an unreadable one with its error): the first `limit` are the
+  // answer, so older day folders are not listed (a DAG's runs page asks for
+  // 30 of ~100 runs over 30 days).
+  const bool first_are_the_answer = !q.dag_name.empty() && q.statuses.empty() && q.limit != 0;
   auto collect = [&](const std::string& root, const std::string& dag_name) -> Status {
     std::vector<std::string> days;
     DAGU_RETURN_IF_ERROR(ListDayDirs(root, q.from, q.to, &days));
     std::vector<std::shared_ptr<const std::vector<RunDir>>> lists;
+    size_t listed = 0;
     for (const auto& day : days) {
+      if (first_are_the_answer && listed >= q.limit) break;
       std::shared_ptr<const std::vector<RunDir>> runs;
       DAGU_RETURN_IF_ERROR(DayRuns(day, &runs));
+      for (const RunDir& r : *runs) {
+        if ((q.from && r.created < *q.from) || (q.to && r.created > *q.to)) continue;
+        ++listed;
+      }
       lists.push_back(std::move(runs));
     }
     names.push_back(dag_name);

@@ -410,6 +410,66 @@ TEST_F(RunStoreTest, ListRunsAcrossDagsWithDateRange) {
   EXPECT_TRUE(store_.LatestRun("nope", &latest).IsNotFound());
 }
 
+// One DAG's newest `limit` runs without a status filter: its older day
+// folders are not listed (a DAG's runs page asks for 30 of its ~100), and the
+// answer is the first `limit` of the whole list, with the index on or off.
+TEST_F(RunStoreTest, OneDagsNewestRunsListOnlyTheDaysTheyNeed) {
+  for (bool indexed : {false, true}) {
+    TempDir dir;
+    RunStore store(&faulty_, &clock_, dir.Sub("dag-runs"));
+    if (indexed) store.EnableIndex(RunIndexLimits{});
+    std::vector<std::string> all;  // newest first
+    for (int day = 0; day < 6; ++day) {
+      for (int i = 2; i >= 0; --i) {
+        const std::string id = "d" + std::to_string(day) + "-" + std::to_string(i);
+        RunDir run;
+        ASSERT_TRUE(store.CreateRun("d", id, T0() - std::chrono::hours(24 * day) + std::chrono::seconds(i), &run).ok());
+        AttemptDir a;
+        ASSERT_TRUE(store.CreateAttempt(run, nullptr, &a).ok());
+        ASSERT_TRUE(store.AppendStatus(a, Record("d", id, day == 1 ? RunStatus::kFailed : RunStatus::kSucceeded)).ok());
+        all.push_back(id);
+      }
+    }
+    auto ids = [&](const RunQuery& q, Status* status) {
+      std::vector<RunEntry> entries;
+      *status = store.ListRuns(q, &entries);
+      std::vector<std::string> out;
+      for (const auto& e : entries) out.push_back(e.run.run_id + (e.error.ok() ? "" : " " + e.error.ToString()));
+      return out;
+    };
+    RunQuery q;
+    q.dag_name = "d";
+    q.limit = 0;
+    Status s;
+    ASSERT_EQ(ids(q, &s), all) << indexed;
+    ASSERT_TRUE(s.ok());
+    // The oldest day folders cannot be listed: a limit within the newer days
+    // does not look at them.
+    const std::string oldest = FormatDatePathUTC(T0() - std::chrono::hours(24 * 5));
+    const std::string older = FormatDatePathUTC(T0() - std::chrono::hours(24 * 4));
+    faulty_.FailWith("ListDir", oldest, Status::IOError("EIO"));
+    faulty_.FailWith("ListDir", older, Status::IOError("EIO"));
+    faulty_.FailWith("Stat", oldest, Status::IOError("EIO"));
+    faulty_.FailWith("Stat", older, Status::IOError("EIO"));
+    for (size_t limit : {1u, 3u, 4u, 12u}) {
+      q.limit = limit;
+      EXPECT_EQ(ids(q, &s), std::vector<std::string>(all.begin(), all.begin() + static_cast<long>(limit)))
+          << indexed << " " << limit;
+      EXPECT_TRUE(s.ok()) << s.ToString();
+    }
+    // One run more needs the older folder; a status filter needs them all.
+    q.limit = 13;
+    ids(q, &s);
+    EXPECT_FALSE(s.ok()) << indexed;
+    q.limit = 3;
+    q.statuses = {RunStatus::kFailed};
+    ids(q, &s);
+    EXPECT_FALSE(s.ok()) << indexed;
+    faulty_.Clear();
+    EXPECT_EQ(ids(q, &s), (std::vector<std::string>{"d1-2", "d1-1", "d1-0"}));
+  }
+}
+
 TEST_F(RunStoreTest, RemoveRunFreesTheId) {
   RunDir run;
   ASSERT_TRUE(store_.CreateRun("d", "r1", T0(), &run).ok());

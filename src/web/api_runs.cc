@@ -14,6 +14,7 @@
 // list is `null`, as 1.30.2 writes it.
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 
@@ -30,7 +31,13 @@ namespace dagu::web {
 namespace {
 
 // Parses fromDate/toDate (Unix seconds; any integer, as 1.30.2 takes them);
-// false after a 400.
+// false after a 400. Without fromDate and toDate the range is today (UTC).
+// Without toDate it ends where 1.30.2's ends (its listDAGRunsInRange: day
+// folders up to today's, every run of today's): at the end of today, so a
+// run folder of a later day is not listed. An open range is thus closed
+// here, and the day index answers it as any range of up to a week
+// (store/run_day_index.h; Dagu 1.30.2's own runs page asks for
+// `fromDate=<start of today>` alone).
 bool DateRange(const http::Request& req, http::Response& res, RunQuery* q, WallTime now) {
   constexpr long long kMaxSeconds = 253402300799LL;  // 9999-12-31
   constexpr long long kUnset = -kMaxSeconds - 1;
@@ -43,7 +50,11 @@ bool DateRange(const http::Request& req, http::Response& res, RunQuery* q, WallT
   } else if (*to == kUnset) {
     q->from = FromUnixSeconds(UnixSeconds(now) / 86400 * 86400);
   }
-  if (*to != kUnset) q->to = FromUnixSeconds(*to);
+  if (*to != kUnset) {
+    q->to = FromUnixSeconds(*to);
+  } else {
+    q->to = FromUnixSeconds((UnixSeconds(now) / 86400 + 1) * 86400) - std::chrono::milliseconds(1);
+  }
   return true;
 }
 

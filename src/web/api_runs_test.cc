@@ -197,6 +197,73 @@ TEST_F(RunApiTest, PagedListReachesEveryRunBeyondTheLimit) {
   }
 }
 
+// fromDate without toDate (what Dagu 1.30.2's own runs page asks): the range
+// ends with today, as 1.30.2's does (a run folder of a later day is not
+// listed), so the day index (store/run_day_index.h) answers it. Its answer
+// is the one read from the files (a range of 30 days, which the index does
+// not answer), and what another writer adds or changes is in the next one.
+TEST_F(RunApiTest, AnOpenRangeEndsWithTodayAndShowsTheNextWrite) {
+  const WallTime now = Clock::Real()->Now();
+  auto write = [&](const std::string& dag, const std::string& id, WallTime created, RunStatus status) {
+    RunDir run;
+    EXPECT_TRUE(runs_.CreateRun(dag, id, created, &run).ok());
+    AttemptDir attempt;
+    EXPECT_TRUE(runs_.CreateAttempt(run, nullptr, &attempt).ok());
+    RunRecord r;
+    r.root = {dag, id};
+    r.name = dag;
+    r.dag_run_id = id;
+    r.attempt_id = attempt.attempt_id;
+    r.status = status;
+    r.created_at = UnixMillis(created);
+    EXPECT_TRUE(runs_.AppendStatus(attempt, r).ok());
+    return std::make_pair(attempt, r);
+  };
+  write("alpha", "r-old", now - std::chrono::hours(48), RunStatus::kSucceeded);
+  auto today = write("alpha", "r-today", now - std::chrono::seconds(1), RunStatus::kSucceeded);
+  write("beta", "r-later", now + std::chrono::hours(48), RunStatus::kQueued);  // a later day's folder
+  StartServer();
+  const long long s = UnixSeconds(now);
+  const std::string open = "/api/v2/dag-runs?fromDate=" + std::to_string(s - 3 * 86400);
+  const std::string closed = open + "&toDate=" + std::to_string((s / 86400 + 1) * 86400 - 1);
+  const std::string month = "/api/v2/dag-runs?fromDate=" + std::to_string(s - 30 * 86400) +
+                            "&toDate=" + std::to_string((s / 86400 + 1) * 86400 - 1);
+  auto ids = [&](const std::string& path) {
+    auto r = Get(path);
+    std::vector<std::string> out;
+    EXPECT_TRUE(r);
+    if (!r) return out;
+    EXPECT_EQ(r->status, 200) << path << ": " << r->body;
+    nlohmann::json j = Json(r);
+    if (j["dagRuns"].is_array())
+      for (const auto& run : j["dagRuns"]) out.push_back(run["dagRunId"].get<std::string>() + ":" + run["statusLabel"].get<std::string>());
+    return out;
+  };
+  auto body = [&](const std::string& path) {
+    auto r = Get(path);
+    return r ? r->body : std::string("no answer");
+  };
+  const std::vector<std::string> want = {"r-today:succeeded", "r-old:succeeded"};
+  EXPECT_EQ(ids(open), want);
+  EXPECT_EQ(body(open), body(closed));
+  EXPECT_EQ(body(open), body(month));
+  // Written by another writer (this test's store, as another host or 1.30.2
+  // would): a new DAG's run, a status appended; both in the next answer.
+  write("gamma", "r-new", now, RunStatus::kQueued);
+  RunRecord failed = today.second;
+  failed.status = RunStatus::kFailed;
+  ASSERT_TRUE(runs_.AppendStatus(today.first, failed).ok());
+  EXPECT_EQ(ids(open), (std::vector<std::string>{"r-new:queued", "r-today:failed", "r-old:succeeded"}));
+  EXPECT_EQ(ids(open + "&status=2"), (std::vector<std::string>{"r-today:failed"}));
+  EXPECT_EQ(body(open), body(month));
+  EXPECT_EQ(body(open + "&status=2"), body(month + "&status=2"));
+  // Without any date: today's runs only (r-today too, unless today began
+  // within its second).
+  const std::vector<std::string> no_date = ids("/api/v2/dag-runs?name=alpha");
+  EXPECT_EQ(std::count(no_date.begin(), no_date.end(), "r-old:succeeded"), 0) << no_date.size();
+  EXPECT_LE(no_date.size(), 1u);
+}
+
 TEST_F(RunApiTest, DetailAppliesTheStaleCheck) {
   WriteRun("alpha", "dead", RunStatus::kRunning);
   WriteRun("alpha", "live", RunStatus::kRunning, "batch");
