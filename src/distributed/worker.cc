@@ -168,10 +168,23 @@ bool Worker::Healthy(uint64_t rotate, CoordinatorEndpoint* endpoint, std::shared
       return true;
     }
     if (!first_failure) first_failure.emplace(e, health);
+    Abandon(e);
   }
   if (first_failure) NoteFailure(first_failure->first, first_failure->second);
   discovery_->Invalidate();
   return false;
+}
+
+void Worker::Abandon(const CoordinatorEndpoint& endpoint) {
+  std::shared_ptr<CoordinatorChannel> gone;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = channels_.find(endpoint.Target());
+    if (it == channels_.end()) return;
+    gone = std::move(it->second);
+    channels_.erase(it);
+  }
+  gone->CancelPolls();  // unlocked: the pollers it wakes take mu_
 }
 
 std::vector<size_t> HealthCheckOrder(const std::vector<CoordinatorEndpoint>& found, uint64_t rotate,
@@ -284,7 +297,10 @@ void Worker::HeartbeatLoop() {
     if (Healthy(0, &endpoint, &channel)) {
       CallResult r = channel->Heartbeat(MakeHeartbeat(), kHeartbeatTimeout);
       sent = r.ok();
-      if (!sent) NoteFailure(endpoint, r);
+      if (!sent) {
+        NoteFailure(endpoint, r);
+        Abandon(endpoint);
+      }
     }
     if (sent) {
       backoff.Reset();

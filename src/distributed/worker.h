@@ -148,6 +148,13 @@ class Worker {
   // (logged on a state change) when none is healthy. A coordinator that
   // fails while another answers is not logged: the link is up.
   bool Healthy(uint64_t rotate, CoordinatorEndpoint* endpoint, std::shared_ptr<CoordinatorChannel>* channel);
+  // Forgets the channel to `endpoint` (the next call makes a new one) and
+  // cancels the polls in flight on it: called when its health check or a
+  // heartbeat to it failed. A long poll sends nothing while it waits, so a
+  // poll to a coordinator that froze or was cut off the network (no reset
+  // ever arrives) would otherwise wait forever and its poller never follow
+  // the registry to the next coordinator.
+  void Abandon(const CoordinatorEndpoint& endpoint);
   void NoteFailure(const CoordinatorEndpoint& endpoint, const CallResult& result);
   // Sleeps up to `d` unless `stop` turns true; false when it did.
   bool Sleep(Duration d, const std::atomic<bool>& stop);

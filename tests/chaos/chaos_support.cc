@@ -144,6 +144,19 @@ bool Host::Start(const std::string& name, int index, const Options& options, con
   return true;
 }
 
+bool Host::SetLink(bool up, std::string* error) {
+  if (!options_.own_network) {
+    *error = "host " + name_ + " has no network of its own";
+    return false;
+  }
+  CommandResult r = RunCommand(Wrap({kIp, "link", "set", "eth0", up ? "up" : "down"}), 10000ms);
+  if (r.status != 0) {
+    *error = "host " + name_ + ": ip link set eth0 " + (up ? "up" : "down") + " failed: " + r.output;
+    return false;
+  }
+  return true;
+}
+
 std::vector<std::string> Host::Wrap(const std::vector<std::string>& argv) const {
   std::vector<std::string> out{kNsenter, "-t", std::to_string(holder_.pid()), "--mount"};
   if (!options_.hostname.empty()) out.push_back("--uts");
@@ -223,6 +236,10 @@ void Cluster::WriteDag(const std::string& name, const std::string& schedule, con
   if (!schedule.empty()) yaml += "schedule: \"" + schedule + "\"\n";
   yaml += "steps:\n  - name: mark\n    command: sh -c 'echo $DAG_RUN_ID >> " + executions_file() + "; " + extra +
           "'\n";
+  WriteDagYaml(name, yaml);
+}
+
+void Cluster::WriteDagYaml(const std::string& name, const std::string& yaml) {
   WriteAtomically(home_backing_ + "/dags/" + name + ".yaml", yaml);
 }
 

@@ -86,6 +86,11 @@ class Host {
   std::vector<std::string> Wrap(const std::vector<std::string>& argv) const;
   // The address of this host's services as seen from here.
   const std::string& address() const { return address_; }
+  // Takes the host's end of its veth pair (eth0) down or up again: down,
+  // the host is cut off (packets to and from it are dropped, connections to
+  // it time out rather than being refused); up, it is reachable again.
+  // Needs own_network. False (and why in *error) when `ip` failed.
+  bool SetLink(bool up, std::string* error);
   const std::string& name() const { return name_; }
   pid_t pid() const { return holder_.pid(); }
 
@@ -159,6 +164,8 @@ class Cluster {
   // A DAG file (written to the backing directory) with `schedule` whose one
   // step appends $DAG_RUN_ID to the executions file, then runs `extra`.
   void WriteDag(const std::string& name, const std::string& schedule, const std::string& extra = "true");
+  // A DAG file of this text (written to the backing directory).
+  void WriteDagYaml(const std::string& name, const std::string& yaml);
 
   // The environment of an instance: T, R, its port, a recovery window of 5m.
   std::map<std::string, std::string> Env(int port, Ms t, Ms r) const;
