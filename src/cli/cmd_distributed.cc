@@ -8,9 +8,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -44,6 +46,58 @@ std::string HostName() {
   return name;
 }
 
+// GET /health (`health()`, JSON) and /metrics (`metrics()`, Prometheus
+// text) on host:port with the health server's small limits (docs/
+// distributed.md "Worker /metrics", "Coordinator /metrics"); not started.
+std::unique_ptr<http::Server> ProbeServer(const char* name, const std::string& host, int port,
+                                          std::function<std::string()> health,
+                                          std::function<std::vector<metrics::MetricFamily>()> families) {
+  http::Options o;
+  o.name = name;
+  o.host = host;
+  o.port = port;
+  o.limits = HealthServerOptions::DefaultLimits();
+  http::Handlers h;
+  h.handle = [health = std::move(health), families = std::move(families)](const http::Request& req,
+                                                                          http::Response& res) {
+    if (AnswerNonProbe(req, res, /*serves_metrics=*/true)) return;
+    res.status = 200;
+    res.set_header("Cache-Control", "no-store");
+    if (req.path == "/metrics") {
+      res.set_content(metrics::RenderText(families()), metrics::kTextContentType);
+    } else {
+      res.set_content(health(), "application/json");
+    }
+  };
+  return std::make_unique<http::Server>(o, h);
+}
+
+// `dagu coordinator`'s /health and /metrics when coordinator.metrics_port is
+// set; `serving` says whether this process serves now (an elected standby
+// does not), `collect` adds the dagu_coordinator_* families.
+std::unique_ptr<http::Server> CoordinatorMetricsServer(const CoordinatorConfig& config, std::function<bool()> serving,
+                                                       std::function<void(std::vector<metrics::MetricFamily>*)> collect) {
+  return ProbeServer(
+      "coordinator-metrics", config.metrics_host, config.metrics_port,
+      [serving, elected = config.ha] {
+        return std::string("{\"status\":\"healthy\",\"role\":\"coordinator\",\"elected\":") +
+               (elected ? "true" : "false") + ",\"serving\":" + (serving() ? "true" : "false") + "}";
+      },
+      [collect] {
+        std::vector<metrics::MetricFamily> out;
+        collect(&out);
+        return out;
+      });
+}
+
+// Starts `server` (null: none configured).
+Status StartCoordinatorMetrics(http::Server* server, const CoordinatorConfig& config) {
+  if (server == nullptr) return Status::OK();
+  if (Status s = server->Start(); !s.ok()) return s.WithContext("coordinator.metrics_port");
+  spdlog::info("Coordinator /health and /metrics on {}:{}", config.metrics_host, server->port());
+  return Status::OK();
+}
+
 // Serves until SIGINT or SIGTERM, then removes its registry entry and stops
 // (waiting polls end at once, calls in flight get up to 2 s).
 int RunCoordinator(const CommonFlags& common, const DistributedFlags& d) {
@@ -52,11 +106,18 @@ int RunCoordinator(const CommonFlags& common, const DistributedFlags& d) {
   extra.coordinator_host = d.coordinator_host;
   extra.coordinator_port = d.coordinator_port;
   extra.coordinator_advertise = d.coordinator_advertise;
+  extra.coordinator_metrics_port = d.coordinator_metrics_port;
   ApplyPeerFlags(d, &extra);
   Config config;
   if (int rc = LoadConfigForCommand(common, extra, &config); rc != 0) return rc;
 
   if (config.coordinator.ha) {
+    // Two designs of coordinator HA on one data directory would serve two
+    // coordinators over one set of task records: refused.
+    if (Status s = CheckNoHaScheduler(config); !s.ok()) {
+      spdlog::error("Coordinator refuses to start: {}", s.message());
+      return kExitConfig;
+    }
     // Elected: serves only while it holds the coordinator lock
     // (cli/coordinator_election.h); the others stand by.
     ElectedCoordinator elected(config);
@@ -64,41 +125,53 @@ int RunCoordinator(const CommonFlags& common, const DistributedFlags& d) {
       spdlog::error("Coordinator failed to start: {}", s.ToString());
       return kExitConfig;
     }
+    std::unique_ptr<http::Server> metrics_server;
+    if (config.coordinator.metrics_port > 0) {
+      metrics_server = CoordinatorMetricsServer(
+          config.coordinator, [&elected] { return elected.serving(); },
+          [&elected](std::vector<metrics::MetricFamily>* out) { elected.CollectMetrics(out); });
+    }
+    if (Status s = StartCoordinatorMetrics(metrics_server.get(), config.coordinator); !s.ok()) {
+      elected.RequestStop();
+      elected.Wait();
+      return CommandError("failed to start coordinator: " + s.ToString());
+    }
     if (int signal = signals.Wait(); signal != 0) {
       spdlog::info("Coordinator stopping (signal {})", signal);
       elected.RequestStop();
     }
-    return elected.Wait();
+    int status = elected.Wait();
+    if (metrics_server) metrics_server->Stop();
+    return status;
   }
   CoordinatorRunner coordinator;
   if (Status s = coordinator.Start(config); !s.ok()) return CommandError("failed to start coordinator: " + s.ToString());
+  std::unique_ptr<http::Server> metrics_server;
+  if (config.coordinator.metrics_port > 0) {
+    metrics_server = CoordinatorMetricsServer(
+        config.coordinator, [&coordinator] { return coordinator.running(); },
+        [&coordinator](std::vector<metrics::MetricFamily>* out) {
+          CollectCoordinatorMetrics(coordinator.server().get(), out);
+        });
+  }
+  if (Status s = StartCoordinatorMetrics(metrics_server.get(), config.coordinator); !s.ok()) {
+    coordinator.Stop();
+    return CommandError("failed to start coordinator: " + s.ToString());
+  }
   int signal = signals.Wait();
   spdlog::info("Coordinator stopping (signal {})", signal);
+  if (metrics_server) metrics_server->Stop();
   coordinator.Stop();
   return kExitOk;
 }
 
 // GET /health and /metrics of `worker` (docs/distributed.md "Worker
-// /metrics"), on the health server's small limits; not started.
+// /metrics"); not started.
 std::unique_ptr<http::Server> WorkerMetricsServer(const WorkerConfig& config, const distributed::Worker* worker) {
-  http::Options o;
-  o.name = "worker-metrics";
-  o.host = config.metrics_host;
-  o.port = config.metrics_port;
-  o.limits = HealthServerOptions::DefaultLimits();
-  http::Handlers h;
-  h.handle = [worker](const http::Request& req, http::Response& res) {
-    if (AnswerNonProbe(req, res, /*serves_metrics=*/true)) return;
-    const distributed::WorkerStats stats = worker->Stats();
-    res.status = 200;
-    res.set_header("Cache-Control", "no-store");
-    if (req.path == "/metrics") {
-      res.set_content(metrics::RenderText(distributed::WorkerMetricFamilies(stats)), metrics::kTextContentType);
-    } else {
-      res.set_content(distributed::WorkerHealthJson(stats), "application/json");
-    }
-  };
-  return std::make_unique<http::Server>(o, h);
+  return ProbeServer(
+      "worker-metrics", config.metrics_host, config.metrics_port,
+      [worker] { return distributed::WorkerHealthJson(worker->Stats()); },
+      [worker] { return distributed::WorkerMetricFamilies(worker->Stats()); });
 }
 
 // Polls until SIGINT or SIGTERM; then stops polling and waits for the
@@ -187,6 +260,12 @@ void AddCoordinatorFlags(CLI::App* cmd, DistributedFlags* d) {
        d);
 }
 
+static void AddCoordinatorMetricsFlag(CLI::App* cmd, DistributedFlags* d) {
+  Note(cmd->add_option("--coordinator.metrics-port", d->coordinator_metrics_port,
+                       "Serve /health and /metrics on this port (ours; default: 0, none)"),
+       d);
+}
+
 void AddPeerFlags(CLI::App* cmd, DistributedFlags* d) {
   Note(cmd->add_option("--peer.cert-file", d->peer_cert_file, "Path to TLS certificate file for peer connections"), d);
   Note(cmd->add_option("--peer.key-file", d->peer_key_file, "Path to TLS key file for peer connections"), d);
@@ -224,6 +303,7 @@ void AddDistributedCommands(CLI::App& app, int* exit_code) {
                               "in <data>/service-registry/coordinator/. TLS with --peer.cert-file/--peer.key-file (docs/distributed.md)."});
   AddCommonFlags(coordinator, &coordinator_common, false);
   AddCoordinatorFlags(coordinator, &coordinator_flags);
+  AddCoordinatorMetricsFlag(coordinator, &coordinator_flags);
   AddPeerFlags(coordinator, &coordinator_flags);
   coordinator->callback([exit_code] { *exit_code = RunCoordinator(coordinator_common, coordinator_flags); });
 

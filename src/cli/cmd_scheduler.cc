@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/coordinator_election.h"
 #include "cli/coordinator_runner.h"
 #include "cli/help.h"
 #include "core/exit_codes.h"
@@ -30,6 +31,11 @@ int RunScheduler(const CommonFlags& flags) {
   std::unique_ptr<CoordinatorPart> coordinator;
   SchedulerServiceOptions options;
   if (config.coordinator.ha) {
+    if (Status s = CheckNoElectedCoordinator(config); !s.ok()) {
+      spdlog::error("Scheduler refuses to start: {}", s.message());
+      return kExitConfig;
+    }
+    options.coordinator_ha = true;
     coordinator = std::make_unique<CoordinatorPart>(config);
     options.extra_active_parts.push_back(coordinator.get());
     options.extra_metrics = [part = coordinator.get()](std::vector<metrics::MetricFamily>* out) {

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/coordinator_election.h"
 #include "cli/coordinator_runner.h"
 #include "cli/distributed_flags.h"
 #include "cli/help.h"
@@ -89,6 +90,11 @@ int RunStartAll(const ServerFlags& flags, const DistributedFlags& distributed) {
   std::unique_ptr<CoordinatorPart> ha_coordinator;
   SchedulerServiceOptions options;
   if (config.coordinator.ha) {
+    if (Status s = CheckNoElectedCoordinator(config); !s.ok()) {
+      spdlog::error("start-all refuses to start: {}", s.message());
+      return kExitConfig;
+    }
+    options.coordinator_ha = true;
     ha_coordinator = std::make_unique<CoordinatorPart>(config);
     options.extra_active_parts.push_back(ha_coordinator.get());
     options.extra_metrics = [part = ha_coordinator.get()](std::vector<metrics::MetricFamily>* out) {

@@ -1,5 +1,8 @@
 #include "cli/coordinator_election.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <spdlog/spdlog.h>
 
 #include "cli/coordinator_runner.h"
@@ -15,6 +18,8 @@
 #include "store/data_layout.h"
 #include "store/os_lock_file.h"
 #include "store/scheduler_lock.h"
+#include "store/service_registry.h"
+#include "scheduler/scheduler_paths.h"
 
 namespace dagu::cli {
 
@@ -28,6 +33,40 @@ bool LeaseTaskFence::Check(std::string* why) const {
     return false;
   }
   return true;
+}
+
+Status CheckNoHaScheduler(const Config& config) {
+  ServiceRegistry registry(PosixFileSystem(), RegistryDirOf(config.paths));
+  std::vector<ServiceEntry> live;
+  DAGU_RETURN_IF_ERROR(registry.List(kSchedulerServiceName, Clock::Real()->Now(), kServiceEntryStaleAfter, &live));
+  for (const ServiceEntry& e : live) {
+    if (!e.coordinator_ha) continue;
+    return Status::AlreadyExists(
+        "scheduler " + e.id + " (host " + e.host + ", pid " + std::to_string(e.pid) +
+        ") runs with coordinator.ha on this data directory and serves the coordinator while active; an elected "
+        "`dagu coordinator` beside it would serve a second coordinator over the same task records. Use one of "
+        "the two: drop coordinator.ha from the schedulers, or stop this coordinator (docs/distributed.md)");
+  }
+  return Status::OK();
+}
+
+Status CheckNoElectedCoordinator(const Config& config) {
+  SchedulerLockStore store(PosixFileSystem(), CoordinatorLocksDir(config.paths.data_dir));
+  LockSnapshot snap;
+  DAGU_RETURN_IF_ERROR(store.Look(&snap));
+  if (!snap.exists) return Status::OK();
+  Duration threshold = config.scheduler.lock_stale_threshold;
+  WallTime renewed = snap.mtime;
+  if (snap.owner) {
+    threshold = std::max<Duration>(threshold, std::chrono::milliseconds(snap.owner->stale_threshold_ms));
+    renewed = std::max(renewed, snap.owner->renewed_at);
+  }
+  if (Clock::Real()->Now() - renewed >= threshold) return Status::OK();  // stale: no elected coordinator lives
+  return Status::AlreadyExists(
+      "an elected `dagu coordinator` (coordinator.ha) holds " + store.lock_path() + " (" + snap.HolderLabel() +
+      "); this scheduler with coordinator.ha would serve a second coordinator over the same task records. Use "
+      "one of the two: drop coordinator.ha from this scheduler, or stop the elected coordinators "
+      "(docs/distributed.md)");
 }
 
 namespace {
@@ -106,6 +145,16 @@ Status ElectedCoordinator::Start(std::function<void()> on_finished) {
 
 void ElectedCoordinator::RequestStop() {
   if (parts_) parts_->machine->RequestStop();
+}
+
+bool ElectedCoordinator::serving() const { return parts_ != nullptr && parts_->part.serving(); }
+
+void ElectedCoordinator::CollectMetrics(std::vector<metrics::MetricFamily>* out) const {
+  if (parts_ != nullptr) {
+    parts_->part.CollectMetrics(out);
+  } else {
+    CollectCoordinatorMetrics(nullptr, out);
+  }
 }
 
 int ElectedCoordinator::Wait() {

@@ -25,10 +25,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "core/status.h"
 #include "distributed/fenced_task_store.h"
+#include "metrics/exposition.h"
 #include "role/lease.h"
 
 namespace dagu::cli {
@@ -46,6 +48,25 @@ class LeaseTaskFence final : public distributed::TaskFence {
   const Lease* lease_;
 };
 
+// The two designs of coordinator HA must not share a data directory: a
+// scheduler with coordinator.ha serves the coordinator under the scheduler
+// lock, an elected `dagu coordinator` under the coordinator lock; together
+// each would serve (two registry entries, two coordinators handing out the
+// same task records under two different fences, so a task could run twice).
+// So the one that starts second refuses (exit 78):
+//  - CheckNoHaScheduler (an elected `dagu coordinator` at start):
+//    AlreadyExists naming a live scheduler entry of the registry that
+//    says coordinator_ha (ServiceEntry::coordinator_ha);
+//  - CheckNoElectedCoordinator (`dagu scheduler` / `start-all` with
+//    coordinator.ha at start): AlreadyExists naming the holder of the
+//    coordinator lock when it was renewed within T (max of ours and the
+//    holder's), i.e. elected coordinators run.
+// Other errors (the registry or the lock cannot be read) are returned too.
+// Checked at start only: two that start within the same instant are not
+// caught (docs/distributed.md).
+Status CheckNoHaScheduler(const Config& config);
+Status CheckNoElectedCoordinator(const Config& config);
+
 class ElectedCoordinator {
  public:
   explicit ElectedCoordinator(const Config& config);
@@ -61,6 +82,10 @@ class ElectedCoordinator {
   void RequestStop();
   // Waits for the end; the exit status (0, 75 lost, 78 failed).
   int Wait();
+  // Serving now, and the dagu_coordinator_* families (CollectCoordinatorMetrics
+  // of coordinator_runner.h; a standby: serving 0). Any thread after Start.
+  bool serving() const;
+  void CollectMetrics(std::vector<metrics::MetricFamily>* out) const;
 
  private:
   struct Parts;

@@ -118,13 +118,17 @@ void CoordinatorPart::CollectMetrics(std::vector<metrics::MetricFamily>* out) co
     MutexLock l(&mu_);
     server = serving_;
   }
+  CollectCoordinatorMetrics(server.get(), out);
+}
+
+void CollectCoordinatorMetrics(const distributed::CoordinatorServer* server, std::vector<metrics::MetricFamily>* out) {
   using metrics::MetricFamily;
   using metrics::MetricType;
   out->push_back(MetricFamily{"dagu_coordinator_serving",
-                              "1 while this instance serves the coordinator (coordinator.ha: the active instance).",
+                              "1 while this process serves the coordinator (coordinator.ha: the active instance).",
                               MetricType::kGauge, {}}
-                     .Add(server ? 1 : 0));
-  if (!server) return;
+                     .Add(server != nullptr ? 1 : 0));
+  if (server == nullptr) return;
   out->push_back(MetricFamily{"dagu_coordinator_tasks_waiting",
                               "Tasks recorded and acknowledged that wait for a poll of a matching worker.",
                               MetricType::kGauge, {}}

@@ -83,4 +83,11 @@ class CoordinatorPart final : public ActiveComponent {
   StoppableThread starter_;
 };
 
+// The dagu_coordinator_* families of `server` (null: not serving, only
+// dagu_coordinator_serving 0): serving, tasks waiting and dispatched
+// (recorded), waiting polls, the tasks each worker runs (its last
+// heartbeat). For the scheduler's /metrics (coordinator.ha) and `dagu
+// coordinator`'s coordinator.metrics_port. Any thread.
+void CollectCoordinatorMetrics(const distributed::CoordinatorServer* server, std::vector<metrics::MetricFamily>* out);
+
 }  // namespace dagu::cli

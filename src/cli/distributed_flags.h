@@ -12,7 +12,7 @@
 namespace dagu::cli {
 
 struct DistributedFlags {
-  std::string coordinator_host, coordinator_advertise, coordinator_port;
+  std::string coordinator_host, coordinator_advertise, coordinator_port, coordinator_metrics_port;
   std::string peer_cert_file, peer_key_file, peer_client_ca_file;
   bool peer_insecure = false;
   bool peer_skip_tls_verify = false;

@@ -53,6 +53,9 @@ void ApplyFlags(const ConfigOverrides& overrides, Settings* settings) {
   if (!overrides.coordinator_advertise.empty()) {
     SetFlag(settings, "coordinator.advertise", overrides.coordinator_advertise, "--coordinator.advertise");
   }
+  if (!overrides.coordinator_metrics_port.empty()) {
+    SetFlag(settings, "coordinator.metrics_port", overrides.coordinator_metrics_port, "--coordinator.metrics-port");
+  }
   if (!overrides.worker_id.empty()) SetFlag(settings, "worker.id", overrides.worker_id, "--worker.id");
   if (!overrides.worker_max_active_runs.empty()) {
     SetFlag(settings, "worker.max_active_runs", overrides.worker_max_active_runs, "--worker.max-active-runs");

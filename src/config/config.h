@@ -73,6 +73,11 @@ struct CoordinatorConfig {
   // coordinator runs inside `dagu scheduler` / `start-all`, served only by
   // the active instance, with its tasks recorded in <data>/coordinator/tasks.
   bool ha = false;
+  // Ours (docs/distributed.md "Coordinator /metrics"): `dagu coordinator`
+  // serves GET /health and /metrics on metrics_host:metrics_port; 0 (the
+  // default) serves none.
+  std::string metrics_host = "127.0.0.1";
+  int metrics_port = 0;
 };
 
 // `dagu worker` (docs/distributed.md): its ID ("" = <hostname>@<pid>), the
@@ -203,6 +208,7 @@ struct ConfigOverrides {
   std::string coordinator_host;
   std::string coordinator_port;  // checked as coordinator.port is
   std::string coordinator_advertise;
+  std::string coordinator_metrics_port;  // `dagu coordinator`'s --coordinator.metrics-port
   // `dagu worker`'s -w/--worker.id, -m/--worker.max-active-runs,
   // -l/--worker.labels ("k1=v1,k2=v2").
   std::string worker_id;

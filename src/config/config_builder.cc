@@ -192,6 +192,8 @@ Status BuildCoordinator(const Reader& r, CoordinatorConfig* c) {
   DAGU_RETURN_IF_ERROR(r.Int("coordinator.port", 0, 65535, &c->port));
   DAGU_RETURN_IF_ERROR(r.String("coordinator.advertise", &c->advertise));
   DAGU_RETURN_IF_ERROR(r.Bool("coordinator.ha", &c->ha));
+  DAGU_RETURN_IF_ERROR(r.String("coordinator.metrics_host", &c->metrics_host));
+  DAGU_RETURN_IF_ERROR(r.Int("coordinator.metrics_port", 0, 65535, &c->metrics_port));
   return Status::OK();
 }
 

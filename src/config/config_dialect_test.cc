@@ -404,6 +404,28 @@ TEST_F(ConfigTest, WorkerMetricsPortFromFileEnvAndFlag) {
   EXPECT_THAT(LoadError(flags), HasSubstr("--worker.metrics-port: \"70000\" is out of range"));
 }
 
+// Ours: `dagu coordinator`'s /health and /metrics port (docs/distributed.md).
+TEST_F(ConfigTest, CoordinatorMetricsPortFromFileEnvAndFlag) {
+  Config c = MustLoad();
+  EXPECT_EQ(c.coordinator.metrics_port, 0);
+  EXPECT_EQ(c.coordinator.metrics_host, "127.0.0.1");
+  HomeWithConfig("coordinator:\n  metrics_port: 9201\n  metrics_host: 0.0.0.0\n");
+  c = MustLoad();
+  EXPECT_EQ(c.coordinator.metrics_port, 9201);
+  EXPECT_EQ(c.coordinator.metrics_host, "0.0.0.0");
+  EXPECT_TRUE(c.warnings.empty());
+  env_["DAGU_COORDINATOR_METRICS_PORT"] = "9202";
+  env_["DAGU_COORDINATOR_METRICS_HOST"] = "127.0.0.2";
+  c = MustLoad();
+  EXPECT_EQ(c.coordinator.metrics_port, 9202);
+  EXPECT_EQ(c.coordinator.metrics_host, "127.0.0.2");
+  ConfigOverrides flags;
+  flags.coordinator_metrics_port = "9203";
+  EXPECT_EQ(MustLoad(flags).coordinator.metrics_port, 9203);
+  flags.coordinator_metrics_port = "70000";
+  EXPECT_THAT(LoadError(flags), HasSubstr("--coordinator.metrics-port: \"70000\" is out of range"));
+}
+
 TEST_F(ConfigTest, UnknownKeyIsAWarningWithAHint) {
   HomeWithConfig("hots: 1.2.3.4\nlock_stale_threshold: 10s\nfrobnicate: 1\n");
   Config c = MustLoad();

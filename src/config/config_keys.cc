@@ -135,6 +135,8 @@ const std::vector<KeySpec>& Table() {
       {"coordinator.port", "", VT::kInt, ""},
       {"coordinator.advertise", "", VT::kString, ""},
       {"coordinator.ha", "", VT::kBool, ""},
+      {"coordinator.metrics_host", "", VT::kString, ""},
+      {"coordinator.metrics_port", "", VT::kInt, ""},
       {"worker.id", "", VT::kString, ""},
       {"worker.max_active_runs", "worker.maxActiveRuns", VT::kInt, ""},
       {"worker.labels", "", VT::kLabels, ""},

@@ -42,6 +42,8 @@ const std::vector<EnvBinding>& EnvBindings() {
       {"DAGU_COORDINATOR_PORT", "coordinator.port", ""},
       {"DAGU_COORDINATOR_ADVERTISE", "coordinator.advertise", ""},
       {"DAGU_COORDINATOR_HA", "coordinator.ha", ""},
+      {"DAGU_COORDINATOR_METRICS_HOST", "coordinator.metrics_host", ""},
+      {"DAGU_COORDINATOR_METRICS_PORT", "coordinator.metrics_port", ""},
       {"DAGU_WORKER_ID", "worker.id", ""},
       {"DAGU_WORKER_MAX_ACTIVE_RUNS", "worker.max_active_runs", ""},
       {"DAGU_WORKER_LABELS", "worker.labels", ""},

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "store/worker_wait.h"
+
 namespace dagu {
 namespace {
 
@@ -79,9 +81,12 @@ void CollectInstanceMetrics(const RoleSnapshot& s, const SchedulerCounters* coun
                          "accepted (no coordinator, or no worker matching the selector); the run stays queued.")
                      .Add(Value(c.dispatch_failures)));
   out->push_back(Gauge("dagu_scheduler_runs_waiting_for_worker",
-                       "Queued runs of DAGs with a workerSelector that no coordinator accepted at their last try "
-                       "(no coordinator, or no worker matching the selector).")
-                     .Add(Value(c.runs_waiting_for_worker)));
+                       "Queued runs of DAGs with a workerSelector that no coordinator accepted at their last try, "
+                       "by reason: no_coordinator (none registered), no_matching_worker (no worker matches the "
+                       "selector), coordinator_failed (the coordinators failed or could not be reached).")
+                     .Add({{"reason", kWaitNoCoordinator}}, Value(c.runs_waiting_no_coordinator))
+                     .Add({{"reason", kWaitNoMatchingWorker}}, Value(c.runs_waiting_no_matching_worker))
+                     .Add({{"reason", kWaitCoordinatorFailed}}, Value(c.runs_waiting_coordinator_failed)));
 }
 
 void CollectInstancesMetrics(const std::vector<ServiceEntry>& live, std::vector<MetricFamily>* out) {

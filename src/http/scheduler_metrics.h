@@ -22,7 +22,9 @@
 //   dagu_scheduler_fenced_dispatches_refused_total       dispatches or batches refused by the lease fence
 //   dagu_scheduler_dispatch_failures_total               queued runs of DAGs with a workerSelector not accepted
 //                                                        by a coordinator (docs/distributed.md)
-//   dagu_scheduler_runs_waiting_for_worker               such runs waiting now (their last try failed)
+//   dagu_scheduler_runs_waiting_for_worker{reason}       such runs waiting now (their last try failed), by
+//                                                        reason (store/worker_wait.h: no_coordinator,
+//                                                        no_matching_worker, coordinator_failed)
 //   dagu_scheduler_lease_stale_threshold_seconds         T, and dagu_scheduler_lock_retry_interval_seconds R
 //                                                        (for alert rules on the takeover bound T + 2R)
 //

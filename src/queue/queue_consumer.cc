@@ -1,6 +1,7 @@
 #include "queue/queue_consumer.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -82,10 +83,14 @@ int QueueConsumer::RunPass(const Lease* lease) {
   }
   if (names.empty() && in_flight() == 0) {
     idle_ = true;  // nothing to observe, claim or remove: no write, no lock check
-    std::lock_guard<std::mutex> l(state_mu_);
-    reported_.clear();  // every item reported about is gone
-    backoff_.clear();
-    if (options_.counters != nullptr) options_.counters->runs_waiting_for_worker.store(0, std::memory_order_relaxed);
+    std::map<std::string, Backoff> gone;
+    {
+      std::lock_guard<std::mutex> l(state_mu_);
+      reported_.clear();  // every item reported about is gone
+      gone.swap(backoff_);
+      CountWaitingLocked();
+    }
+    for (const auto& [path, b] : gone) PublishWait(b.dag_name, b.run_id, nullptr);
     return 0;
   }
   idle_ = false;
@@ -94,9 +99,9 @@ int QueueConsumer::RunPass(const Lease* lease) {
   ObserveStarted(lease);
   int started = 0;
   for (const std::string& q : names) ProcessQueue(q, lease, &started);
-  if (options_.counters != nullptr) {
+  {
     std::lock_guard<std::mutex> l(state_mu_);
-    options_.counters->runs_waiting_for_worker.store(backoff_.size(), std::memory_order_relaxed);
+    CountWaitingLocked();
   }
   return started;
 }
@@ -194,6 +199,7 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
     spdlog::error("queue {}: {}", queue, s.ToString());
     return;
   }
+  std::vector<Backoff> gone;  // waiting runs whose item is gone (dequeued, started elsewhere)
   {
     // Forget what was reported about items of this queue that are gone.
     std::lock_guard<std::mutex> l(state_mu_);
@@ -203,9 +209,15 @@ void QueueConsumer::ProcessQueue(const std::string& queue, const Lease* lease, i
     }
     for (auto it = backoff_.begin(); it != backoff_.end();) {
       bool listed = std::any_of(items.begin(), items.end(), [&](const QueueItem& i) { return i.path == it->first; });
-      it = it->second.queue == queue && !listed ? backoff_.erase(it) : std::next(it);
+      if (it->second.queue == queue && !listed) {
+        gone.push_back(std::move(it->second));
+        it = backoff_.erase(it);
+      } else {
+        ++it;
+      }
     }
   }
+  for (const Backoff& b : gone) PublishWait(b.dag_name, b.run_id, nullptr);
   if (items.empty()) return;
   StatusOr<int> counted = procs_->CountAlive(queue);
   if (!counted.ok()) {
@@ -388,39 +400,83 @@ bool QueueConsumer::DispatchToWorker(const QueueItem& item, const Dag& dag, Stat
   // Blocks for at most the call's deadline; no state lock is held here.
   Status s = no_coordinator->ok() ? options_.dispatcher->Dispatch(task) : *no_coordinator;
   if (s.IsNotFound()) *no_coordinator = s;
-  std::lock_guard<std::mutex> l(state_mu_);
-  auto it = backoff_.find(item.path);
-  if (s.ok()) {
-    if (it != backoff_.end()) {
-      spdlog::info("{}: dispatched to a worker after waiting ({})", Describe(item), it->second.why);
-      backoff_.erase(it);
+  std::optional<WorkerWait> publish;  // what to write once the lock is released
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    auto it = backoff_.find(item.path);
+    if (s.ok()) {
+      if (it != backoff_.end()) {
+        spdlog::info("{}: dispatched to a worker after waiting ({})", Describe(item), it->second.why);
+        backoff_.erase(it);
+      } else {
+        spdlog::info("{}: dispatched to a worker", Describe(item));
+      }
     } else {
-      spdlog::info("{}: dispatched to a worker", Describe(item));
+      SchedulerCounters::Bump(options_.counters, &SchedulerCounters::dispatch_failures);
+      const std::string why = s.ToString();
+      if (it == backoff_.end()) {
+        it = backoff_.emplace(item.path, Backoff{item.dag_name, item.run_id, item.queue, "", WorkerWait{},
+                                                 options_.dispatch_retry_initial, MonoTime{}})
+                 .first;
+      } else {
+        it->second.delay = std::min<std::chrono::nanoseconds>(it->second.delay * 2, options_.dispatch_retry_max);
+      }
+      if (it->second.why != why) {  // once per change of reason, not per try
+        spdlog::warn("{}: stays queued: not dispatched to a worker: {}; tried again with back-off (up to {} s)",
+                     Describe(item), why,
+                     std::chrono::duration_cast<std::chrono::seconds>(options_.dispatch_retry_max).count());
+        it->second.why = why;
+        WorkerWait wait =
+            DescribeWorkerWait(s.IsNotFound(), s.code() == Status::Code::kBusy, why, dag.worker_selector);
+        // `since` stays that of the first sight of this reason (the detail,
+        // e.g. which coordinator answered, may change meanwhile).
+        wait.since = wait.reason == it->second.wait.reason ? it->second.wait.since : FormatRFC3339UTC(clock_->Now());
+        it->second.wait = wait;
+        publish = std::move(wait);
+      }
+      it->second.next = clock_->Monotonic() + it->second.delay;
     }
-    return true;
   }
-  SchedulerCounters::Bump(options_.counters, &SchedulerCounters::dispatch_failures);
-  const std::string why = s.ToString();
-  if (it == backoff_.end()) {
-    it = backoff_.emplace(item.path, Backoff{item.dag_name, item.run_id, item.queue, "", options_.dispatch_retry_initial,
-                                             MonoTime{}})
-             .first;
-  } else {
-    it->second.delay = std::min<std::chrono::nanoseconds>(it->second.delay * 2, options_.dispatch_retry_max);
+  // Dispatched: any record goes (also one an earlier active instance left).
+  if (s.ok() || publish) PublishWait(item.dag_name, item.run_id, s.ok() ? nullptr : &*publish);
+  return s.ok();
+}
+
+void QueueConsumer::PublishWait(const std::string& dag_name, const std::string& run_id, const WorkerWait* wait) {
+  if (options_.waits == nullptr) return;
+  RunDir run;
+  Status s = runs_->FindRun(dag_name, run_id, &run);
+  if (s.IsNotFound()) return;  // dequeued: the record went with the run
+  if (s.ok()) s = wait != nullptr ? options_.waits->Write(run.path, *wait) : options_.waits->Remove(run.path);
+  if (!s.ok()) {
+    spdlog::warn("queued run {} of DAG {}: {} why it waits for a worker: {}", run_id, dag_name,
+                 wait != nullptr ? "publishing" : "removing the record of", s.ToString());
   }
-  if (it->second.why != why) {  // once per change of reason, not per try
-    spdlog::warn("{}: stays queued: not dispatched to a worker: {}; tried again with back-off (up to {} s)",
-                 Describe(item), why, std::chrono::duration_cast<std::chrono::seconds>(options_.dispatch_retry_max).count());
-    it->second.why = why;
+}
+
+void QueueConsumer::CountWaitingLocked() {
+  if (options_.counters == nullptr) return;
+  uint64_t none = 0, no_match = 0, failed = 0;
+  for (const auto& [path, b] : backoff_) {
+    if (b.wait.reason == kWaitNoCoordinator) {
+      ++none;
+    } else if (b.wait.reason == kWaitNoMatchingWorker) {
+      ++no_match;
+    } else {
+      ++failed;
+    }
   }
-  it->second.next = clock_->Monotonic() + it->second.delay;
-  return false;
+  SchedulerCounters& c = *options_.counters;
+  c.runs_waiting_for_worker.store(backoff_.size(), std::memory_order_relaxed);
+  c.runs_waiting_no_coordinator.store(none, std::memory_order_relaxed);
+  c.runs_waiting_no_matching_worker.store(no_match, std::memory_order_relaxed);
+  c.runs_waiting_coordinator_failed.store(failed, std::memory_order_relaxed);
 }
 
 std::vector<WaitingForWorker> QueueConsumer::waiting_for_worker() const {
   std::lock_guard<std::mutex> l(state_mu_);
   std::vector<WaitingForWorker> out;
-  for (const auto& [path, b] : backoff_) out.push_back({b.dag_name, b.run_id, b.why});
+  for (const auto& [path, b] : backoff_) out.push_back({b.dag_name, b.run_id, b.why, b.wait});
   return out;
 }
 

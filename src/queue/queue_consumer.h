@@ -46,7 +46,10 @@
 //     coordinator, no matching worker) the claim is released and the run
 //     stays queued; the item is tried again after a back-off that doubles
 //     from `dispatch_retry_initial` to `dispatch_retry_max`, the reason is
-//     logged once per change and kept (waiting_for_worker()). A dispatched
+//     logged once per change and kept (waiting_for_worker()), and published
+//     for the web server in the run's directory (store/worker_wait.h,
+//     `options.waits`): written when the reason changes, removed when the
+//     run is dispatched or its item is gone. A dispatched
 //     run not seen starting within `dispatch_start_timeout` (the worker
 //     died with it) is dispatched again.
 //  4. A claim whose run stays queued with no heartbeat, unchanged for
@@ -78,6 +81,7 @@
 #include "store/proc_store.h"
 #include "store/queue_store.h"
 #include "store/run_store.h"
+#include "store/worker_wait.h"
 
 namespace dagu {
 
@@ -100,6 +104,9 @@ struct QueueConsumerOptions {
   // Where runs of DAGs with a workerSelector go (see above); null: they
   // start here like any other run.
   TaskDispatcher* dispatcher = nullptr;
+  // Where the reason a run waits for a worker is published (see above);
+  // null: only logged and counted.
+  WorkerWaitStore* waits = nullptr;
   std::chrono::milliseconds dispatch_retry_initial = std::chrono::seconds(2);
   std::chrono::milliseconds dispatch_retry_max = std::chrono::seconds(30);
   std::chrono::nanoseconds dispatch_start_timeout = std::chrono::minutes(2);
@@ -110,6 +117,7 @@ struct WaitingForWorker {
   std::string dag_name;
   std::string run_id;
   std::string why;  // the dispatcher's last error
+  WorkerWait wait;  // the same, as published (store/worker_wait.h)
 };
 
 class QueueConsumer final : public ActiveComponent {
@@ -144,6 +152,7 @@ class QueueConsumer final : public ActiveComponent {
     std::string run_id;
     std::string queue;
     std::string why;
+    WorkerWait wait;
     std::chrono::nanoseconds delay{0};
     MonoTime next{};
   };
@@ -176,6 +185,11 @@ class QueueConsumer final : public ActiveComponent {
   bool DispatchToWorker(const QueueItem& item, const Dag& dag, Status* no_coordinator);
   // The item waits out its dispatch back-off.
   bool BackingOff(const QueueItem& item);
+  // Publishes (or, with `wait` null, removes) the reason the run waits.
+  // Called with no lock held: it reads and writes files.
+  void PublishWait(const std::string& dag_name, const std::string& run_id, const WorkerWait* wait);
+  // Counts the waiting runs by reason into options_.counters (state_mu_ held).
+  void CountWaitingLocked();
 
   const Clock* clock_;
   QueueStore* queues_;

@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "core/time_format.h"
 #include "queue/queue_consumer.h"
 #include "support/fake_clock.h"
 #include "support/faulty_file_system.h"
@@ -496,8 +497,21 @@ class QueueDispatchTest : public QueueConsumerTest {
     QueueConsumerOptions o;
     o.dispatcher = &dispatcher_;
     o.counters = &counters_;
+    o.waits = &waits_;
     return Make(o);
   }
+  // What the web server reads (store/worker_wait.h): the record of the run,
+  // or nullopt when there is none.
+  std::optional<WorkerWait> PublishedWait(const std::string& dag, const std::string& id) {
+    RunDir run;
+    EXPECT_TRUE(stores_.runs.FindRun(dag, id, &run).ok());
+    WorkerWait w;
+    Status s = waits_.Read(run.path, &w);
+    if (s.IsNotFound()) return std::nullopt;
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return w;
+  }
+  WorkerWaitStore waits_{&fs_};
   bool Claimed(const std::string& queue) {
     std::vector<QueueItem> items;
     EXPECT_TRUE(stores_.queues.List(queue, &items).ok());
@@ -578,6 +592,71 @@ TEST_F(QueueDispatchTest, WhileNoWorkerAcceptsTheRunStaysQueuedAndIsTriedWithBac
   EXPECT_TRUE(c->waiting_for_worker().empty());
   EXPECT_EQ(counters_.runs_waiting_for_worker.load(), 0u);
   EXPECT_TRUE(starter_.Started().empty());
+}
+
+TEST_F(QueueDispatchTest, WhyTheRunWaitsIsPublishedOnChangeAndRemovedWhenDispatched) {
+  AddRemoteDag("remote");
+  Enqueue("remote", "r1");
+  auto c = MakeDispatching();
+  dispatcher_.answer = Status::NotFound("no coordinator in the service registry");
+  c->RunPass(&lease_);
+  std::optional<WorkerWait> w = PublishedWait("remote", "r1");
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->reason, kWaitNoCoordinator);
+  EXPECT_EQ(w->message, "no coordinator is registered");
+  EXPECT_EQ(w->detail, Status::NotFound("no coordinator in the service registry").ToString());
+  EXPECT_EQ(w->worker_selector, (std::map<std::string, std::string>{{"pool", "a"}}));
+  EXPECT_EQ(w->since, FormatRFC3339UTC(clock_.Now()));
+  EXPECT_EQ(counters_.runs_waiting_no_coordinator.load(), 1u);
+  EXPECT_EQ(counters_.runs_waiting_no_matching_worker.load(), 0u);
+
+  // Another reason: rewritten, with a new `since`.
+  const std::string first_since = w->since;
+  clock_.Advance(seconds(2));
+  dispatcher_.answer = Status::Busy("coordinator 127.0.0.1:1: no workers match the required selector");
+  c->RunPass(&lease_);
+  EXPECT_EQ(dispatcher_.Calls(), 2u);
+  w = PublishedWait("remote", "r1");
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->reason, kWaitNoMatchingWorker);
+  EXPECT_EQ(w->message, "no worker matches pool=a");
+  EXPECT_NE(w->since, first_since) << "a new reason starts a new wait";
+  // The same reason again: the record stays as it was.
+  const WorkerWait second = *w;
+  clock_.Advance(seconds(4));
+  c->RunPass(&lease_);
+  EXPECT_EQ(dispatcher_.Calls(), 3u);
+  EXPECT_EQ(PublishedWait("remote", "r1"), second);
+  EXPECT_EQ(counters_.runs_waiting_no_coordinator.load(), 0u);
+  EXPECT_EQ(counters_.runs_waiting_no_matching_worker.load(), 1u);
+  EXPECT_EQ(counters_.runs_waiting_for_worker.load(), 1u);
+  EXPECT_EQ(c->waiting_for_worker()[0].wait, *w);
+
+  dispatcher_.answer = Status::OK();  // a matching worker came
+  clock_.Advance(seconds(30));
+  EXPECT_EQ(c->RunPass(&lease_), 1);
+  EXPECT_FALSE(PublishedWait("remote", "r1").has_value()) << "the record must go once the run is dispatched";
+  EXPECT_EQ(counters_.runs_waiting_no_matching_worker.load(), 0u);
+}
+
+TEST_F(QueueDispatchTest, ThePublishedWaitGoesWhenTheItemIsGone) {
+  AddRemoteDag("remote");
+  Enqueue("remote", "r1");
+  auto c = MakeDispatching();
+  dispatcher_.answer = Status::IOError("coordinator 127.0.0.1:1: unavailable");
+  c->RunPass(&lease_);
+  std::optional<WorkerWait> w = PublishedWait("remote", "r1");
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->reason, kWaitCoordinatorFailed);
+  EXPECT_EQ(counters_.runs_waiting_coordinator_failed.load(), 1u);
+  std::vector<QueueItem> items;
+  ASSERT_TRUE(stores_.queues.List("remote", &items).ok());
+  ASSERT_EQ(items.size(), 1u);
+  ASSERT_TRUE(stores_.queues.RemoveItem(items[0]).ok());  // started or dequeued elsewhere
+  c->RunPass(&lease_);
+  EXPECT_FALSE(PublishedWait("remote", "r1").has_value());
+  EXPECT_EQ(counters_.runs_waiting_coordinator_failed.load(), 0u);
+  EXPECT_EQ(counters_.runs_waiting_for_worker.load(), 0u);
 }
 
 TEST_F(QueueDispatchTest, WithNoCoordinatorTheOtherRunsOfThePassAreNotTried) {

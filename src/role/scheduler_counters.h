@@ -28,6 +28,10 @@ struct SchedulerCounters {
   std::atomic<uint64_t> fenced_refusals{0};        // dispatches or batches refused by the lease fence
   std::atomic<uint64_t> dispatch_failures{0};      // queued runs no coordinator accepted (no coordinator, no worker)
   std::atomic<uint64_t> runs_waiting_for_worker{0};  // a gauge: such runs whose last try failed (queue consumer)
+  // The same by reason (store/worker_wait.h's kWait*); they add up to it.
+  std::atomic<uint64_t> runs_waiting_no_coordinator{0};
+  std::atomic<uint64_t> runs_waiting_no_matching_worker{0};
+  std::atomic<uint64_t> runs_waiting_coordinator_failed{0};
   // Seconds each renewal attempt took (successful or not).
   metrics::Histogram renewal_latency{{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}};
 

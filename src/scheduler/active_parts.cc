@@ -31,6 +31,7 @@
 #include "store/run_store.h"
 #include "store/service_registry.h"
 #include "store/tick_ledger.h"
+#include "store/worker_wait.h"
 #include "ticker/store_run_catalog.h"
 #include "ticker/ticker.h"
 
@@ -120,6 +121,7 @@ class SchedulingParts final : public ActiveComponent {
   ServiceRegistry registry_;
   distributed::CoordinatorDiscovery discovery_;
   distributed::CoordinatorDispatcher dispatcher_;
+  WorkerWaitStore waits_;  // why such a run waits, for the web server (store/worker_wait.h)
   Replayer replayer_;
   Ticker ticker_;
   QueueConsumer consumer_;
@@ -158,9 +160,11 @@ TickerOptions TickOptions(const Config& config, const ActivePartsDeps& deps) {
   return o;
 }
 
-QueueConsumerOptions ConsumerOptions(const Config& config, const ActivePartsDeps& deps, TaskDispatcher* dispatcher) {
+QueueConsumerOptions ConsumerOptions(const Config& config, const ActivePartsDeps& deps, TaskDispatcher* dispatcher,
+                                     WorkerWaitStore* waits) {
   QueueConsumerOptions o;
   o.dispatcher = dispatcher;
+  o.waits = waits;
   o.counters = deps.counters;
   o.enabled = config.queues.enabled;
   o.global_queues = config.queues.config;
@@ -204,10 +208,11 @@ SchedulingParts::SchedulingParts(const Config& config, const ActivePartsDeps& de
       registry_(deps.fs, RegistryDirOf(config.paths)),
       discovery_(&registry_, deps.clock),
       dispatcher_(&discovery_, nullptr, std::chrono::seconds(5), distributed::PeerTlsOf(config.peer)),
+      waits_(deps.fs),
       replayer_(deps.clock, &dags_, &suspend_, &catalog_, &enqueuer_, &ledger_, ReplayOptions(config, deps)),
       ticker_(deps.clock, &dags_, &suspend_, &catalog_, &launcher_, &ledger_, &replayer_, TickOptions(config, deps)),
       consumer_(deps.clock, &queues_, &runs_, &procs_, &dags_, &suspend_, &launcher_,
-                ConsumerOptions(config, deps, &dispatcher_)),
+                ConsumerOptions(config, deps, &dispatcher_, &waits_)),
       reaper_(deps.clock, &runs_, &procs_, &ops_, ReapOptions(config, &dags_)),
       retention_(deps.fs, deps.clock, &runs_),
       sweeper_(&retention_, [this] { return RetentionTargets(); }),

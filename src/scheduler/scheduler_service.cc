@@ -214,6 +214,7 @@ Status SchedulerService::Start() {
   const bool serve_health = options_.serve_health && config_.scheduler.port > 0;
   p->publisher = std::make_unique<StatusPublisher>(p->registry.get(), p->journal.get(), p->clock, snapshot,
                                                    serve_health ? config_.scheduler.port : 0, kVersion);
+  p->publisher->set_coordinator_ha(options_.coordinator_ha);
   p->watchdog = std::make_unique<StopWatchdog>(options_.stop_timeout, options_.on_stop_timeout);
   p->listener = std::make_unique<ServiceListener>(p->publisher.get(), p->watchdog.get(), p->counters.get());
   p->machine = std::make_unique<RoleMachine>(p->elector.get(), p->lease.get(), p->renewal.get(), p->clock, p->timing,

@@ -80,6 +80,9 @@ struct SchedulerServiceOptions {
   std::vector<ActiveComponent*> extra_active_parts;
   // Adds the caller's families to /metrics (the coordinator's); any thread.
   std::function<void(std::vector<metrics::MetricFamily>*)> extra_metrics;
+  // Written into this instance's registry entry (ServiceEntry::coordinator_ha):
+  // an elected `dagu coordinator` refuses to start beside it.
+  bool coordinator_ha = false;
 };
 
 class SchedulerService {

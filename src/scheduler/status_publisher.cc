@@ -77,7 +77,9 @@ void StatusPublisher::OnRoleChange(const RoleEvent& event) {
 
 void StatusPublisher::WriteEntry() {
   RoleSnapshot s = snapshot_();
-  if (Status st = registry_->Write(kSchedulerServiceName, EntryFor(s, port_, version_, clock_->Now())); !st.ok()) {
+  ServiceEntry entry = EntryFor(s, port_, version_, clock_->Now());
+  entry.coordinator_ha = coordinator_ha_;
+  if (Status st = registry_->Write(kSchedulerServiceName, entry); !st.ok()) {
     spdlog::warn("Failed to update the service registry entry of {}: {}", s.instance_id, st.ToString());
   }
   std::vector<ServiceEntry> live;

@@ -40,6 +40,9 @@ class StatusPublisher final : public RoleListener {
   ~StatusPublisher() override;
 
   void Start();
+  // The entries say this instance serves the coordinator while active
+  // (coordinator.ha). Before Start().
+  void set_coordinator_ha(bool on) { coordinator_ha_ = on; }
   void OnRoleChange(const RoleEvent& event) override;
   // Writes what is queued, removes the registry entry, and ends the thread.
   void StopAndRemove();
@@ -65,6 +68,7 @@ class StatusPublisher final : public RoleListener {
   SnapshotFn snapshot_;
   int port_;
   std::string version_;
+  bool coordinator_ha_ = false;
   Duration refresh_;
 
   mutable std::mutex mu_;

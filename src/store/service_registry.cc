@@ -52,6 +52,7 @@ std::string EncodeServiceEntry(const ServiceEntry& e) {
   if (e.threshold_in_force_seconds) j["threshold_in_force_seconds"] = *e.threshold_in_force_seconds;
   if (e.updated_at) j["updated_at"] = FormatRFC3339NanoUTC(*e.updated_at);
   if (!e.version.empty()) j["version"] = e.version;
+  if (e.coordinator_ha) j["coordinator_ha"] = true;
   return j.dump(2);
 }
 
@@ -78,6 +79,7 @@ Status DecodeServiceEntry(std::string_view bytes, ServiceEntry* out) {
     e.threshold_in_force_seconds = t->get<double>();
   }
   e.updated_at = OptionalTime(j, "updated_at");
+  if (auto h = j.find("coordinator_ha"); h != j.end() && h->is_boolean()) e.coordinator_ha = h->get<bool>();
   e.version = OptionalString(j, "version");
   *out = std::move(e);
   return Status::OK();

@@ -9,7 +9,7 @@
 //
 // followed by our extra fields (Dagu ignores unknown keys): role, state,
 // role_since, lock_holder, last_renewal_seen_seconds,
-// threshold_in_force_seconds, updated_at, version. An
+// threshold_in_force_seconds, updated_at, version, coordinator_ha. An
 // entry is live while its file's mtime is younger than 30 s; its owner
 // rewrites it at least every 10 s and removes it on a clean stop.
 #pragma once
@@ -55,6 +55,9 @@ struct ServiceEntry {
   std::optional<double> threshold_in_force_seconds;
   std::optional<WallTime> updated_at;
   std::string version;
+  // A scheduler serving the coordinator while active (coordinator.ha);
+  // written ("coordinator_ha": true) only when set.
+  bool coordinator_ha = false;
 
   // Filled by List(): the file's mtime.
   WallTime file_mtime;

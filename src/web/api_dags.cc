@@ -170,7 +170,9 @@ void HandleDagRun(const ApiContext& ctx, const http::Request& req, http::Respons
     return SendError(res, 500, error_code::kNotFound, "dag-run ID not found");  // 1.30.2's status
   }
   if (!s.ok()) return SendStatusError(res, s);
-  SendJson(res, 200, {{"dagRun", RunDetailsJson(view.record)}});
+  ApiJson details = RunDetailsJson(view.record);
+  AddWorkerWait(ctx, view.run.path, view.record, &details);
+  SendJson(res, 200, {{"dagRun", details}});
 }
 
 void HandleTags(const ApiContext& ctx, const http::Request&, http::Response& res) {

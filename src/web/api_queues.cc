@@ -18,6 +18,7 @@ bool Summary(const ApiContext& ctx, const std::string& dag_name, const std::stri
   RunView view;
   if (!LookupRun(ctx, dag_name, run_id, &view).ok()) return false;
   *out = RunSummaryJson(view.record);
+  AddWorkerWait(ctx, view.run.path, view.record, out);
   return true;
 }
 

@@ -157,7 +157,9 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
       break;
     }
     ApplyStaleCheck(ctx, e.attempt, &e.record);
-    runs.push_back(RunSummaryJson(e.record));
+    ApiJson summary = RunSummaryJson(e.record);
+    AddWorkerWait(ctx, e.run.path, e.record, &summary);
+    runs.push_back(std::move(summary));
     ++shown;
   }
   if (paged) return SendJson(res, 200, {{"dagRuns", runs}, {"nextCursor", next}});
@@ -167,7 +169,9 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
 void HandleDetail(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   RunTarget t;
   if (!FindRunTarget(ctx, req, res, /*latest_alias=*/true, &t)) return;
-  SendJson(res, 200, {{"dagRunDetails", RunDetailsJson(t.record)}});
+  ApiJson details = RunDetailsJson(t.record);
+  if (!t.sub) AddWorkerWait(ctx, DirName(t.attempt.path), t.record, &details);
+  SendJson(res, 200, {{"dagRunDetails", details}});
 }
 
 void HandleSpec(const ApiContext& ctx, const http::Request& req, http::Response& res) {

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "core/time_format.h"
+#include "store/worker_wait.h"
 #include "web/api_test_fixture.h"
 
 namespace dagu::web::testing {
@@ -125,6 +126,64 @@ TEST_F(StatusApiTest, QueuesShowRunningAndWaiting) {
   EXPECT_EQ(j["summary"]["totalCapacity"], 6);
 }
 
+// Ours: a queued run that the scheduler could not hand to a worker carries
+// why (store/worker_wait.h) wherever the API shows it as queued; any other
+// run keeps 1.30.2's shape (no extra key).
+TEST_F(StatusApiTest, AQueuedRunWaitingForAWorkerShowsWhy) {
+  WriteDag("gpu", "workerSelector:\n  pool: gpu\nsteps:\n  - name: a\n    run: echo\n");
+  WriteRun("gpu", "wait-1", RunStatus::kQueued);
+  WriteRun("gpu", "plain-1", RunStatus::kQueued);
+  WriteRun("gpu", "done-1", RunStatus::kSucceeded);
+  QueueItem item;
+  ASSERT_TRUE(queues_.Enqueue("gpu", QueuePriority::kLow, "gpu", "wait-1", &item).ok());
+  ASSERT_TRUE(queues_.Enqueue("gpu", QueuePriority::kLow, "gpu", "plain-1", &item).ok());
+  WorkerWaitStore waits(PosixFileSystem());
+  WorkerWait w = DescribeWorkerWait(false, true, "Busy: coordinator h:50055: no workers match the required selector",
+                                    {{"pool", "gpu"}});
+  w.since = "2026-12-06T04:00:00Z";
+  for (const char* id : {"wait-1", "done-1"}) {  // done-1: a record left behind by a scheduler that died
+    RunDir run;
+    ASSERT_TRUE(runs_.FindRun("gpu", id, &run).ok());
+    ASSERT_TRUE(waits.Write(run.path, w).ok());
+  }
+  StartServer();
+  const nlohmann::json want = {{"reason", "no_matching_worker"},
+                               {"message", "no worker matches pool=gpu"},
+                               {"detail", "Busy: coordinator h:50055: no workers match the required selector"},
+                               {"workerSelector", {{"pool", "gpu"}}},
+                               {"since", "2026-12-06T04:00:00Z"}};
+
+  auto j = Json(Get("/api/v2/dag-runs/gpu/wait-1"));
+  EXPECT_EQ(j["dagRunDetails"]["waitingForWorker"], want) << j.dump();
+  j = Json(Get("/api/v2/dags/gpu/dag-runs/wait-1"));
+  EXPECT_EQ(j["dagRun"]["waitingForWorker"], want) << j.dump();
+  for (const char* id : {"plain-1", "done-1"}) {
+    j = Json(Get(std::string("/api/v2/dag-runs/gpu/") + id));
+    EXPECT_FALSE(j["dagRunDetails"].contains("waitingForWorker")) << id << ": " << j.dump();
+  }
+
+  j = Json(Get("/api/v2/dag-runs?name=gpu"));
+  ASSERT_EQ(j["dagRuns"].size(), 3u) << j.dump();
+  for (const auto& run : j["dagRuns"]) {
+    if (run["dagRunId"] == "wait-1") {
+      EXPECT_EQ(run["waitingForWorker"], want);
+    } else {
+      EXPECT_FALSE(run.contains("waitingForWorker")) << run.dump();
+    }
+  }
+
+  j = Json(Get("/api/v2/queues"));
+  ASSERT_EQ(j["queues"].size(), 1u) << j.dump();
+  ASSERT_EQ(j["queues"][0]["queued"].size(), 2u);
+  for (const auto& run : j["queues"][0]["queued"]) {
+    if (run["dagRunId"] == "wait-1") {
+      EXPECT_EQ(run["waitingForWorker"], want);
+    } else {
+      EXPECT_FALSE(run.contains("waitingForWorker")) << run.dump();
+    }
+  }
+}
+
 // Runs the real promtool over a scrape.
 int Promtool(const std::string& scrape, std::string* output) {
   dagu::testing::TempDir dir;
@@ -161,6 +220,9 @@ TEST_F(StatusApiTest, MetricsCountInstancesAndQueuesAndPassPromtool) {
   c.ticks = 30;
   c.runs_dispatched = 4;
   c.slots_replayed = 3;
+  c.runs_waiting_for_worker = 3;
+  c.runs_waiting_no_matching_worker = 2;
+  c.runs_waiting_coordinator_failed = 1;
   c.renewal_latency.Observe(0.002);
   StartServer();
   auto r = Get("/metrics");
@@ -187,7 +249,10 @@ TEST_F(StatusApiTest, MetricsCountInstancesAndQueuesAndPassPromtool) {
                            "dagu_scheduler_slots_replayed_total 3\n",
                            "dagu_scheduler_last_renewal_age_seconds 0.5\n",
                            "dagu_scheduler_last_takeover_seconds 31.5\n",
-                           "dagu_scheduler_lock_renewal_duration_seconds_count 1\n"}) {
+                           "dagu_scheduler_lock_renewal_duration_seconds_count 1\n",
+                           "dagu_scheduler_runs_waiting_for_worker{reason=\"no_coordinator\"} 0\n",
+                           "dagu_scheduler_runs_waiting_for_worker{reason=\"no_matching_worker\"} 2\n",
+                           "dagu_scheduler_runs_waiting_for_worker{reason=\"coordinator_failed\"} 1\n"}) {
     EXPECT_NE(m.find(want), std::string::npos) << "missing " << want << "in\n" << m;
   }
   EXPECT_EQ(m.find("D-dead"), std::string::npos);

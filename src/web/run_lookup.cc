@@ -3,6 +3,7 @@
 #include "dag/dag_names.h"
 #include "store/run_layout.h"
 #include "store/stale_check.h"
+#include "store/worker_wait.h"
 
 namespace dagu::web {
 
@@ -22,6 +23,17 @@ Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::
   out->queue = ctx.runs->QueueOf(out->attempt, dag_name);
   ApplyStaleCheck(ctx, out->attempt, out->queue, &out->record);
   return Status::OK();
+}
+
+void AddWorkerWait(const ApiContext& ctx, const std::string& run_dir, const RunRecord& record, ApiJson* run) {
+  if (record.status != RunStatus::kQueued || run_dir.empty()) return;
+  WorkerWait w;
+  if (!WorkerWaitStore(ctx.fs).Read(run_dir, &w).ok()) return;
+  (*run)["waitingForWorker"] = {{"reason", w.reason},
+                                {"message", w.message},
+                                {"detail", w.detail},
+                                {"workerSelector", w.worker_selector},
+                                {"since", w.since}};
 }
 
 }  // namespace dagu::web

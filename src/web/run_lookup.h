@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "store/run_store.h"
 #include "web/api_context.h"
+#include "web/api_views.h"
 
 namespace dagu::web {
 
@@ -30,5 +31,12 @@ void ApplyStaleCheck(const ApiContext& ctx, const AttemptDir& attempt, const std
 // says running: the only status the check can change. What listings use (a
 // dag.json read per listed run was half of their cost).
 void ApplyStaleCheck(const ApiContext& ctx, const AttemptDir& attempt, RunRecord* record);
+
+// Ours (docs/web.md "Waiting for a worker"): when `record` is queued and the
+// scheduler published why the run waits for a worker (store/worker_wait.h)
+// in `run_dir`, sets run["waitingForWorker"] = {reason, message, detail,
+// workerSelector, since}. Nothing else is changed: a run that does not wait
+// keeps 1.30.2's shape. An unreadable record is left out.
+void AddWorkerWait(const ApiContext& ctx, const std::string& run_dir, const RunRecord& record, ApiJson* run);
 
 }  // namespace dagu::web

@@ -11,7 +11,8 @@
 // history grid), Runs (filters, the started run, its graph, steps and step
 // logs with head/tail paging, retry from a step; a parent's sub-DAG runs
 // with their status and a link to the child's page), live updates (a run
-// page turns from running to succeeded without a reload), and Queue. A fifth
+// page turns from running to succeeded without a reload), and Queue (with a
+// queued run that says why it waits for a worker). A fifth
 // instance with builtin auth under a base path shows the login form and,
 // signed in, the DAG list. Any uncaught page error or console error fails
 // the test.
@@ -594,6 +595,21 @@ async function main() {
   }
   check(qLabels.filter((l) => l === "dequeued" || l === "aborted").length === 2 && !qLabels.includes("queued"),
     "Queue: Clear dequeued the waiting runs (" + qLabels.join(", ") + ")");
+  // A queued run of a DAG whose workerSelector no worker matches says why
+  // (ours, issue 32: the scheduler publishes it, the API's waitingForWorker).
+  fs.writeFileSync(path.join(home, "dags", "gpu-wait.yaml"),
+    "workerSelector:\n  pool: e2e-nowhere\nsteps:\n  - name: s\n    command: echo never\n");
+  check((await postJson("/api/v2/dags/gpu-wait/enqueue", { dagRunId: "w-1" })).ok, "Queue: enqueued w-1 (a selector no worker matches)");
+  await page.goto(base + "#/queues");
+  const waitNote = /waiting for a worker: no (worker matches pool=e2e-nowhere|coordinator is registered)/;
+  await page.waitForFunction((re) => new RegExp(re).test((document.querySelector('.queue[data-queue="gpu-wait"]') || {}).textContent || ""),
+    waitNote.source, { timeout: 30000 });
+  check(true, "Queue: a run waiting for a worker says why (" + (await page.locator('.queue[data-queue="gpu-wait"] .wait-note').innerText()) + ")");
+  await page.goto(base + "#/runs/gpu-wait/w-1");
+  await page.waitForFunction((re) => new RegExp(re).test(document.body.textContent), waitNote.source, { timeout: 15000 });
+  check(true, "Run: a run waiting for a worker says why");
+  check((await fetch("http://127.0.0.1:" + b.webPort + "/api/v2/dag-runs/gpu-wait/w-1/dequeue")).ok, "Queue: w-1 dequeued");
+  await page.goto(base + "#/queues");
   await pageShot(page, "queues");
 
   // ---- a DAG's Log tab: the scheduler log of its runs ----

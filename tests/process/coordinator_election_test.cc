@@ -14,7 +14,11 @@
 //    (fencing, distributed/fenced_task_store.h), and every run ran once.
 #include <signal.h>
 
+#include <sys/wait.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -23,6 +27,7 @@
 
 #include "ha_cluster.h"
 #include "support/run_records.h"
+#include "support/subprocess.h"
 
 namespace dagu::testing {
 namespace {
@@ -196,6 +201,101 @@ TEST_F(CoordinatorElectionTest, ACoordinatorDeposedWhilePausedWritesNoRecordAndE
   ASSERT_EQ(CoordinatorEntries().size(), 1u);
   EXPECT_EQ(CoordinatorEntries()[0].value("port", 0), port_b_);
   ExpectEveryRunSucceededOnce(90s);
+}
+
+// `promtool check metrics` over a scrape; "" when it passes (or promtool is
+// not installed), else what it said.
+std::string PromtoolComplaint(const std::string& dir, const std::string& scrape) {
+  if (std::system("command -v promtool >/dev/null 2>&1") != 0) return "";
+  const std::string in = dir + "/scrape.txt";
+  std::ofstream(in) << scrape;
+  int rc = std::system(("promtool check metrics < '" + in + "' > '" + in + ".out' 2>&1").c_str());
+  if (WIFEXITED(rc) && WEXITSTATUS(rc) == 0) return "";
+  return ReadText(in + ".out") + "\n" + scrape;
+}
+
+// Ours (docs/distributed.md "Coordinator /metrics"): each elected `dagu
+// coordinator` serves /metrics and /health on coordinator.metrics_port
+// (the flag on one, the env var on the other): the holder
+// dagu_coordinator_serving 1 with its tasks, waiting polls and per-worker
+// running tasks; the standby serving 0. Both pass promtool.
+TEST_F(CoordinatorElectionTest, EachElectedCoordinatorServesItsMetrics) {
+  std::filesystem::create_directories(home_.Scratch("tmp"));
+  const int metrics_a = FreePort(), metrics_b = FreePort();
+  std::map<std::string, std::string> ha{{"DAGU_COORDINATOR_HA", "true"}, {"TMPDIR", home_.Scratch("tmp")}};
+  auto env_b = ha;
+  env_b["DAGU_COORDINATOR_PORT"] = std::to_string(FreePort());
+  env_b["DAGU_COORDINATOR_METRICS_PORT"] = std::to_string(metrics_b);
+  a_ = &Start("coord-a",
+              {"coordinator", "--coordinator.port", std::to_string(FreePort()), "--coordinator.metrics-port",
+               std::to_string(metrics_a)},
+              ha);
+  ASSERT_TRUE(PollUntil([&] { return Logged(*a_, "Coordinator serving on"); }, 20s, 50ms)) << a_->Describe(40);
+  b_ = &Start("coord-b", {"coordinator"}, env_b);
+  ASSERT_TRUE(PollUntil([&] { return Logged(*b_, "to=standby"); }, 20s, 50ms)) << b_->Describe(40);
+  worker_ = &Start("worker", {"worker", "--worker.id", "w1", "--worker.labels", "pool=a", "--worker.max-active-runs", "1"},
+                   {{"TMPDIR", home_.Scratch("tmp")}});
+  std::string scrape_a;
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        scrape_a = HttpGet(metrics_a, "/metrics").body;
+        return scrape_a.find("dagu_coordinator_waiting_polls 1\n") != std::string::npos &&
+               scrape_a.find("dagu_coordinator_worker_running_tasks{worker=\"w1\"} 0\n") != std::string::npos;
+      },
+      20s, 100ms))
+      << scrape_a << a_->Describe(40) << worker_->Describe(20);
+  for (const char* want : {"dagu_coordinator_serving 1\n", "dagu_coordinator_tasks_waiting 0\n",
+                           "dagu_coordinator_tasks_dispatched 0\n"}) {
+    EXPECT_NE(scrape_a.find(want), std::string::npos) << want << " missing in\n" << scrape_a;
+  }
+  const std::string scrape_b = HttpGet(metrics_b, "/metrics").body;
+  EXPECT_NE(scrape_b.find("dagu_coordinator_serving 0\n"), std::string::npos) << scrape_b;
+  EXPECT_EQ(scrape_b.find("dagu_coordinator_waiting_polls"), std::string::npos) << scrape_b;
+  EXPECT_NE(HttpGet(metrics_a, "/health").body.find("\"serving\":true"), std::string::npos);
+  EXPECT_NE(HttpGet(metrics_b, "/health").body.find("\"serving\":false"), std::string::npos);
+  EXPECT_EQ(HttpGet(metrics_a, "/other").status, 404);
+  EXPECT_EQ(PromtoolComplaint(home_.Scratch("tmp"), scrape_a), "");
+  EXPECT_EQ(PromtoolComplaint(home_.Scratch("tmp"), scrape_b), "");
+}
+
+// The two designs of coordinator HA on one data directory (docs/
+// distributed.md "Coordinator high availability"): the one that starts
+// second exits 78 naming the other. An elected `dagu coordinator` serving:
+// a `dagu scheduler` with coordinator.ha refuses; once it stopped (lock
+// released), that scheduler starts, and then an elected `dagu coordinator`
+// refuses.
+TEST_F(CoordinatorElectionTest, MixingTheTwoDesignsIsRefusedByWhicheverStartsSecond) {
+  std::filesystem::create_directories(home_.Scratch("tmp"));
+  std::map<std::string, std::string> ha{{"DAGU_COORDINATOR_HA", "true"}, {"TMPDIR", home_.Scratch("tmp")}};
+  auto env_coordinator = ha;
+  env_coordinator["DAGU_COORDINATOR_PORT"] = std::to_string(FreePort());
+  a_ = &Start("coord-a", {"coordinator"}, env_coordinator);
+  ASSERT_TRUE(PollUntil([&] { return Logged(*a_, "Coordinator serving on"); }, 20s, 50ms)) << a_->Describe(40);
+
+  auto env_scheduler = ha;
+  env_scheduler["DAGU_COORDINATOR_PORT"] = std::to_string(FreePort());
+  DaguProcess& refused = Start("scheduler-refused", {"scheduler"}, env_scheduler);
+  std::optional<int> status = refused.Wait(15s);
+  ASSERT_TRUE(status.has_value()) << refused.Describe(40);
+  EXPECT_EQ(*status, 78) << refused.Describe(40);
+  EXPECT_NE(refused.Output().find("an elected `dagu coordinator` (coordinator.ha) holds"), std::string::npos)
+      << refused.Describe(40);
+  EXPECT_EQ(CoordinatorEntries().size(), 1u) << "the refused scheduler must not serve a coordinator";
+
+  a_->Signal(SIGTERM);
+  ASSERT_EQ(a_->Wait(15s), std::optional<int>(0)) << a_->Describe(40);
+  scheduler_ = &Start("scheduler", {"scheduler"}, env_scheduler);
+  ASSERT_TRUE(WaitForRole(*scheduler_, "active", 15s)) << scheduler_->Describe(40);
+  ASSERT_TRUE(PollUntil([&] { return CoordinatorEntries().size() == 1u; }, 20s, 100ms)) << scheduler_->Describe(40);
+
+  DaguProcess& second = Start("coord-second", {"coordinator"}, env_coordinator);
+  status = second.Wait(15s);
+  ASSERT_TRUE(status.has_value()) << second.Describe(40);
+  EXPECT_EQ(*status, 78) << second.Describe(40);
+  EXPECT_NE(second.Output().find("runs with coordinator.ha on this data directory"), std::string::npos)
+      << second.Describe(40);
+  EXPECT_TRUE(scheduler_->running());
+  EXPECT_EQ(CoordinatorEntries().size(), 1u);
 }
 
 }  // namespace

@@ -8,7 +8,14 @@
 // coordinator, as 1.30.2's does.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -186,6 +193,98 @@ TEST(DispatchInteropTest, StartAllRunsACoordinator) {
       << second.Describe(40);
   EXPECT_TRUE(second.running());
   EXPECT_EQ(RegistryFiles(other), 0u);
+}
+
+// Ours (issue 32): why a queued run waits for a worker is in the API and on
+// the scheduler's /metrics. Our scheduler, coordinator and web server on one
+// home; a DAG whose selector no worker matches: the run's details, the runs
+// list and the queues say "no worker matches pool=gpu", the gauge counts it
+// under reason="no_matching_worker" (promtool accepts the scrape). Then a
+// matching worker starts: the run is dispatched and succeeds on it, and the
+// published reason is gone.
+TEST(DispatchInteropTest, TheApiShowsWhyAQueuedRunWaitsUntilAMatchingWorkerComes) {
+  DaguHome home;
+  std::filesystem::create_directories(home.Scratch("tmp"));
+  const std::string dag =
+      home.WriteDag("gpu", "workerSelector:\n  pool: gpu\nsteps:\n  - name: s1\n    command: echo on-gpu\n");
+  const std::string run_id = "wait-1";
+  DaguProcess coordinator("coordinator", home.LogPath("coordinator"));
+  ASSERT_TRUE(StartCoordinator(&coordinator, DAGU_BINARY, home)) << coordinator.Describe(40);
+  DaguProcess scheduler("scheduler", home.LogPath("scheduler"));
+  ASSERT_TRUE(StartScheduler(&scheduler, DAGU_BINARY, home));
+  DaguProcess server("server", home.LogPath("server"));
+  server.web_port = FreePort();
+  ASSERT_TRUE(server.Start(DAGU_BINARY, {"server", "--host", "127.0.0.1", "--port", std::to_string(server.web_port)},
+                           HomeEnv(home)));
+  ASSERT_EQ(RunToEnd(home, DAGU_BINARY, {"enqueue", "--run-id", run_id, dag}, "enqueue"), 0);
+
+  const std::string details_path = "/api/v2/dag-runs/gpu/" + run_id;
+  nlohmann::json details;
+  auto waiting = [&] {
+    HttpResponse r = server.Web(details_path);
+    details = nlohmann::json::parse(r.body, nullptr, false);
+    return r.status == 200 && details.is_object() && details["dagRunDetails"].contains("waitingForWorker");
+  };
+  ASSERT_TRUE(PollUntil(waiting, 30s, 200ms)) << details.dump(2) << scheduler.Describe(40) << server.Describe(20);
+  const nlohmann::json wait = details["dagRunDetails"]["waitingForWorker"];
+  EXPECT_EQ(details["dagRunDetails"].value("statusLabel", ""), "queued");
+  EXPECT_EQ(wait.value("reason", ""), "no_matching_worker") << wait.dump();
+  EXPECT_EQ(wait.value("message", ""), "no worker matches pool=gpu") << wait.dump();
+  EXPECT_NE(wait.value("detail", "").find("no workers match the required selector"), std::string::npos) << wait.dump();
+  EXPECT_EQ(wait["workerSelector"], nlohmann::json({{"pool", "gpu"}})) << wait.dump();
+  EXPECT_FALSE(wait.value("since", "").empty()) << wait.dump();
+
+  nlohmann::json list = nlohmann::json::parse(server.Web("/api/v2/dag-runs?name=gpu").body, nullptr, false);
+  ASSERT_TRUE(list.is_object() && list["dagRuns"].size() == 1u) << list.dump(2);
+  EXPECT_EQ(list["dagRuns"][0]["waitingForWorker"], wait) << list.dump(2);
+  nlohmann::json queues = nlohmann::json::parse(server.Web("/api/v2/queues").body, nullptr, false);
+  ASSERT_TRUE(queues.is_object() && queues["queues"].size() == 1u) << queues.dump(2);
+  ASSERT_EQ(queues["queues"][0]["queued"].size(), 1u) << queues.dump(2);
+  EXPECT_EQ(queues["queues"][0]["queued"][0]["waitingForWorker"], wait) << queues.dump(2);
+
+  const std::string scrape = HttpGet(scheduler.health_port, "/metrics").body;
+  EXPECT_NE(scrape.find("dagu_scheduler_runs_waiting_for_worker{reason=\"no_matching_worker\"} 1\n"),
+            std::string::npos)
+      << scrape;
+  EXPECT_NE(scrape.find("dagu_scheduler_runs_waiting_for_worker{reason=\"no_coordinator\"} 0\n"), std::string::npos)
+      << scrape;
+  if (std::system("command -v promtool >/dev/null 2>&1") == 0) {
+    const std::string in = home.Scratch("scrape.txt");
+    std::ofstream(in) << scrape;
+    int rc = std::system(("promtool check metrics < '" + in + "' > '" + in + ".out' 2>&1").c_str());
+    std::ifstream out(in + ".out");
+    std::stringstream why;
+    why << out.rdbuf();
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << why.str() << scrape;
+  }
+
+  // A matching worker: the run goes to it (the scheduler's next try, within
+  // its back-off) and the reason goes.
+  DaguProcess worker("worker", home.LogPath("worker"));
+  const auto worker_started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(StartWorker(&worker, DAGU_BINARY, home, {"--worker.id", "gpu-1", "--worker.labels", "pool=gpu"}));
+  ASSERT_TRUE(PollUntil([&] { return LatestRun(home, "gpu", run_id).status_code() == kRunSucceeded; }, 60s, 200ms))
+      << LatestRun(home, "gpu", run_id).Describe() << scheduler.Describe(40) << worker.Describe(40);
+  const double ran_after =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - worker_started).count();
+  EXPECT_EQ(LatestRun(home, "gpu", run_id).Field("workerId"), "gpu-1");
+  details = nlohmann::json::parse(server.Web(details_path).body, nullptr, false);
+  EXPECT_FALSE(details["dagRunDetails"].contains("waitingForWorker")) << details.dump(2);
+  bool record_left = false;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(home.data_dir() + "/dag-runs")) {
+    record_left = record_left || e.path().filename() == ".dagu_waiting_for_worker";
+  }
+  EXPECT_FALSE(record_left) << "the published reason stayed after the dispatch";
+  EXPECT_TRUE(PollUntil(
+      [&] {
+        return HttpGet(scheduler.health_port, "/metrics")
+                   .body.find("dagu_scheduler_runs_waiting_for_worker{reason=\"no_matching_worker\"} 0\n") !=
+               std::string::npos;
+      },
+      10s, 200ms));
+  std::cout << "[wait] a matching worker started -> the waiting run succeeded on it: " << ran_after << " s\n";
+  worker.Signal(SIGTERM);
+  EXPECT_EQ(worker.Wait(10s), std::optional<int>(0)) << worker.Describe(40);
 }
 
 }  // namespace

@@ -17,6 +17,27 @@ export interface RunSummary {
   finishedAt?: string;
   queuedAt?: string;
   params?: string;
+  // Ours: why a queued run of a DAG with a workerSelector is not dispatched yet.
+  waitingForWorker?: WorkerWait;
+}
+
+export interface WorkerWait {
+  reason: string; // no_coordinator | no_matching_worker | coordinator_failed
+  message: string; // "no worker matches pool=gpu"
+  detail?: string;
+  workerSelector?: Record<string, string>;
+  since?: string;
+}
+
+// "waiting for a worker: no worker matches pool=gpu" (nothing when it does not wait).
+export function WorkerWaitNote({ run }: { run: RunSummary }) {
+  const w = run.statusLabel === "queued" ? run.waitingForWorker : undefined;
+  if (!w) return null;
+  return (
+    <div class="muted wait-note" data-wait={w.reason} title={(w.detail || "") + (w.since ? " (since " + fmtTime(w.since) + ")" : "")}>
+      waiting for a worker: {w.message}
+    </div>
+  );
 }
 
 export async function runAction(r: RunSummary, act: "stop" | "retry" | "dequeue", reload: () => void, stepName?: string) {
@@ -64,7 +85,7 @@ export function RunsTable({ runs, withDag, reload }: { runs: RunSummary[]; withD
           <tr key={r.name + "/" + r.dagRunId} data-run={r.dagRunId}>
             {withDag && <td><a href={href(["dags", r.name])}>{r.name}</a></td>}
             <td class="mono"><a href={href(["runs", r.name, r.dagRunId])}>{r.dagRunId}</a></td>
-            <td><StatusBadge run={r} /></td>
+            <td><StatusBadge run={r} /><WorkerWaitNote run={r} /></td>
             <td>{triggerLabel(r.triggerType)}</td>
             <td>{fmtTime(r.scheduleTime)}</td>
             <td>{fmtTime(r.startedAt || r.queuedAt)}</td>

@@ -7,7 +7,7 @@ import { ApprovalPanel } from "../components/Approval";
 import { ErrorBox, Loading, StatusBadge, toast } from "../components/common";
 import { Graph } from "../components/Graph";
 import { LogViewer } from "../components/LogViewer";
-import { RunButtons, runAction, type RunSummary } from "../components/RunsTable";
+import { RunButtons, WorkerWaitNote, runAction, type RunSummary } from "../components/RunsTable";
 import { childRunOf, StepsTable, type NodeInfo } from "../components/StepsTable";
 import { StepTimeline } from "../components/StepTimeline";
 import { fmtDurationMs, fmtTime, spanSeconds, triggerLabel } from "../format";
@@ -86,6 +86,9 @@ export function RunPage({ route }: { route: Route }) {
           <dt>Finished</dt><dd>{fmtTime(r.finishedAt)}</dd>
           <dt>Duration</dt><dd>{fmtDurationMs(spanSeconds(r))}</dd>
           <dt>Params</dt><dd class="mono">{r.params || "–"}</dd>
+          {!subId && r.statusLabel === "queued" && r.waitingForWorker && (
+            <><dt>Waiting</dt><dd><WorkerWaitNote run={r} /></dd></>
+          )}
         </dl>
       </div>
       {nodes.filter((n) => n.statusLabel === "waiting" && (n.step as any)?.executorConfig?.type === "hitl").map((n) => (
