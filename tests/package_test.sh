@@ -35,6 +35,7 @@ done
 grep -q ' postinst' <<<"$info" || fail "no postinst"
 contents="$(dpkg-deb -c "$deb")"
 for f in ./usr/bin/dagu ./usr/lib/systemd/system/dagu-scheduler.service ./usr/lib/systemd/system/dagu-start-all.service \
+         ./usr/lib/systemd/system/dagu-coordinator.service ./usr/lib/systemd/system/dagu-worker.service \
          ./usr/share/man/man1/dagu.1.gz ./usr/share/doc/dagu/examples/config.yaml \
          ./usr/share/doc/dagu/deploy/prometheus/alerts.yml; do
   grep -q " $f\$" <<<"$contents" || fail "$f is not in the package"

@@ -74,6 +74,18 @@ TEST(OpsDeployTest, SystemdUnitsVerify) {
     EXPECT_EQ(r.status, 0) << name << ":\n" << r.output;
     EXPECT_EQ(r.output, "") << name << ": systemd-analyze verify complained:\n" << r.output;
   }
+  // The coordinator's and the worker's units (no sd_notify in those roles).
+  for (const char* name : {"dagu-coordinator.service", "dagu-worker.service"}) {
+    std::string unit = ReadFile(kDeploy + "/systemd/" + name);
+    ASSERT_FALSE(unit.empty()) << name;
+    for (const char* want : {"\nType=exec\n", "\nRestart=on-failure\n", "\nRestartPreventExitStatus=78\n",
+                             "\nExecStart=/usr/bin/dagu "}) {
+      EXPECT_NE(unit.find(want), std::string::npos) << name << " lacks " << want;
+    }
+    ShellResult r = VerifyUnit(dir, name, WithBinary(unit));
+    EXPECT_EQ(r.status, 0) << name << ":\n" << r.output;
+    EXPECT_EQ(r.output, "") << name << ": systemd-analyze verify complained:\n" << r.output;
+  }
   // The check is real: a misspelt value is reported.
   std::string broken = WithBinary(ReadFile(kDeploy + "/systemd/dagu-scheduler.service"));
   broken.replace(broken.find("Type=notify"), 11, "Type=notifyy");
