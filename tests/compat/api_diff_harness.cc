@@ -308,6 +308,10 @@ std::string LoadApiCases(const std::string& path, ApiCaseFile* out) {
       if (n["until"]) {
         c.until_path = n["until"]["path"].as<std::string>("");
         c.until_in = StringList(n["until"]["in"]);
+        if (n["until"]["changed"]) {
+          c.until_changed_path = n["until"]["changed"]["path"].as<std::string>("");
+          c.until_changed_from = n["until"]["changed"]["from"].as<std::string>("");
+        }
       }
       c.known_difference = n["known_difference"].as<std::string>("");
     } catch (const std::exception& e) {
@@ -446,11 +450,20 @@ ApiDiffReport RunApiCaseFile(const std::string& file_name) {
       auto deadline = std::chrono::steady_clock::now() + 30s;
       for (;;) {
         replies[i] = Send(sides[i], c.method, c.path, c.body, c.headers);
-        if (c.until_path.empty() || std::chrono::steady_clock::now() > deadline) break;
+        if (c.until_path.empty()) break;
+        if (std::chrono::steady_clock::now() > deadline) {
+          res.diffs.push_back(sides[i].label + ": the until condition did not hold within 30 s");
+          break;
+        }
         json j = json::parse(replies[i].body, nullptr, false);
         json v = j.is_discarded() ? json() : JsonAt(j, c.until_path);
         std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-        if (std::find(c.until_in.begin(), c.until_in.end(), text) != c.until_in.end()) break;
+        bool changed = true;
+        if (!c.until_changed_path.empty()) {
+          json w = j.is_discarded() ? json() : JsonAt(j, c.until_changed_path);
+          changed = (w.is_string() ? w.get<std::string>() : w.dump()) != sides[i].Expand(c.until_changed_from);
+        }
+        if (changed && std::find(c.until_in.begin(), c.until_in.end(), text) != c.until_in.end()) break;
         std::this_thread::sleep_for(200ms);
       }
     }

@@ -42,6 +42,11 @@ struct ApiCase {
   // `until_path` is one of `until_in` (normalised text), then compare.
   std::string until_path;
   std::vector<std::string> until_in;
+  // And (when set) until the value at `until_changed_path` differs from
+  // `until_changed_from` (expanded per side: "{var}" of a capture), e.g. a
+  // run's start time once a retry has begun.
+  std::string until_changed_path;
+  std::string until_changed_from;
   std::string known_difference;              // non-empty: a deliberate difference (docs/web.md)
 };
 
