@@ -97,7 +97,9 @@ TEST_F(ReaperTest, JudgesSubRunsByTheirHeartbeatAndLeavesOnesWithoutItAlone) {
     n.status = NodeStatus::kRunning;
     r.nodes.push_back(n);
     ASSERT_TRUE(stores_.runs.AppendStatus(attempt, r).ok());
-    if (heartbeat) ASSERT_TRUE(subs.WriteHeartbeat(attempt).ok());
+    if (heartbeat) {
+      ASSERT_TRUE(subs.WriteHeartbeat(attempt).ok());
+    }
   };
   add_child("ours-dead", true);      // our agent's heartbeat, then its process died
   add_child("by-1-30-2", false);     // Dagu 1.30.2's agent: no heartbeat file
