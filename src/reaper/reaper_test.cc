@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "store/sub_runs.h"
 #include "support/fake_clock.h"
 #include "support/faulty_file_system.h"
 #include "support/scheduling_fakes.h"
@@ -73,48 +72,6 @@ TEST_F(ReaperTest, MarksRunningRunsWithoutAHeartbeatAsFailed) {
   EXPECT_EQ(Record("etl", "live").status, RunStatus::kRunning);
   EXPECT_EQ(Record("grouped", "live-in-queue").status, RunStatus::kRunning);
   EXPECT_EQ(reaper.RunOnce(&lease_), 0);  // nothing left to mark
-}
-
-// A running sub-run is judged by its `.dagu_heartbeat`: a stale one is a
-// dead child (marked failed); none at all is a child run by Dagu 1.30.2's
-// agent, which keeps none, and is left alone (as 1.30.2 leaves it).
-TEST_F(ReaperTest, JudgesSubRunsByTheirHeartbeatAndLeavesOnesWithoutItAlone) {
-  AddRunning("parent", "root", T("2026-03-12T10:00:00Z"), false);  // its proc file: below, fresh
-  SubRunStore subs(&fs_, &clock_, &stores_.runs);
-  auto add_child = [&](const std::string& id, bool heartbeat) {
-    RunDir child;
-    ASSERT_TRUE(subs.CreateSubRun(RunRef{"parent", "root"}, "child", id, &child).ok());
-    AttemptDir attempt;
-    ASSERT_TRUE(stores_.runs.CreateAttempt(child, nullptr, &attempt).ok());
-    RunRecord r;
-    r.root = RunRef{"parent", "root"};
-    r.parent = RunRef{"parent", "root"};
-    r.name = "child";
-    r.dag_run_id = id;
-    r.attempt_id = attempt.attempt_id;
-    r.status = RunStatus::kRunning;
-    NodeRecord n;
-    n.status = NodeStatus::kRunning;
-    r.nodes.push_back(n);
-    ASSERT_TRUE(stores_.runs.AppendStatus(attempt, r).ok());
-    if (heartbeat) {
-      ASSERT_TRUE(subs.WriteHeartbeat(attempt).ok());
-    }
-  };
-  add_child("ours-dead", true);      // our agent's heartbeat, then its process died
-  add_child("by-1-30-2", false);     // Dagu 1.30.2's agent: no heartbeat file
-  clock_.SetWall(T("2026-03-12T11:00:00Z"));  // the heartbeat is an hour old; the root's proc file is kept fresh
-  ProcEntry p;
-  ASSERT_TRUE(stores_.procs.Acquire("parent", "parent", "root", &p).ok());
-  Reaper reaper(&clock_, &stores_.runs, &stores_.procs, &stores_.ops, ReaperOptions{});
-  EXPECT_EQ(reaper.RunOnce(&lease_), 1);
-  RunRecord read;
-  ASSERT_TRUE(subs.ReadSubRun(RunRef{"parent", "root"}, "ours-dead", nullptr, nullptr, &read).ok());
-  EXPECT_EQ(read.status, RunStatus::kFailed);
-  ASSERT_TRUE(subs.ReadSubRun(RunRef{"parent", "root"}, "by-1-30-2", nullptr, nullptr, &read).ok());
-  EXPECT_EQ(read.status, RunStatus::kRunning);
-  EXPECT_EQ(Record("parent", "root").status, RunStatus::kRunning);
-  EXPECT_EQ(reaper.RunOnce(&lease_), 0);
 }
 
 TEST_F(ReaperTest, LooksBackToYesterdayButNoFurther) {
