@@ -104,8 +104,10 @@ class RunDayIndex {
 
   Kept Track(const std::string& dir);
   // The day, current as of this request (rebuilt in the parts that changed).
-  Status CurrentDay(int64_t day, std::shared_ptr<const Day>* out);
-  Status Rebuild(int64_t day, const std::shared_ptr<const Day>& old, std::shared_ptr<const Day>* out);
+  // Aborted when `q` is cancelled meanwhile (RunQuery::cancel).
+  Status CurrentDay(int64_t day, const RunQuery& q, std::shared_ptr<const Day>* out);
+  Status Rebuild(int64_t day, const std::shared_ptr<const Day>& old, const RunQuery& q,
+                 std::shared_ptr<const Day>* out);
   Status ReadDagDay(int64_t day, const std::string& dag_dir, const DagDay* old, std::shared_ptr<const DagDay>* out);
   // The run's kept attempt and summary while its numbers hold, else null.
   std::shared_ptr<const CellState> KeptState(const Run& run);

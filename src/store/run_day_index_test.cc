@@ -201,3 +201,57 @@ TEST_F(RunDayIndexTest, DeclinesWhatItDoesNotAnswer) {
 
 }  // namespace
 }  // namespace dagu
+
+namespace dagu {
+namespace {
+
+// Enough DAG folders and runs that the day is read side by side (from 32
+// folders) and the runs in several batches: the answers are still those of
+// the files, in order, with limits, status filters, and after changes.
+TEST_F(RunDayIndexTest, ManyFoldersReadSideBySideListAsTheFilesSay) {
+  std::vector<AttemptDir> attempts;
+  for (int d = 0; d < 80; ++d) {
+    for (int r = 0; r < 3; ++r) {
+      const RunStatus status = (d + r) % 4 == 0 ? RunStatus::kFailed : RunStatus::kSucceeded;
+      attempts.push_back(AddRun("dag" + std::to_string(d), "r" + std::to_string(r),
+                                T0() + std::chrono::seconds((d * 7 + r * 13) % 50), status));
+    }
+  }
+  EXPECT_EQ(List(Days(1)).size(), 240u);
+  EXPECT_EQ(List(Days(1, {RunStatus::kFailed})).size(), 60u);
+  for (size_t limit : {1, 50, 63, 64, 65, 200}) {
+    RunQuery q = Days(1);
+    q.limit = limit;
+    EXPECT_EQ(List(q).size(), limit);
+    q.statuses = {RunStatus::kFailed};
+    EXPECT_EQ(List(q).size(), std::min<size_t>(limit, 60));
+  }
+  // Another writer: a status changes, a DAG folder's day gets a run.
+  ASSERT_TRUE(plain_.AppendStatus(attempts[5], Record("dag1", "r2", RunStatus::kFailed)).ok());
+  AddRun("dag50", "r9", T0() + 60s, RunStatus::kQueued);
+  std::vector<std::string> after = List(Days(1));
+  ASSERT_EQ(after.size(), 241u);
+  EXPECT_EQ(after.front(), "dag50/r9:queued");
+  EXPECT_EQ(List(Days(1, {RunStatus::kFailed})).size(), 61u);
+}
+
+TEST_F(RunDayIndexTest, ACancelledListingAnswersAbortedWithNothing) {
+  for (int d = 0; d < 40; ++d) AddRun("dag" + std::to_string(d), "r", T0(), RunStatus::kSucceeded);
+  std::atomic<bool> cancel{true};
+  RunQuery q = Days(1);
+  q.cancel = &cancel;
+  std::vector<RunEntry> got;
+  got.resize(3);
+  EXPECT_EQ(store_.ListRuns(q, &got).code(), Status::Code::kAborted);  // the day index
+  EXPECT_TRUE(got.empty());
+  got.resize(3);
+  EXPECT_EQ(plain_.ListRuns(q, &got).code(), Status::Code::kAborted);  // the folders read one by one
+  EXPECT_TRUE(got.empty());
+  // Not cancelled: the same query answers, and the cancelled one kept
+  // nothing wrong (the next listing equals the files).
+  cancel = false;
+  EXPECT_EQ(List(q).size(), 40u);
+}
+
+}  // namespace
+}  // namespace dagu

@@ -427,6 +427,7 @@ Status RunStore::ListRuns(const RunQuery& q, std::vector<RunEntry>* out) {
     std::vector<std::string> roots;
     DAGU_RETURN_IF_ERROR(ListDagRoots(&roots));
     for (const auto& root : roots) {
+      if (q.Cancelled()) break;
       Status s = collect(root, BaseName(DirName(root)));
       if (!s.ok()) {
         RunEntry bad;
@@ -448,7 +449,7 @@ Status RunStore::ListRuns(const RunQuery& q, std::vector<RunEntry>* out) {
   std::vector<size_t> heap(cands.size());
   for (size_t i = 0; i < heap.size(); ++i) heap[i] = i;
   if (q.dag_name.empty()) std::make_heap(heap.begin(), heap.end(), comes_after);
-  for (size_t taken = 0; taken < heap.size(); ++taken) {
+  for (size_t taken = 0; taken < heap.size() && !q.Cancelled(); ++taken) {
     size_t index = taken;
     if (q.dag_name.empty()) {
       std::pop_heap(heap.begin(), heap.end() - static_cast<std::ptrdiff_t>(taken), comes_after);
@@ -465,6 +466,10 @@ Status RunStore::ListRuns(const RunQuery& q, std::vector<RunEntry>* out) {
     }
     out->push_back(std::move(e));
     if (q.limit != 0 && out->size() >= q.limit) break;
+  }
+  if (q.Cancelled()) {
+    out->clear();
+    return Status::Aborted("the run listing was cancelled");
   }
   return Status::OK();
 }

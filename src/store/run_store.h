@@ -33,6 +33,8 @@
 // AppendStatus last appended, has its own mutex).
 #pragma once
 
+#include <atomic>
+
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -80,6 +82,11 @@ struct RunQuery {
   // params list or extras), served from the index (EnableIndex) while the
   // run's status.jsonl keeps its version.
   bool summaries = false;
+  // When set, a listing checks it between folders and answers Aborted, with
+  // nothing in its output, once it is true (the server's warm-up at start,
+  // which a stop must end at once). Null: never cancelled.
+  const std::atomic<bool>* cancel = nullptr;
+  bool Cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
 };
 
 // What the index (RunStore::EnableIndex) may keep; the bound of its memory.
