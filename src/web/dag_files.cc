@@ -242,7 +242,8 @@ std::shared_ptr<const DagFile> DagFiles::LoadShared(const std::string& file_name
   return loaded;
 }
 
-Status DagFiles::ListShared(bool metadata_only, std::vector<std::shared_ptr<const DagFile>>* out) const {
+Status DagFiles::ListShared(bool metadata_only, std::vector<std::shared_ptr<const DagFile>>* out,
+                            const std::atomic<bool>* cancel) const {
   out->clear();
   // The numbers first: a change after this call shows in the next one.
   std::optional<uint64_t> dags_gen, suspend_gen;
@@ -269,6 +270,10 @@ Status DagFiles::ListShared(bool metadata_only, std::vector<std::shared_ptr<cons
   bool plain = true;
   for (const std::string& name : names) {
     if (!IsYamlFile(name)) continue;
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+      out->clear();
+      return Status::Aborted("the DAG listing was cancelled");
+    }
     out->push_back(LoadShared(name, JoinPath(dags_dir_, name), metadata_only, &plain));
   }
   // Forget the files that are gone (the cache never outgrows the directory).

@@ -35,6 +35,7 @@
 //   key or value that is not a short plain name shows as "...".
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -80,7 +81,10 @@ class DagFiles {
   Status List(bool metadata_only, std::vector<DagFile>* out) const;
   // As List, sharing the cached parses (no copy of each DAG): what a listing
   // of thousands of files uses. The objects never change once handed out.
-  Status ListShared(bool metadata_only, std::vector<std::shared_ptr<const DagFile>>* out) const;
+  // A set `cancel` is checked between files: Aborted, with nothing in
+  // `out`, once it is true (the server's warm-up, web/warm_up.h).
+  Status ListShared(bool metadata_only, std::vector<std::shared_ptr<const DagFile>>* out,
+                    const std::atomic<bool>* cancel = nullptr) const;
 
   // Turns the listing cache on (see the header comment). Only for the real
   // file system: a test's FileSystem changes nothing inotify sees. Call

@@ -25,6 +25,9 @@
 //   dagu_web_requests_total{outcome}                    handled, rejected (answered by the loop: 4xx
 //                                                       before a handler), busy (503: queue full)
 //
+// and, from WebApp itself, dagu_web_warm_up_done (1 once its background reads
+// at start have ended: web/warm_up.h).
+//
 // Every name passes `promtool check metrics`.
 #pragma once
 

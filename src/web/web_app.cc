@@ -10,6 +10,7 @@
 #include "cron/time_zone.h"
 #include "dagu/version.h"
 #include "distributed/peer_tls.h"
+#include "metrics/exposition.h"
 #include "metrics/registry.h"
 #include "store/proc_store.h"
 #include "store/queue_store.h"
@@ -27,6 +28,7 @@
 #include "web/dag_files.h"
 #include "web/system_routes.h"
 #include "web/ui_routes.h"
+#include "web/warm_up.h"
 #include "web/web_server.h"
 #include "store/data_layout.h"
 
@@ -152,6 +154,9 @@ struct WebApp::Impl {
     // directories saw no change (web/dag_files.h, "LISTING CACHE"); inotify
     // sees only the real file system.
     if (fs == PosixFileSystem()) dags.WatchForChanges();
+    // The first pages' reads, done in the background at start (web/warm_up.h):
+    // only where the caches they fill are proved current by inotify.
+    if (fs == PosixFileSystem()) warm_up = std::make_unique<WarmUp>(&dags, &runs, clock);
     ctx.clock = clock;
     ctx.fs = fs;
     ctx.dags = &dags;
@@ -182,6 +187,14 @@ struct WebApp::Impl {
     }
     AddServerMetrics(&metrics, &ctx, deps.scheduler, version, started);
     AddHttpMetrics(&metrics, [this] { return server.counters(); });
+    metrics.AddCollector([this](std::vector<metrics::MetricFamily>* out) {
+      const bool done = warm_up == nullptr || warm_up->done();
+      out->push_back(metrics::MetricFamily{"dagu_web_warm_up_done",
+                                           "1 once the reads of the first pages, done in the background at start, "
+                                           "have ended (or there were none).",
+                                           metrics::MetricType::kGauge, {}}
+                         .Add(done ? 1 : 0));
+    });
     AddSystemRoutes(&server, &metrics, clock, started, version);
     AddApiRoutes(&server, &ctx);
     // Live updates from inotify, which sees only the real file system.
@@ -225,6 +238,7 @@ struct WebApp::Impl {
   // (a run folder it looks up has just been made; no listing cache).
   RunStore live_runs;
   LiveEventSource live;
+  std::unique_ptr<WarmUp> warm_up;  // null unless fs is the real file system
   bool live_enabled = false;
   std::unique_ptr<BuiltinAuth> builtin;  // auth.mode: builtin
   std::unique_ptr<OidcAuth> oidc;        // auth.oidc's client and issuer set
@@ -244,11 +258,13 @@ Status WebApp::Start() {
   if (impl_->oidc) DAGU_RETURN_IF_ERROR(impl_->oidc->Init().WithContext("failed to initialize OIDC"));
   DAGU_RETURN_IF_ERROR(impl_->server.Start());
   if (impl_->live_enabled) impl_->live.Start();
+  if (impl_->warm_up) impl_->warm_up->Start();
   spdlog::info("web: serving on {}", impl_->server.Url());
   return Status::OK();
 }
 
 void WebApp::Stop() {
+  if (impl_->warm_up) impl_->warm_up->Stop();  // at once (a cancelled read)
   impl_->cli.CancelWaits();  // requests waiting for a command answer at once
   impl_->hub.Close();        // live update streams end; new ones get 503
   impl_->live.Stop();
