@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "ha_cluster.h"
+#include "support/promtool.h"
 #include "support/run_records.h"
 #include "support/subprocess.h"
 
@@ -203,17 +204,6 @@ TEST_F(CoordinatorElectionTest, ACoordinatorDeposedWhilePausedWritesNoRecordAndE
   ExpectEveryRunSucceededOnce(90s);
 }
 
-// `promtool check metrics` over a scrape; "" when it passes (or promtool is
-// not installed), else what it said.
-std::string PromtoolComplaint(const std::string& dir, const std::string& scrape) {
-  if (std::system("command -v promtool >/dev/null 2>&1") != 0) return "";
-  const std::string in = dir + "/scrape.txt";
-  std::ofstream(in) << scrape;
-  int rc = std::system(("promtool check metrics < '" + in + "' > '" + in + ".out' 2>&1").c_str());
-  if (WIFEXITED(rc) && WEXITSTATUS(rc) == 0) return "";
-  return ReadText(in + ".out") + "\n" + scrape;
-}
-
 // Ours (docs/distributed.md "Coordinator /metrics"): each elected `dagu
 // coordinator` serves /metrics and /health on coordinator.metrics_port
 // (the flag on one, the env var on the other): the holder
@@ -254,8 +244,8 @@ TEST_F(CoordinatorElectionTest, EachElectedCoordinatorServesItsMetrics) {
   EXPECT_NE(HttpGet(metrics_a, "/health").body.find("\"serving\":true"), std::string::npos);
   EXPECT_NE(HttpGet(metrics_b, "/health").body.find("\"serving\":false"), std::string::npos);
   EXPECT_EQ(HttpGet(metrics_a, "/other").status, 404);
-  EXPECT_EQ(PromtoolComplaint(home_.Scratch("tmp"), scrape_a), "");
-  EXPECT_EQ(PromtoolComplaint(home_.Scratch("tmp"), scrape_b), "");
+  EXPECT_EQ(PromtoolComplaint(scrape_a, home_.Scratch("scrape-a.txt")), "");
+  EXPECT_EQ(PromtoolComplaint(scrape_b, home_.Scratch("scrape-b.txt")), "");
 }
 
 // The two designs of coordinator HA on one data directory (docs/

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "ha_cluster.h"
+#include "support/promtool.h"
 #include "support/run_records.h"
 
 namespace dagu::testing {
@@ -98,12 +99,8 @@ class CoordinatorHaTest : public HaCluster {
     EXPECT_NE(scrape_a.find("dagu_coordinator_worker_running_tasks{worker=\"w1\"} 1"), std::string::npos)
         << scrape_a;
     EXPECT_NE(scrape_b.find("dagu_coordinator_serving 0"), std::string::npos) << scrape_b;
-    for (const std::string* scrape : {&scrape_a, &scrape_b}) {
-      std::string in = home_.Scratch("scrape.txt");
-      std::ofstream(in) << *scrape;
-      int rc = std::system(("promtool check metrics < '" + in + "' > '" + in + ".out' 2>&1").c_str());
-      EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << ReadText(in + ".out") << *scrape;
-    }
+    EXPECT_EQ(PromtoolComplaint(scrape_a, home_.Scratch("scrape-a.txt")), "");
+    EXPECT_EQ(PromtoolComplaint(scrape_b, home_.Scratch("scrape-b.txt")), "");
 
     a.Signal(SIGKILL);
     const auto killed = Steady::now();

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/promtool.h"
 #include "support/dagu_process.h"
 #include "support/fleet.h"
 #include "support/peer_binary.h"
@@ -248,15 +249,7 @@ TEST(DispatchInteropTest, TheApiShowsWhyAQueuedRunWaitsUntilAMatchingWorkerComes
       << scrape;
   EXPECT_NE(scrape.find("dagu_scheduler_runs_waiting_for_worker{reason=\"no_coordinator\"} 0\n"), std::string::npos)
       << scrape;
-  if (std::system("command -v promtool >/dev/null 2>&1") == 0) {
-    const std::string in = home.Scratch("scrape.txt");
-    std::ofstream(in) << scrape;
-    int rc = std::system(("promtool check metrics < '" + in + "' > '" + in + ".out' 2>&1").c_str());
-    std::ifstream out(in + ".out");
-    std::stringstream why;
-    why << out.rdbuf();
-    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << why.str() << scrape;
-  }
+  EXPECT_EQ(PromtoolComplaint(scrape, home.Scratch("scrape.txt")), "");
 
   // A matching worker: the run goes to it (the scheduler's next try, within
   // its back-off) and the reason goes.

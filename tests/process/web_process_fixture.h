@@ -18,6 +18,7 @@
 
 #include "support/dagu_process.h"
 #include "support/http_client.h"
+#include "support/promtool.h"
 #include "support/subprocess.h"
 
 namespace dagu::testing {
@@ -85,15 +86,10 @@ class WebProcessTest : public ::testing::Test {
     return roles;
   }
 
-  // `promtool check metrics` over `scrape`; returns its exit status.
-  int Promtool(const std::string& scrape, std::string* output) {
-    std::string in = home_.Scratch("scrape-" + std::to_string(++scratch_) + ".txt");
-    std::string out = in + ".out";
-    std::ofstream(in) << scrape;
-    int rc = std::system(("promtool check metrics < '" + in + "' > '" + out + "' 2>&1").c_str());
-    std::ifstream f(out);
-    output->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  // What `promtool check metrics` says of `scrape` ("" when it passes:
+  // support/promtool.h).
+  std::string Promtool(const std::string& scrape) {
+    return PromtoolComplaint(scrape, home_.Scratch("scrape-" + std::to_string(++scratch_) + ".txt"));
   }
 
   DaguHome home_;

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <thread>
 
+#include "support/promtool.h"
 #include "support/dagu_process.h"
 #include "support/fleet.h"
 #include "support/peer_binary.h"
@@ -251,13 +252,7 @@ TEST(WorkerInteropTest, MetricsEndpointCountsPollsAndTasks) {
   EXPECT_NE(scrape.find("dagu_worker_coordinator_connected 1"), std::string::npos) << scrape;
   EXPECT_NE(scrape.find("dagu_worker_running_tasks 0"), std::string::npos) << scrape;
   EXPECT_EQ(scrape.find("dagu_worker_polls_total 0\n"), std::string::npos) << scrape;
-  const std::string in = home.Scratch("scrape.txt");
-  std::ofstream(in) << scrape;
-  int rc = std::system(("promtool check metrics < '" + in + "' > '" + in + ".out' 2>&1").c_str());
-  std::ifstream out(in + ".out");
-  std::stringstream why;
-  why << out.rdbuf();
-  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << why.str() << scrape;
+  EXPECT_EQ(PromtoolComplaint(scrape, home.Scratch("scrape.txt")), "");
 
   worker.Signal(SIGTERM);
   EXPECT_EQ(worker.Wait(10s), std::optional<int>(0)) << worker.Describe(40);
