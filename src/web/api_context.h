@@ -18,6 +18,7 @@
 #include "store/service_registry.h"
 #include "web/cli_runner.h"
 #include "web/dag_files.h"
+#include "web/dag_list_order.h"
 #include "web/resource_history.h"
 
 namespace dagu::web {
@@ -26,6 +27,7 @@ struct ApiContext {
   const Clock* clock = nullptr;
   FileSystem* fs = nullptr;
   const DagFiles* dags = nullptr;
+  DagListOrders* dag_orders = nullptr;  // the DAG list's kept sort orders; null: sorted per request
   RunStore* runs = nullptr;
   QueueStore* queues = nullptr;
   ProcStore* procs = nullptr;

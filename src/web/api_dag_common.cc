@@ -127,8 +127,21 @@ ApiJson LatestRunDetailsJson(const ApiContext& ctx, const DagFile& f) {
 }
 
 ApiJson LatestRunSummaryJson(const ApiContext& ctx, const DagFile& f) {
-  RunRecord r;
-  return LatestRecord(ctx, f, &r) ? RunSummaryJson(r) : ApiJson(nullptr);
+  // The summary only (what RunSummaryJson shows), as run lists read it: kept
+  // by the run index with its status.jsonl's version (store/run_store.h,
+  // "THE INDEX"). One DAG's runs without a status filter are taken newest
+  // run folder first, so the first is LatestRun's, with its error if its
+  // record cannot be read.
+  if (!ValidateDagFileName(f.DagName()).ok()) return nullptr;
+  RunQuery q;
+  q.dag_name = f.DagName();
+  q.limit = 1;
+  q.summaries = true;
+  std::vector<RunEntry> newest;
+  if (!ctx.runs->ListRuns(q, &newest).ok() || newest.empty() || !newest.front().error.ok()) return nullptr;
+  RunEntry& latest = newest.front();
+  ApplyStaleCheck(ctx, latest.attempt, &latest.record);
+  return RunSummaryJson(latest.record);
 }
 
 ApiJson DagListEntryJson(const ApiContext& ctx, const DagFile& f, WallTime now) {

@@ -2,9 +2,9 @@
 // the list (name/tag filters, sort, pagination), one DAG's details, its runs
 // with gridData (and `latest`), search and tags.
 #include <algorithm>
-#include <cctype>
 #include <regex>
 
+#include "core/strings.h"
 #include "web/api_dag_common.h"
 #include "web/api_routes.h"
 #include "web/api_views.h"
@@ -20,15 +20,30 @@ constexpr long long kMaxPerPage = 200;
 // How many runs GET /dags/{fileName}/dag-runs shows (1.30.2: 30).
 constexpr size_t kDagRunHistory = 30;
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+// ASCII case-insensitive equality (what comparing both lower-cased gives).
+bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (AsciiLowerChar(a[i]) != AsciiLowerChar(b[i])) return false;
+  }
+  return true;
+}
+
+// Whether `text` lower-cased contains `lower` (lower-case already).
+bool ContainsLower(std::string_view text, std::string_view lower) {
+  if (lower.size() > text.size()) return false;
+  for (size_t at = 0; at + lower.size() <= text.size(); ++at) {
+    size_t i = 0;
+    while (i < lower.size() && AsciiLowerChar(text[at + i]) == lower[i]) ++i;
+    if (i == lower.size()) return true;
+  }
+  return false;
 }
 
 bool HasTag(const Dag* dag, const std::string& tag) {
   if (dag == nullptr) return false;
   for (const std::string& t : dag->tags)
-    if (Lower(t) == Lower(tag)) return true;
+    if (EqualsIgnoringCase(t, tag)) return true;
   return false;
 }
 
@@ -53,54 +68,38 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
   const std::string sort = req.get_param_value("sort");
   const bool desc = req.get_param_value("order") == "desc";
 
-  std::vector<std::shared_ptr<const DagFile>> files;
-  Status s = ctx.dags->ListShared(/*metadata_only=*/true, &files);
+  std::shared_ptr<const DagListing> listing;
+  Status s = ctx.dags->ListSnapshot(/*metadata_only=*/true, &listing);
   if (!s.ok()) return SendStatusError(res, s);
-  // Each file with its sort keys, computed once (thousands of files).
-  struct Item {
-    const DagFile* f;
-    std::string lower_name;
-    std::optional<WallTime> next;
-  };
   const WallTime now = ctx.clock->Now();
-  const std::string lower_filter = Lower(name);
-  std::vector<Item> matching;
-  for (const auto& f : files) {
-    if (!name.empty() && Lower(f->file_name).find(lower_filter) == std::string::npos) continue;
-    if (!tag.empty() && !HasTag(f->AnyDag(), tag)) continue;
-    Item item{f.get(), Lower(f->DagName()), std::nullopt};
-    if (sort == "nextRun") {
-      if (const Dag* d = f->AnyDag()) {
-        for (const CronSchedule& c : d->schedules.start) {
-          auto n = c.Next(now);
-          if (n && (!item.next || *n < *item.next)) item.next = n;
-        }
-      }
+  // The listing's order, kept while the listing (and for nextRun, `now`'s
+  // window) holds (web/dag_list_order.h); the filters keep it, so they are
+  // applied to it.
+  const DagListSort by = sort == "nextRun" ? DagListSort::kNextRun : DagListSort::kName;
+  DagListOrders per_request;
+  DagListOrders* orders = ctx.dag_orders != nullptr ? ctx.dag_orders : &per_request;
+  const std::shared_ptr<const DagListOrders::Order> order = orders->Get(listing, by, desc, now);
+  const bool filtered = !name.empty() || !tag.empty();
+  const std::string lower_filter = AsciiLower(name);
+  std::vector<uint32_t> matching;
+  if (filtered) {
+    for (uint32_t i : *order) {
+      const DagFile& f = *listing->files[i];
+      if (!name.empty() && !ContainsLower(f.file_name, lower_filter)) continue;
+      if (!tag.empty() && !HasTag(f.AnyDag(), tag)) continue;
+      matching.push_back(i);
     }
-    matching.push_back(std::move(item));
   }
-  auto by_name = [desc](const Item& a, const Item& b) {
-    return desc ? b.lower_name < a.lower_name : a.lower_name < b.lower_name;
-  };
-  if (sort == "nextRun") {
-    std::stable_sort(matching.begin(), matching.end(), [&](const Item& a, const Item& b) {
-      if (!a.next && !b.next) return by_name(a, b);
-      if (!a.next) return false;
-      if (!b.next) return true;
-      return desc ? *b.next < *a.next : *a.next < *b.next;
-    });
-  } else {
-    std::stable_sort(matching.begin(), matching.end(), by_name);
-  }
+  const std::vector<uint32_t>& shown = filtered ? matching : *order;
 
-  const long long total = static_cast<long long>(matching.size());
+  const long long total = static_cast<long long>(shown.size());
   const long long pages = (total - 1) / per_page + 1;
   ApiJson dags = ApiJson::array();
   for (long long i = (page - 1) * per_page; i < std::min(total, page * per_page); ++i) {
-    dags.push_back(DagListEntryJson(ctx, *matching[static_cast<size_t>(i)].f, now));
+    dags.push_back(DagListEntryJson(ctx, *listing->files[shown[static_cast<size_t>(i)]], now));
   }
   SendJson(res, 200,
-           {{"dags", dags},
+           {{"dags", std::move(dags)},
             {"errors", nullptr},
             {"pagination",
              {{"totalRecords", total},

@@ -59,6 +59,42 @@ TEST_F(DagApiTest, ListsDagsWithScheduleNextRunAndErrors) {
   EXPECT_EQ(r->status, 400);
 }
 
+// The list's orders (kept with the listing: web/dag_list_order.h) and each
+// DAG's latest run (a summary kept by the run index) follow the files.
+TEST_F(DagApiTest, ListOrdersAndLatestRunsFollowTheFiles) {
+  WriteDag("hello", kHello);
+  WriteDag("zed", "name: Alpha\nsteps:\n  - name: a\n    run: echo\n");
+  WriteDag("abc", "name: zeta\nsteps:\n  - name: a\n    run: echo\n");
+  WriteRun("hello", "run-1", RunStatus::kSucceeded);
+  StartServer();
+  auto files = [this](const std::string& query) {
+    std::vector<std::string> out;
+    auto r = Get("/api/v2/dags" + query);
+    if (!r || r->status != 200) return std::vector<std::string>{r ? r->body : "no answer"};
+    const nlohmann::json answer = Json(r);
+    for (const auto& d : answer["dags"]) out.push_back(d["fileName"].get<std::string>());
+    return out;
+  };
+  EXPECT_THAT(files(""), ElementsAre("zed", "hello", "abc"));  // by DAG name, case aside
+  EXPECT_THAT(files(""), ElementsAre("zed", "hello", "abc"));  // the kept order
+  EXPECT_THAT(files("?order=desc"), ElementsAre("abc", "hello", "zed"));
+  EXPECT_THAT(files("?sort=nextRun"), ElementsAre("hello", "zed", "abc"));
+  EXPECT_THAT(files("?sort=nextRun&order=desc"), ElementsAre("hello", "abc", "zed"));
+  EXPECT_THAT(files("?name=E"), ElementsAre("zed", "hello"));  // the file name, case aside
+  auto latest = [this](const std::string& label) {
+    auto r = Get("/api/v2/dags?name=hello");
+    return r && r->status == 200 ? Json(r)["dags"][0]["latestDAGRun"][label] : nlohmann::json();
+  };
+  EXPECT_EQ(latest("dagRunId"), "run-1");
+  EXPECT_EQ(latest("statusLabel"), "succeeded");
+  // Another writer's new run, and a new DAG file, are in the next answers.
+  WriteRun("hello", "run-2", RunStatus::kQueued);
+  EXPECT_EQ(latest("dagRunId"), "run-2");
+  EXPECT_EQ(latest("statusLabel"), "queued");
+  WriteDag("b", "steps:\n  - name: a\n    run: echo\n");
+  EXPECT_THAT(files(""), ElementsAre("zed", "b", "hello", "abc"));
+}
+
 TEST_F(DagApiTest, DetailHasStepsAndLatestRun) {
   WriteDag("hello", kHello);
   WriteRun("hello", "run-1", RunStatus::kSucceeded);

@@ -245,6 +245,14 @@ std::shared_ptr<const DagFile> DagFiles::LoadShared(const std::string& file_name
 Status DagFiles::ListShared(bool metadata_only, std::vector<std::shared_ptr<const DagFile>>* out,
                             const std::atomic<bool>* cancel) const {
   out->clear();
+  std::shared_ptr<const DagListing> listing;
+  DAGU_RETURN_IF_ERROR(ListSnapshot(metadata_only, &listing, cancel));
+  *out = listing->files;
+  return Status::OK();
+}
+
+Status DagFiles::ListSnapshot(bool metadata_only, std::shared_ptr<const DagListing>* out,
+                              const std::atomic<bool>* cancel) const {
   // The numbers first: a change after this call shows in the next one.
   std::optional<uint64_t> dags_gen, suspend_gen;
   if (tracker_) {
@@ -262,24 +270,28 @@ Status DagFiles::ListShared(bool metadata_only, std::vector<std::shared_ptr<cons
       return Status::OK();
     }
   }
+  auto made = std::make_shared<DagListing>();
   std::vector<std::string> names;
   Status s = fs_->ListDir(dags_dir_, &names);
-  if (s.IsNotFound()) return Status::OK();
+  if (s.IsNotFound()) {
+    *out = std::move(made);
+    return Status::OK();
+  }
   if (!s.ok()) return s.WithContext("listing the DAG directory");
   std::sort(names.begin(), names.end());
   bool plain = true;
   for (const std::string& name : names) {
     if (!IsYamlFile(name)) continue;
     if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
-      out->clear();
       return Status::Aborted("the DAG listing was cancelled");
     }
-    out->push_back(LoadShared(name, JoinPath(dags_dir_, name), metadata_only, &plain));
+    made->files.push_back(LoadShared(name, JoinPath(dags_dir_, name), metadata_only, &plain));
   }
+  *out = made;
   // Forget the files that are gone (the cache never outgrows the directory).
   std::lock_guard<std::mutex> l(cache_mu_);
   if (watched && plain) {
-    listing = Listing{dags_gen.value_or(0), suspend_gen.value_or(0), *out};
+    listing = Listing{dags_gen.value_or(0), suspend_gen.value_or(0), std::move(made)};
   } else {
     listing.reset();
   }

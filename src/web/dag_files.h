@@ -69,6 +69,14 @@ struct DagFile {
   const Dag* AnyDag() const { return dag ? &*dag : partial ? &*partial : nullptr; }
 };
 
+// One listing of the DAG directory (DagFiles::ListSnapshot): its files by
+// file name. Never changes once handed out; while the listing cache holds,
+// every call hands out the same object, so what is derived from it (the DAG
+// list's sort orders, web/dag_list_order.h) can be kept by its identity.
+struct DagListing {
+  std::vector<std::shared_ptr<const DagFile>> files;
+};
+
 class DagFiles {
  public:
   // `fs` must outlive this. `options.fs` is set to `fs`.
@@ -85,6 +93,11 @@ class DagFiles {
   // `out`, once it is true (the server's warm-up, web/warm_up.h).
   Status ListShared(bool metadata_only, std::vector<std::shared_ptr<const DagFile>>* out,
                     const std::atomic<bool>* cancel = nullptr) const;
+  // As ListShared, without copying the list: the listing cache's own object
+  // while it holds (the same pointer until something changes), else a new
+  // one per call. Never null on success.
+  Status ListSnapshot(bool metadata_only, std::shared_ptr<const DagListing>* out,
+                      const std::atomic<bool>* cancel = nullptr) const;
 
   // Turns the listing cache on (see the header comment). Only for the real
   // file system: a test's FileSystem changes nothing inotify sees. Call
@@ -142,7 +155,7 @@ class DagFiles {
   // The listing cache, by metadata_only (guarded by cache_mu_).
   struct Listing {
     uint64_t dags_gen = 0, suspend_gen = 0;  // DirTracker numbers it was made at
-    std::vector<std::shared_ptr<const DagFile>> files;
+    std::shared_ptr<const DagListing> files;
   };
   std::unique_ptr<DirTracker> tracker_;
   mutable std::optional<Listing> listings_[2];

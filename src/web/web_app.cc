@@ -160,6 +160,7 @@ struct WebApp::Impl {
     ctx.clock = clock;
     ctx.fs = fs;
     ctx.dags = &dags;
+    ctx.dag_orders = &dag_orders;
     ctx.runs = &runs;
     ctx.queues = &queues;
     ctx.procs = &procs;
@@ -226,6 +227,7 @@ struct WebApp::Impl {
   // (core/listing_cache_fs.h; docs/web.md, "At scale").
   ListingCacheFileSystem listing_fs;
   DagFiles dags;
+  DagListOrders dag_orders;
   RunStore runs;
   QueueStore queues;
   ProcStore procs;
