@@ -2,8 +2,8 @@
 
 namespace dagu {
 
-ListingCacheFileSystem::ListingCacheFileSystem(FileSystem* base, size_t max_dirs)
-    : ForwardingFileSystem(base), max_dirs_(max_dirs) {}
+ListingCacheFileSystem::ListingCacheFileSystem(FileSystem* base, size_t max_dirs, size_t sighting_capacity)
+    : ForwardingFileSystem(base), max_dirs_(max_dirs), sightings_(sighting_capacity) {}
 
 uint64_t ListingCacheFileSystem::hits() const {
   std::lock_guard<std::mutex> l(mu_);
@@ -16,6 +16,13 @@ uint64_t ListingCacheFileSystem::misses() const {
 }
 
 Status ListingCacheFileSystem::ListDir(const std::string& path, std::vector<std::string>* names) {
+  bool first_sight = false;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    first_sight = entries_.count(path) == 0 && !sightings_.Seen(path);
+    if (first_sight) ++misses_;
+  }
+  if (first_sight) return base_->ListDir(path, names);
   FileInfo version;
   Status s = base_->Stat(path, &version);
   if (!s.ok() || !version.is_dir) {

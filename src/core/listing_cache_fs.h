@@ -13,8 +13,14 @@
 // leave the same mtime (the racy-git rule). What a network filesystem's
 // attribute cache hides from stat it hides from a fresh listing too.
 //
+// SECOND SIGHT. With `sighting_capacity` > 0, a directory is kept from its
+// second listing on (core/sighting_filter.h): the first is a plain listing,
+// without the stat that versions a kept one, since most folders of a big
+// run history are listed once.
+//
 // MEMORY. At most `max_dirs` listings are kept, least recently used first
-// out; a listing of more than kMaxNames entries is never kept.
+// out; a listing of more than kMaxNames entries is never kept; at most
+// `sighting_capacity` hashes of folders listed once.
 //
 // Every other call is forwarded unchanged. Thread-safe when `base` is; the
 // cache's mutex is never held across a call to `base`.
@@ -31,6 +37,7 @@
 
 #include "core/file_system.h"
 #include "core/forwarding_fs.h"
+#include "core/sighting_filter.h"
 
 namespace dagu {
 
@@ -40,7 +47,7 @@ class ListingCacheFileSystem : public ForwardingFileSystem {
   static constexpr size_t kMaxNames = 100000;
 
   // `base` must outlive this.
-  ListingCacheFileSystem(FileSystem* base, size_t max_dirs);
+  ListingCacheFileSystem(FileSystem* base, size_t max_dirs, size_t sighting_capacity = 0);
 
   Status ListDir(const std::string& path, std::vector<std::string>* names) override;
 
@@ -59,6 +66,7 @@ class ListingCacheFileSystem : public ForwardingFileSystem {
   mutable std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;  // by path
   std::list<std::string> lru_;                       // most recently used first
+  SightingFilter sightings_;                         // listed once, not kept (SECOND SIGHT)
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;
 };

@@ -89,5 +89,30 @@ TEST_F(ListingCacheTest, KeepsAtMostMaxDirsAndForgetsWhatIsGone) {
   EXPECT_TRUE(fs_.ListDir(tmp_.Sub("x"), &names).IsNotFound());
 }
 
+// SECOND SIGHT: a directory listed once is not kept (not even stat'ed);
+// from its second listing on it is, and an entry another writer makes shows
+// in the next listing at every stage.
+TEST_F(ListingCacheTest, WithSightingsADirectoryIsKeptFromItsSecondListingOn) {
+  ListingCacheFileSystem fs(PosixFileSystem(), 2, /*sighting_capacity=*/10);
+  auto list = [&fs](const std::string& dir) {
+    std::vector<std::string> names;
+    EXPECT_TRUE(fs.ListDir(dir, &names).ok());
+    return Sorted(names);
+  };
+  const std::string d = tmp_.Sub("d");
+  tmp_.WriteFile("d/a", "");
+  Age(d);
+  EXPECT_EQ(list(d), std::vector<std::string>{"a"});
+  tmp_.WriteFile("d/b", "");
+  Age(d);
+  EXPECT_EQ(list(d), (std::vector<std::string>{"a", "b"}));  // second sight: kept
+  EXPECT_EQ(list(d), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(fs.hits(), 1u);
+  tmp_.WriteFile("d/c", "");
+  ASSERT_TRUE(PosixFileSystem()->SetMtime(d, std::chrono::system_clock::now() - std::chrono::minutes(2)).ok());
+  EXPECT_EQ(list(d), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(fs.hits(), 1u);
+}
+
 }  // namespace
 }  // namespace dagu

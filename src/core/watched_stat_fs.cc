@@ -7,8 +7,12 @@
 namespace dagu {
 
 WatchedStatFileSystem::WatchedStatFileSystem(FileSystem* base, std::string root, size_t max_entries,
-                                             size_t max_watches)
-    : ForwardingFileSystem(base), root_(std::move(root)), max_entries_(max_entries), tracker_(max_watches) {}
+                                             size_t max_watches, size_t sighting_capacity)
+    : ForwardingFileSystem(base),
+      root_(std::move(root)),
+      max_entries_(max_entries),
+      tracker_(max_watches),
+      sightings_(sighting_capacity) {}
 
 uint64_t WatchedStatFileSystem::hits() const {
   std::lock_guard<std::mutex> l(mu_);
@@ -32,9 +36,11 @@ Status WatchedStatFileSystem::Stat(const std::string& path, FileInfo* info) {
                           path[root_.size()] == '/' && path.back() != '/';
   if (!under_root || !tracker_.available() || max_entries_ == 0) return base_->Stat(path, info);
   tracker_.Sync();
+  bool first_sight = false;
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (auto it = entries_.find(path); it != entries_.end()) {
+    auto it = entries_.find(path);
+    if (it != entries_.end()) {
       const Entry& e = it->second;
       if (e.root.Same() && e.parent.Same() && (!e.found || !e.info.is_dir || e.own.Same())) {
         lru_.splice(lru_.begin(), lru_, it->second.lru);
@@ -44,7 +50,9 @@ Status WatchedStatFileSystem::Stat(const std::string& path, FileInfo* info) {
       }
     }
     ++misses_;
+    first_sight = it == entries_.end() && !sightings_.Seen(path);
   }
+  if (first_sight) return base_->Stat(path, info);
   return StatAndKeep(path, info);
 }
 

@@ -26,8 +26,14 @@
 // and P renamed by hand (not by Dagu), a file changed through a hard link in
 // another folder.
 //
-// MEMORY. At most `max_entries` answers (least recently used out) and the
-// DirTracker's watch budget.
+// SECOND SIGHT. With `sighting_capacity` > 0, a path is kept from its
+// second Stat on (core/sighting_filter.h): its first is a plain stat, since
+// keeping costs a statfs and an inotify_add_watch per new folder, an lstat
+// and, for a folder, a second stat, and most paths of a big history are
+// stat'ed once (a DAG's runs page opened once).
+//
+// MEMORY. At most `max_entries` answers (least recently used out), the
+// DirTracker's watch budget and `sighting_capacity` hashes.
 //
 // Thread-safe when `base` is.
 #pragma once
@@ -44,6 +50,7 @@
 #include "core/dir_tracker.h"
 #include "core/file_system.h"
 #include "core/forwarding_fs.h"
+#include "core/sighting_filter.h"
 
 namespace dagu {
 
@@ -51,13 +58,13 @@ class WatchedStatFileSystem : public ForwardingFileSystem {
  public:
   // `base` must outlive this; it must be the real file system (what
   // inotify sees).
-  WatchedStatFileSystem(FileSystem* base, std::string root, size_t max_entries, size_t max_watches);
+  WatchedStatFileSystem(FileSystem* base, std::string root, size_t max_entries, size_t max_watches,
+                        size_t sighting_capacity = 0);
 
   Status Stat(const std::string& path, FileInfo* info) override;
 
   uint64_t hits() const;
   uint64_t misses() const;
-
 
  private:
   // A number and the slot to read it again from (DirTracker::Watch).
@@ -83,6 +90,7 @@ class WatchedStatFileSystem : public ForwardingFileSystem {
   mutable std::mutex mu_;  // guards the entries (never held across a system call)
   std::unordered_map<std::string, Entry> entries_;
   std::list<std::string> lru_;
+  SightingFilter sightings_;  // paths stat'ed once, not kept (SECOND SIGHT)
   uint64_t hits_ = 0, misses_ = 0;
 };
 

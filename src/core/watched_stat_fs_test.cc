@@ -101,5 +101,39 @@ TEST_F(WatchedStatTest, LinksAndPathsOutsideTheRootAreNeverKept) {
   EXPECT_FALSE(Kept(link));
 }
 
+// SECOND SIGHT: a path stat'ed once is not kept (nothing is watched for
+// it); from its second stat on it is, and a change by another writer shows
+// in the very next answer at every stage.
+TEST_F(WatchedStatTest, WithSightingsAPathIsKeptFromItsSecondSightOn) {
+  WatchedStatFileSystem fs(&faulty_, dir_.Sub("root"), 1000, 1000, /*sighting_capacity=*/100);
+  auto stat_ok = [&fs](const std::string& path) {
+    FileInfo info;
+    EXPECT_TRUE(fs.Stat(path, &info).ok()) << path;
+    return info;
+  };
+  auto kept = [&](const std::string& path) {  // as Kept(), on `fs`
+    faulty_.FailWith("Stat", path, Status::IOError("EIO"));
+    FileInfo info;
+    Status s = fs.Stat(path, &info);
+    faulty_.Clear();
+    return s.ok() || s.IsNotFound();
+  };
+  const FileInfo first = stat_ok(status_);  // first sight: a plain stat
+  EXPECT_EQ(fs.hits(), 0u);
+  { std::ofstream(status_, std::ios::app) << "{\"status\":4}\n"; }
+  const FileInfo second = stat_ok(status_);  // second sight: kept from now on
+  EXPECT_NE(second.size, first.size) << "another writer's append between the first two sights";
+  EXPECT_TRUE(kept(status_));
+  { std::ofstream(status_, std::ios::app) << "{\"status\":4}\n"; }
+  EXPECT_FALSE(kept(status_)) << "an append after it was kept";
+  EXPECT_GT(stat_ok(status_).size, second.size);
+
+  const std::string day = dir_.Sub("root/d/dag-runs/05");
+  stat_ok(day);
+  EXPECT_FALSE(kept(day)) << "seen once: nothing was kept";
+  stat_ok(day);
+  EXPECT_TRUE(kept(day));
+}
+
 }  // namespace
 }  // namespace dagu

@@ -129,9 +129,24 @@ enum class Phase {
 constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr size_t kLingerBytes = 4 << 20;
 
+// A connection's socket, closed when its last holder lets go: the
+// connection and, while it answers, a worker that sends the answer itself
+// (Dispatch). A socket closed by the loop meanwhile is thus never reused for
+// another client under the worker's hands.
+struct Socket {
+  explicit Socket(int f) : fd(f) {}
+  ~Socket() {
+    if (fd >= 0) ::close(fd);
+  }
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+  const int fd;
+};
+
 struct Conn {
   uint64_t id = 0;
-  int fd = -1;
+  int fd = -1;  // socket->fd
+  std::shared_ptr<const Socket> socket;
   std::string peer;
   SSL* ssl = nullptr;  // with memory BIOs: every socket read and write is ours
 
@@ -158,13 +173,13 @@ struct Conn {
   ~Conn() {
     if (stream) stream->Detach();
     if (ssl != nullptr) SSL_free(ssl);
-    if (fd >= 0) ::close(fd);
   }
 };
 
 struct Completion {
   uint64_t conn_id;
   std::string bytes;
+  size_t sent;  // of `bytes`, by the worker already
   bool close;
   std::shared_ptr<BodyStream> stream;  // set: `bytes` is the head of a streamed body
 };
@@ -397,9 +412,15 @@ void Server::Impl::AcceptAll(SteadyTime now) {
       ::close(fd);
       continue;
     }
+    // Answers leave at once, as Go's servers send them (net.TCPConn sets
+    // TCP_NODELAY): a response's last small segment must not wait for the
+    // client's (delayed) acknowledgement of the one before.
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     auto c = std::make_unique<Conn>();
     c->id = next_id++;
     c->fd = fd;
+    c->socket = std::make_shared<const Socket>(fd);
     c->peer = peer;
     c->scanner = HeadScanner(options.limits.head);
     if (ssl_ctx != nullptr) {
@@ -598,7 +619,14 @@ void Server::Impl::Dispatch(Conn& c, SteadyTime now) {
     }
   }
   uint64_t id = c.id;
-  auto job = [this, id, req, keep_alive] {
+  // The worker sends the answer itself when nothing else is queued for the
+  // socket (no TLS engine, no "100 Continue" still pending): the client has
+  // it without waiting for the loop thread to be woken and scheduled, a wait
+  // that on a loaded host was most of a small request's time
+  // (docs/benchmarks.md). What the socket does not take at once, the loop
+  // sends as before.
+  std::shared_ptr<const Socket> direct = c.ssl == nullptr && c.out.empty() ? c.socket : nullptr;
+  auto job = [this, id, req, keep_alive, direct] {
     Response res;
     try {
       handlers.handle(*req, res);
@@ -617,10 +645,15 @@ void Server::Impl::Dispatch(Conn& c, SteadyTime now) {
     }
     bool close = !keep_alive || res.stream || res.get_header_value("Connection") == "close";
     std::string bytes = SerializeResponse(*req, res, !close);
+    size_t sent = 0;
+    if (direct != nullptr && !res.stream) {
+      ssize_t n = ::send(direct->fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) sent = static_cast<size_t>(n);
+    }
     counters.handled++;
     {
       std::lock_guard<std::mutex> l(done_mu);
-      done.push_back({id, std::move(bytes), close, res.stream});
+      done.push_back({id, std::move(bytes), sent, close, res.stream});
     }
     Wake();
   };
@@ -663,7 +696,14 @@ void Server::Impl::TakeCompletions(SteadyTime now) {
       OnWritable(c, now);
       continue;
     }
-    QueueBytes(c, d.bytes);
+    if (d.sent > 0) {
+      // c.out was empty when the worker took the request (Dispatch), and
+      // nothing is queued while a worker has it.
+      c.out = std::move(d.bytes);
+      c.out_pos = d.sent;
+    } else {
+      QueueBytes(c, d.bytes);
+    }
     c.close_after_write = d.close;
     c.phase = Phase::kWriting;
     c.deadline = now + options.limits.write_timeout;

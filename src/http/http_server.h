@@ -22,8 +22,14 @@
 //   - it hands the complete request to a worker: handlers.priority picks
 //     the priority pool (the /health probes: nothing else can occupy it),
 //     else the general pool. A full queue is answered 503 at once;
-//   - it writes every response itself, with limits.write_timeout, so a
-//     client that does not read occupies no worker;
+//   - the worker that answered a plain (not TLS) request sends the answer
+//     itself with one non-blocking send, which is all of it unless the
+//     client's socket buffer is full: the client does not wait for the loop
+//     thread to be scheduled (a wait that on a loaded host was most of a
+//     small request's time); the loop writes the rest, and every other
+//     response, with limits.write_timeout, so a client that does not read
+//     occupies no worker; accepted TCP sockets are TCP_NODELAY (as in Go's
+//     servers);
 //   - a response with a BodyStream (http_types.h) is a head, then the
 //     stream's bytes as the producer writes them, until the stream or the
 //     client ends (Connection: close). The loop drains a stream only while

@@ -266,6 +266,23 @@ TEST(HttpServerTest, PerClientLimitClosesTheOldestWaitingConnection) {
   EXPECT_GE(t.server->counters().evicted, 7u);
 }
 
+// The worker sends what the socket takes at once; the loop sends the rest.
+// Both parts arrive, in order, and the connection serves the next request.
+TEST(HttpServerTest, AnAnswerBiggerThanTheSocketTakesAtOnceArrivesWholeAndTheConnectionGoesOn) {
+  Limits limits = FastLimits();
+  limits.write_timeout = 10s;  // 8 MiB through a loaded host's loopback
+  TestServer t(limits);
+  RawClient c = t.Connect();
+  ASSERT_TRUE(c.Send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"));
+  HttpReply big = c.ReadResponse(10s);
+  EXPECT_EQ(big.status, 200);
+  EXPECT_TRUE(big.body == std::string(8 << 20, 'x')) << big.body.size() << " bytes";
+  ASSERT_TRUE(c.Send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n"));
+  HttpReply after = c.ReadResponse(2s);
+  EXPECT_EQ(after.status, 200);
+  EXPECT_EQ(after.body, "GET /after ");
+}
+
 TEST(HttpServerTest, AClientThatDoesNotReadHoldsNoWorker) {
   Limits limits = FastLimits();
   limits.write_timeout = 4s;  // the stuck readers stay open while the requests below are served

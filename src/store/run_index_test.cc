@@ -208,6 +208,45 @@ TEST_F(RunIndexTest, SummariesCarryNoNodesFullRecordsDo) {
   EXPECT_EQ(full[0].record.nodes.size(), 1u);
 }
 
+// Whole records (a DAG's runs page, a run's details) are kept from their
+// second read on, and what another writer appends or compacts shows in the
+// very next read.
+TEST_F(RunIndexTest, WholeRecordsAreKeptFromTheirSecondReadAndEveryChangeShows) {
+  AttemptDir a = AddRun("a", "r1", T0(), RunStatus::kRunning);
+  Age();
+  RunRecord rec;
+  ASSERT_TRUE(store_.ReadLatest("a", "r1", nullptr, nullptr, &rec).ok());
+  EXPECT_EQ(rec.status, RunStatus::kRunning);
+  EXPECT_EQ(store_.index_counters().records_kept, 0u) << "read once: not kept";
+  RunQuery page;  // a DAG's runs page: whole records
+  page.dag_name = "a";
+  std::vector<RunEntry> full;
+  ASSERT_TRUE(store_.ListRuns(page, &full).ok());
+  ASSERT_EQ(full.size(), 1u);
+  EXPECT_EQ(store_.index_counters().records_kept, 1u) << "read twice: kept";
+  faulty_.FailWith("ReadFile", "status.jsonl", Status::IOError("must not be read"));
+  ASSERT_TRUE(store_.ReadLatest("a", "r1", nullptr, nullptr, &rec).ok());
+  EXPECT_EQ(rec.status, RunStatus::kRunning);
+  EXPECT_EQ(rec.nodes.size(), 1u);
+  EXPECT_EQ(store_.index_counters().record_hits, 1u);
+  faulty_.Clear();
+
+  ASSERT_TRUE(other_.AppendStatus(a, Record("a", "r1", RunStatus::kFailed)).ok());
+  ASSERT_TRUE(store_.ReadLatest("a", "r1", nullptr, nullptr, &rec).ok());
+  EXPECT_EQ(rec.status, RunStatus::kFailed) << "an append by another writer";
+  Age();
+  ASSERT_TRUE(store_.ListRuns(page, &full).ok());
+  ASSERT_EQ(full.size(), 1u);
+  EXPECT_EQ(full[0].record.status, RunStatus::kFailed);
+  // A compaction: a new file renamed over status.jsonl (a new inode).
+  ASSERT_TRUE(other_.WriteFinalStatus(a, Record("a", "r1", RunStatus::kAborted)).ok());
+  Age();
+  ASSERT_TRUE(store_.ReadLatest("a", "r1", nullptr, nullptr, &rec).ok());
+  EXPECT_EQ(rec.status, RunStatus::kAborted);
+  ASSERT_TRUE(store_.ListRuns(page, &full).ok());
+  EXPECT_EQ(full[0].record.status, RunStatus::kAborted);
+}
+
 TEST_F(RunIndexTest, AnUnreadableStatusIsAnErrorNotAKeptSummary) {
   AddRun("a", "r1", T0(), RunStatus::kSucceeded);
   Age();

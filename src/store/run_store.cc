@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/listing_cache_fs.h"
+#include "core/sighting_filter.h"
 #include "core/time_format.h"
 #include "core/versioned_cache.h"
 #include "dag/dag_names.h"
@@ -87,9 +88,16 @@ bool Keepable(const FileInfo& version) {
 
 class RunStore::Index {
  public:
-  explicit Index(const RunIndexLimits& limits) : days(limits.max_day_runs), summaries(limits.max_summaries) {}
+  explicit Index(const RunIndexLimits& limits)
+      : days(limits.max_day_runs),
+        summaries(limits.max_summaries),
+        records(limits.max_records),
+        record_sightings(2 * limits.max_records) {}
   VersionedCache<std::vector<RunDir>> days;    // by day folder path; weight: runs (at least 1)
   VersionedCache<RunSummary> summaries;        // by status.jsonl path; weight 1
+  VersionedCache<RunRecord> records;           // whole records, by status.jsonl path; weight 1
+  std::mutex sightings_mu;
+  SightingFilter record_sightings;             // records read once (kept from the second read on)
   std::unique_ptr<RunDayIndex> day_index;      // lists over all DAGs of a few days; null when off
 };
 
@@ -114,8 +122,11 @@ RunIndexCounters RunStore::index_counters() const {
   c.day_misses = index_->days.misses();
   c.summary_hits = index_->summaries.hits();
   c.summary_misses = index_->summaries.misses();
+  c.record_hits = index_->records.hits();
+  c.record_misses = index_->records.misses();
   c.day_runs_kept = index_->days.weight();
   c.summaries_kept = index_->summaries.weight();
+  c.records_kept = index_->records.weight();
   return c;
 }
 
@@ -361,6 +372,8 @@ void RunStore::ReadEntry(RunEntry* e, bool summary) {
     if (summary && index_ != nullptr) kept = index_->summaries.Get(path, version);
     if (kept != nullptr) {
       e->record = FromSummary(*kept);
+    } else if (!summary) {
+      e->error = ReadRecord(e->attempt, version, &e->record);
     } else {
       e->error = ReadStatus(e->attempt, &e->record);
       if (e->error.ok() && summary) {
@@ -533,6 +546,26 @@ Status RunStore::LatestAttemptInfo(const RunDir& run, AttemptDir* out, FileInfo*
   return Status::NotFound("run " + run.path + " has no attempt with a status.jsonl");
 }
 
+Status RunStore::ReadRecord(const AttemptDir& attempt, const FileInfo& version, RunRecord* out) {
+  if (index_ == nullptr) return ReadStatus(attempt, out);
+  const std::string path = attempt.StatusPath();
+  if (auto kept = index_->records.Get(path, version)) {
+    *out = *kept;
+    return Status::OK();
+  }
+  // Read after the stat that gave `version`: a record appended in between
+  // changes the version, so the next read reads the file again.
+  DAGU_RETURN_IF_ERROR(ReadStatus(attempt, out));
+  if (!Keepable(version)) return Status::OK();
+  bool again = false;
+  {
+    std::lock_guard<std::mutex> l(index_->sightings_mu);
+    again = index_->record_sightings.Seen(path);
+  }
+  if (again) index_->records.Put(path, version, std::make_shared<const RunRecord>(*out), 1);
+  return Status::OK();
+}
+
 Status RunStore::ReadStatus(const AttemptDir& attempt, RunRecord* out) {
   std::string contents;
   DAGU_RETURN_IF_ERROR(fs_->ReadFile(attempt.StatusPath(), &contents));
@@ -565,9 +598,10 @@ Status RunStore::ReadLatest(const std::string& dag_name, const std::string& run_
   RunDir r;
   AttemptDir a;
   RunRecord rec;
+  FileInfo version;
   DAGU_RETURN_IF_ERROR(FindRun(dag_name, run_id, &r));
-  DAGU_RETURN_IF_ERROR(LatestAttempt(r, &a));
-  DAGU_RETURN_IF_ERROR(ReadStatus(a, &rec));
+  DAGU_RETURN_IF_ERROR(LatestAttemptInfo(r, &a, &version));
+  DAGU_RETURN_IF_ERROR(ReadRecord(a, version, &rec));
   if (run != nullptr) *run = std::move(r);
   if (attempt != nullptr) *attempt = std::move(a);
   if (record != nullptr) *record = std::move(rec);

@@ -96,6 +96,9 @@ struct RunIndexLimits {
   size_t max_day_runs = 100000;
   // Run summaries (~700 bytes each).
   size_t max_summaries = 50000;
+  // Whole records (with their steps: ~2-10 KB each) of the runs a DAG's runs
+  // page or a run's details showed.
+  size_t max_records = 3000;
   // Lists over all DAGs of up to a week, answered from days kept in memory
   // and proved current by inotify (store/run_day_index.h): at most this many
   // days, watching at most `max_watches` folders. 0: off. Only for a store
@@ -112,7 +115,8 @@ struct RunIndexLimits {
 struct RunIndexCounters {
   uint64_t day_hits = 0, day_misses = 0;
   uint64_t summary_hits = 0, summary_misses = 0;
-  size_t day_runs_kept = 0, summaries_kept = 0;  // what is kept now (see RunIndexLimits)
+  uint64_t record_hits = 0, record_misses = 0;
+  size_t day_runs_kept = 0, summaries_kept = 0, records_kept = 0;  // what is kept now (see RunIndexLimits)
 };
 
 // One run of a listing: its latest attempt and record, or the error that
@@ -141,7 +145,10 @@ class RunStore {
   //    the status.jsonl it was read from: a listing stats the run folder
   //    (a new or hidden attempt) and the latest attempt's status.jsonl, and
   //    reads and parses it again only when it changed (an append changes its
-  //    size, a compaction its inode).
+  //    size, a compaction its inode);
+  //  - the same for whole records (a DAG's runs page, ReadLatest: a run's
+  //    details), from the second time a record is read on: a page that is
+  //    polled costs a stat per run instead of a read and a parse.
   // Nothing is kept from a file or folder whose mtime is less than
   // ListingCacheFileSystem::kRacyWindow old (two writes in one timestamp
   // tick). So what another process or host (Dagu 1.30.2 too) writes is in
@@ -250,6 +257,9 @@ class RunStore {
   Status ListRunDirsIn(const std::string& root, const std::string& dag_name, std::optional<WallTime> from,
                        std::optional<WallTime> to, std::vector<RunDir>* out, size_t limit = 0);
   void ReadEntry(RunEntry* entry, bool summary);
+  // ReadStatus, from the index's whole records when on and `version` (a
+  // stat of the status.jsonl taken before) is the one kept.
+  Status ReadRecord(const AttemptDir& attempt, const FileInfo& version, RunRecord* out);
   // LatestAttempt, and the version of its status.jsonl.
   Status LatestAttemptInfo(const RunDir& run, AttemptDir* out, FileInfo* status_info);
   // The run folders of one day folder (dag_name empty), newest first; from

@@ -127,9 +127,9 @@ void HandleDetail(const ApiContext& ctx, const http::Request& req, http::Respons
 
 void HandleDagRuns(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   // 1.30.2 lists by the DAG's name, or by the file name when the DAG does not load or exist.
-  DagFile f;
+  std::shared_ptr<const DagFile> f;
   std::string dag_name = req.matches[1].str();
-  if (ctx.dags->Find(dag_name, &f).ok()) dag_name = f.DagName();
+  if (ctx.dags->FindShared(dag_name, &f).ok()) dag_name = f->DagName();
   std::vector<RunRecord> records;
   if (ValidateDagFileName(dag_name).ok()) {
     RunQuery q;
@@ -144,9 +144,11 @@ void HandleDagRuns(const ApiContext& ctx, const http::Request& req, http::Respon
       records.push_back(std::move(e.record));
     }
   }
-  ApiJson runs = records.empty() ? ApiJson(nullptr) : ApiJson::array();
+  ApiJson body = ApiJson::object();  // filled in place: 30 runs' details are not copied
+  ApiJson& runs = body["dagRuns"] = records.empty() ? ApiJson(nullptr) : ApiJson::array();
   for (const RunRecord& r : records) runs.push_back(RunDetailsJson(r));
-  SendJson(res, 200, {{"dagRuns", runs}, {"gridData", GridDataJson(records)}});
+  body["gridData"] = GridDataJson(records);
+  SendJson(res, 200, body);
 }
 
 void HandleDagRun(const ApiContext& ctx, const http::Request& req, http::Response& res) {

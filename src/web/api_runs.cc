@@ -169,9 +169,10 @@ void HandleList(const ApiContext& ctx, const http::Request& req, http::Response&
 void HandleDetail(const ApiContext& ctx, const http::Request& req, http::Response& res) {
   RunTarget t;
   if (!FindRunTarget(ctx, req, res, /*latest_alias=*/true, &t)) return;
-  ApiJson details = RunDetailsJson(t.record);
+  ApiJson body = ApiJson::object();
+  ApiJson& details = body["dagRunDetails"] = RunDetailsJson(t.record);
   if (!t.sub) AddWorkerWait(ctx, DirName(t.attempt.path), t.record, &details);
-  SendJson(res, 200, {{"dagRunDetails", details}});
+  SendJson(res, 200, body);
 }
 
 void HandleSpec(const ApiContext& ctx, const http::Request& req, http::Response& res) {

@@ -316,6 +316,13 @@ Status DagFiles::List(bool metadata_only, std::vector<DagFile>* out) const {
 }
 
 Status DagFiles::Find(const std::string& file_name, DagFile* out) const {
+  std::shared_ptr<const DagFile> found;
+  DAGU_RETURN_IF_ERROR(FindShared(file_name, &found));
+  *out = *found;
+  return Status::OK();
+}
+
+Status DagFiles::FindShared(const std::string& file_name, std::shared_ptr<const DagFile>* out) const {
   DAGU_RETURN_IF_ERROR(ValidateDagFileName(file_name));
   std::string stem = Stem(file_name);
   for (const char* ext : {".yaml", ".yml"}) {
@@ -324,7 +331,7 @@ Status DagFiles::Find(const std::string& file_name, DagFile* out) const {
     if (fs_->Stat(path, &info).ok() && !info.is_dir) {
       CheckBaseConfig();
       bool plain = true;
-      *out = *LoadShared(stem + ext, path, /*metadata_only=*/false, &plain);
+      *out = LoadShared(stem + ext, path, /*metadata_only=*/false, &plain);
       return Status::OK();
     }
   }

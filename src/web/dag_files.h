@@ -109,6 +109,8 @@ class DagFiles {
   // The file of `file_name` ("etl" or "etl.yaml"). InvalidArgument for a
   // name that is not a plain file name; NotFound when there is no such file.
   Status Find(const std::string& file_name, DagFile* out) const;
+  // As Find, sharing the kept parse (no copy of the DAG).
+  Status FindShared(const std::string& file_name, std::shared_ptr<const DagFile>* out) const;
   // The file whose DAG is named `dag_name` (a file of that name first).
   Status FindByDagName(const std::string& dag_name, DagFile* out) const;
   // Creates or removes the suspend flag (Dagu's <suspend dir>/<stem>.suspend).

@@ -20,8 +20,9 @@ Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::
   if (std::string problem = RecordedDagNameProblem(dag_name); !problem.empty()) return Status::InvalidArgument(problem);
   DAGU_RETURN_IF_ERROR(ValidateRunId(run_id));
   DAGU_RETURN_IF_ERROR(ctx.runs->ReadLatest(dag_name, run_id, &out->run, &out->attempt, &out->record));
-  out->queue = ctx.runs->QueueOf(out->attempt, dag_name);
-  ApplyStaleCheck(ctx, out->attempt, out->queue, &out->record);
+  if (out->record.status == RunStatus::kRunning) {
+    ApplyStaleCheck(ctx, out->attempt, ctx.runs->QueueOf(out->attempt, dag_name), &out->record);
+  }
   return Status::OK();
 }
 

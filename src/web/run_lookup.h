@@ -17,11 +17,14 @@ struct RunView {
   RunDir run;
   AttemptDir attempt;
   RunRecord record;
-  std::string queue;  // dag.json "queue", else the DAG name
 };
 
-// InvalidArgument for a malformed DAG name or run ID; NotFound when the run
-// does not exist; other errors as the store gives them.
+// The run's latest record with the stale check, which reads the attempt's
+// dag.json (its queue) only when the record says running: the only status
+// the check changes (a run's details once read and parsed dag.json for
+// every run, more than the record itself cost). InvalidArgument for a
+// malformed DAG name or run ID; NotFound when the run does not exist; other
+// errors as the store gives them.
 Status LookupRun(const ApiContext& ctx, const std::string& dag_name, const std::string& run_id, RunView* out);
 
 // Applies the stale check (store/stale_check.h) to `record`, the record of

@@ -107,6 +107,9 @@ Status InitBuiltinAuth(BuiltinAuth* auth, const std::string& username) {
 constexpr size_t kKeptListings = 65536;
 // Stats of the run history kept (~350 bytes each).
 constexpr size_t kKeptStats = 50000;
+// Paths stat'ed or listed once, remembered so that the caches above keep a
+// path from its second sight on (core/sighting_filter.h; ~40 bytes each).
+constexpr size_t kSightings = 2 * kKeptStats;
 // Days of runs over all DAGs kept by the run list index (at 10,000 DAGs
 // ~3.5 MB per day, plus ~600 bytes per run a listing looked at).
 constexpr size_t kKeptRunDays = 4;
@@ -123,9 +126,9 @@ struct WebApp::Impl {
         started(clock->Now()),
         watched_fs(fs == PosixFileSystem() ? std::make_unique<WatchedStatFileSystem>(
                                                  fs, config.paths.dag_runs_dir, kKeptStats,
-                                                 DirTracker::DefaultMaxWatches())
+                                                 DirTracker::DefaultMaxWatches(), kSightings)
                                            : nullptr),
-        listing_fs(watched_fs ? static_cast<FileSystem*>(watched_fs.get()) : fs, kKeptListings),
+        listing_fs(watched_fs ? static_cast<FileSystem*>(watched_fs.get()) : fs, kKeptListings, kSightings),
         dags(&listing_fs, config.paths.dags_dir, config.paths.suspend_flags_dir, DagOptions(config)),
         runs(&listing_fs, clock, config.paths.dag_runs_dir),
         queues(fs, clock, config.paths.queue_dir),

@@ -65,6 +65,50 @@ std::string NormalizeBasePath(std::string_view base_path) {
   return out;
 }
 
+namespace {
+
+bool RegexSpecial(char c) { return std::string_view(".[](){}*+?|^$\\").find(c) != std::string_view::npos; }
+
+// The literal text every string a std::regex (ECMAScript) `pattern` fully
+// matches starts with, and ends with; empty when unsure (an alternation at
+// the top level).
+void RegexAffixes(const std::string& pattern, std::string* prefix, std::string* suffix) {
+  prefix->clear();
+  suffix->clear();
+  int depth = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      ++i;  // an escaped character is never a group or an alternation
+    } else if (c == '[') {
+      // A class: its characters are no groups or alternations either.
+      size_t j = i + 1;
+      if (j < pattern.size() && pattern[j] == '^') ++j;
+      if (j < pattern.size() && pattern[j] == ']') ++j;
+      while (j < pattern.size() && pattern[j] != ']') j += pattern[j] == '\\' ? 2 : 1;
+      i = j;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      --depth;
+    } else if (c == '|' && depth == 0) {
+      return;
+    }
+  }
+  size_t p = 0;
+  while (p < pattern.size() && !RegexSpecial(pattern[p])) ++p;
+  // A quantifier applies to the character before it.
+  if (p < pattern.size() && p > 0 && std::string_view("*+?{").find(pattern[p]) != std::string_view::npos) --p;
+  *prefix = pattern.substr(0, p);
+  size_t q = pattern.size();
+  while (q > 0 && !RegexSpecial(pattern[q - 1])) --q;
+  // After a backslash, a letter is an escape of its own (\d, \w).
+  if (q > 0 && q < pattern.size() && pattern[q - 1] == '\\') ++q;
+  *suffix = pattern.substr(std::min(q, pattern.size()));
+}
+
+}  // namespace
+
 WebServer::WebServer(WebServerOptions options) : options_(std::move(options)), auth_(options_.auth) {
   options_.base_path = NormalizeBasePath(options_.base_path);
   guard_.configured_host = options_.host;
@@ -76,7 +120,10 @@ WebServer::~WebServer() { Stop(); }
 
 void WebServer::Add(const char* method, const std::string& pattern, Handler handler, bool changes_state,
                     bool takes_no_body) {
-  routes_.push_back({method, std::regex(options_.base_path + pattern), std::move(handler), changes_state, takes_no_body});
+  const std::string full = options_.base_path + pattern;
+  Route r{method, std::regex(full), {}, {}, std::move(handler), changes_state, takes_no_body};
+  RegexAffixes(full, &r.prefix, &r.suffix);
+  routes_.push_back(std::move(r));
 }
 void WebServer::Get(const std::string& pattern, Handler handler) { Add("GET", pattern, std::move(handler)); }
 void WebServer::Post(const std::string& pattern, Handler handler) { Add("POST", pattern, std::move(handler)); }
@@ -95,6 +142,7 @@ const WebServer::Route* WebServer::FindRoute(const http::Request& req, std::stri
   const Route* found = nullptr;
   std::vector<std::string> others;
   for (const Route& r : routes_) {
+    if (!req.path.starts_with(r.prefix) || !req.path.ends_with(r.suffix)) continue;
     if (!std::regex_match(req.path, r.pattern)) continue;
     if (r.method == method) {
       found = &r;

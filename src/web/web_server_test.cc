@@ -362,6 +362,37 @@ TEST(WebServerTest, BasePathPrefixesEveryRoute) {
   EXPECT_EQ(r->status, 404);
 }
 
+// Routes are looked up by their literal start and end before their regex:
+// patterns whose affixes are not plain text match as their regex says.
+TEST(WebServerTest, RoutesMatchAsTheirRegexSaysWhateverTheirLiteralParts) {
+  WebServerOptions o;
+  o.port = 0;
+  o.base_path = "/b.x";  // a regex metacharacter in the base path
+  WebServer server(o);
+  for (const char* pattern : {"/t/a(/b)?", "/t/x|/t/y", "/t/n/\\d+", "/t/f/(.*)\\.txt", "/t/q[|(]r|/t/z",
+                              "/t/e+", "/t/k?x", "/t/w\\w"}) {
+    server.Get(pattern, [pattern](const http::Request&, http::Response& res) { SendJson(res, 200, {{"p", pattern}}); });
+  }
+  ASSERT_TRUE(server.Start().ok());
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_connection_timeout(2);
+  c.set_read_timeout(5);
+  auto status = [&c](const std::string& path) {
+    auto r = c.Get(path);
+    return r ? r->status : 0;
+  };
+  // The base path is put before the pattern's text: a top-level alternation's
+  // second branch stands without it.
+  for (const char* ok : {"/b.x/t/a", "/b.x/t/a/b", "/b.x/t/x", "/t/y", "/b.x/t/n/12", "/b.x/t/f/a.txt", "/t/z",
+                         "/b.x/t/q(r", "/b.x/t/eee", "/b.x/t/kx", "/bxx/t/kx", "/b.x/t/wa"}) {
+    EXPECT_EQ(status(ok), 200) << ok;
+  }
+  for (const char* missing : {"/b.x/t/a/c", "/b.x/t/y", "/b.x/t/n/x", "/b.x/t/f/a.txtx", "/b.x/t/", "/b.x/t/w"}) {
+    EXPECT_EQ(status(missing), 404) << missing;
+  }
+  server.Stop();
+}
+
 TEST(WebServerTest, ServesAssetsAndIndexForUiPaths) {
   TestServer t{WebServerOptions{}};
   auto c = t.Client();
