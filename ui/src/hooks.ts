@@ -3,7 +3,7 @@
 // the page follows the live updates stream (live.ts) instead: while it is
 // live, an event the filter accepts reloads the page (at most every
 // LIVE_DEBOUNCE_MS) and the timer only runs every LIVE_SAFETY_MS.
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { config } from "./config";
 import { isLive, LIVE_SAFETY_MS, onLiveChange, subscribe, type LiveEvent } from "./live";
 
@@ -68,7 +68,10 @@ export function usePoll<T>(
     };
   }, [following, run]);
 
-  useEffect(() => {
+  // A layout effect, so the first request leaves as soon as the page has
+  // rendered: a plain effect waits for the next frame, which Preact bounds
+  // by a 100 ms timer (a headless or background tab may draw no frame).
+  useLayoutEffect(() => {
     setData(undefined);
     setError(null);
     run();
